@@ -1,0 +1,45 @@
+from rest_framework import viewsets
+
+from mcp_tools import mcp_tool
+
+from .models import Todo
+from .serializers import TodoSerializer
+
+
+@mcp_tool()
+class TodoViewSet(viewsets.ModelViewSet):
+    """The signed-in user's todos."""
+
+    serializer_class = TodoSerializer
+    queryset = Todo.objects.all()
+
+    def get_queryset(self):
+        # Each caller sees only their own todos, over HTTP and over MCP alike.
+        return super().get_queryset().filter(owner=self.request.user)
+
+    def perform_create(self, serializer):
+        serializer.save(owner=self.request.user)
+
+    def list(self, request, *args, **kwargs):
+        """List the signed-in user's todos, oldest first."""
+        return super().list(request, *args, **kwargs)
+
+    def retrieve(self, request, *args, **kwargs):
+        """Get one todo by id."""
+        return super().retrieve(request, *args, **kwargs)
+
+    def create(self, request, *args, **kwargs):
+        """Create a todo for the signed-in user."""
+        return super().create(request, *args, **kwargs)
+
+    def update(self, request, *args, **kwargs):
+        """Replace a todo's title, done flag and due date."""
+        return super().update(request, *args, **kwargs)
+
+    def partial_update(self, request, *args, **kwargs):
+        """Change some fields of a todo, e.g. mark it done."""
+        return super().partial_update(request, *args, **kwargs)
+
+    def destroy(self, request, *args, **kwargs):
+        """Delete a todo."""
+        return super().destroy(request, *args, **kwargs)

@@ -1,0 +1,47 @@
+"""django-mcp-tools: expose Django REST framework views as Model Context Protocol tools.
+
+The public API is importable before ``django.setup()``: names load on first access.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0.dev0"
+
+__all__ = [
+    "ClientDisconnected",
+    "ToolError",
+    "get_tool_call",
+    "is_mcp_request",
+    "log_message",
+    "mcp_output",
+    "mcp_tool",
+    "report_progress",
+]
+
+_LOCATIONS = {
+    "ClientDisconnected": "mcp_tools.exceptions",
+    "ToolError": "mcp_tools.exceptions",
+    "get_tool_call": "mcp_tools.context",
+    "is_mcp_request": "mcp_tools.context",
+    "mcp_output": "mcp_tools.context",
+    "log_message": "mcp_tools.notifications",
+    "report_progress": "mcp_tools.notifications",
+    "mcp_tool": "mcp_tools.decorators",
+}
+
+if TYPE_CHECKING:
+    from .context import get_tool_call, is_mcp_request, mcp_output
+    from .decorators import mcp_tool
+    from .exceptions import ClientDisconnected, ToolError
+    from .notifications import log_message, report_progress
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LOCATIONS:
+        value = getattr(import_module(_LOCATIONS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'mcp_tools' has no attribute {name!r}")

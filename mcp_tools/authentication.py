@@ -1,0 +1,78 @@
+"""The caller of the /mcp endpoint, authenticated as a DRF view would authenticate it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.http import HttpRequest
+from rest_framework import exceptions
+from rest_framework.request import Request
+from rest_framework.settings import api_settings
+
+from .conf import mcp_settings
+from .jsonrpc import UNAUTHORIZED, JSONRPCError
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who called the endpoint, and with which authentication classes."""
+
+    user: Any
+    auth: Any
+    authentication_classes: tuple[type, ...]
+
+    @property
+    def is_authenticated(self) -> bool:
+        return bool(getattr(self.user, "is_authenticated", False))
+
+    def identity_for(self, view_class: type) -> tuple[Any, Any] | None:
+        """Return ``(user, token)`` to hand over to a view with the same authentication classes.
+
+        Anonymous callers are never handed over: the view's own classes then run on the copied
+        credentials and refuse them exactly as a direct call would (401, not 403).
+        """
+        if not self.is_authenticated:
+            return None
+        if tuple(getattr(view_class, "authentication_classes", ())) != self.authentication_classes:
+            return None
+        return self.user, self.auth
+
+
+def authentication_classes() -> tuple[type, ...]:
+    return tuple(mcp_settings.AUTHENTICATION_CLASSES or api_settings.DEFAULT_AUTHENTICATION_CLASSES)
+
+
+def permission_classes() -> tuple[type, ...]:
+    return tuple(mcp_settings.PERMISSION_CLASSES or api_settings.DEFAULT_PERMISSION_CLASSES)
+
+
+def _refusal(request: Request, exc: exceptions.APIException | None = None) -> JSONRPCError:
+    if request._authenticator is None and not getattr(request.user, "is_authenticated", False):
+        challenge = "Bearer"
+        if isinstance(exc, exceptions.AuthenticationFailed):
+            challenge = 'Bearer error="invalid_token"'
+        detail = str(exc.detail) if exc is not None else "Authentication credentials were not provided."
+        return JSONRPCError(
+            UNAUTHORIZED, detail, status=401, headers={"WWW-Authenticate": challenge}
+        )
+    detail = str(exc.detail) if exc is not None else "You do not have permission to use this endpoint."
+    return JSONRPCError(UNAUTHORIZED, detail, status=403)
+
+
+def authenticate(request: HttpRequest, view: Any) -> Caller:
+    """Authenticate and authorize the endpoint's caller; raise a 401 or 403 ``JSONRPCError``.
+
+    Runs the authentication and permission classes a DRF view would, but no throttles: the
+    tool's own view counts each call once.
+    """
+    classes = authentication_classes()
+    drf_request = Request(request, authenticators=[cls() for cls in classes])
+    try:
+        user = drf_request.user
+        for permission_class in permission_classes():
+            if not permission_class().has_permission(drf_request, view):
+                raise _refusal(drf_request)
+    except exceptions.APIException as exc:
+        raise _refusal(drf_request, exc) from exc
+    return Caller(user=user, auth=drf_request.auth, authentication_classes=classes)

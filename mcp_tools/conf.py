@@ -1,0 +1,115 @@
+"""Settings for mcp_tools, read from the one ``MCP_TOOLS`` dict.
+
+Every module reads its settings here, never from ``django.conf.settings``::
+
+    from mcp_tools.conf import mcp_settings
+    mcp_settings.PAGE_SIZE
+
+Defaults live in ``DEFAULTS``; dotted paths named in ``IMPORT_STRINGS`` are imported on first
+use; the cache is dropped whenever Django's ``setting_changed`` signal names ``MCP_TOOLS``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.signals import setting_changed
+from django.utils.module_loading import import_string
+
+DEFAULTS: dict[str, Any] = {
+    # Server identity, sent in the initialize result.
+    "SERVER_NAME": "django-mcp-tools",
+    "SERVER_VERSION": "0.1.0",
+    "SERVER_TITLE": None,
+    "INSTRUCTIONS": None,
+    # Endpoint authentication; None means DRF's DEFAULT_AUTHENTICATION_CLASSES and
+    # DEFAULT_PERMISSION_CLASSES, exactly as a DRF view would use them.
+    "AUTHENTICATION_CLASSES": None,
+    "PERMISSION_CLASSES": None,
+    # Per-tool defaults (the decorator and, later, the admin override these).
+    "INCLUDE_STRUCTURED_CONTENT": True,
+    "INCLUDE_OUTPUT_SCHEMA": False,
+    # Error masking: None means "mask when DEBUG is off".
+    "MASK_ERRORS": None,
+    # Bounds on every input and output.
+    "MAX_REQUEST_BYTES": 1024 * 1024,
+    "MAX_RESPONSE_BYTES": 10 * 1024 * 1024,
+    "MAX_JSON_DEPTH": 64,
+    # Origins allowed besides the endpoint's own host (browser-based clients).
+    "ALLOWED_ORIGINS": [],
+    # Headers copied from the /mcp request to the view's request, as WSGI META keys.
+    "FORWARDED_HEADERS": [
+        "HTTP_AUTHORIZATION",
+        "HTTP_COOKIE",
+        "HTTP_X_CSRFTOKEN",
+        "HTTP_HOST",
+        "HTTP_X_FORWARDED_FOR",
+        "HTTP_X_FORWARDED_HOST",
+        "HTTP_X_FORWARDED_PORT",
+        "HTTP_X_FORWARDED_PROTO",
+        "HTTP_FORWARDED",
+        "HTTP_ACCEPT_LANGUAGE",
+        "HTTP_USER_AGENT",
+        "REMOTE_ADDR",
+        "SERVER_NAME",
+        "SERVER_PORT",
+    ],
+    # The class that turns a view's HttpResponse into a tool result.
+    "FORMATTER_CLASS": "mcp_tools.formatters.ResponseFormatter",
+}
+
+IMPORT_STRINGS = {"AUTHENTICATION_CLASSES", "PERMISSION_CLASSES", "FORMATTER_CLASS"}
+
+
+def _import(value: Any) -> Any:
+    if isinstance(value, str):
+        return import_string(value)
+    if isinstance(value, list | tuple):
+        return [import_string(item) if isinstance(item, str) else item for item in value]
+    return value
+
+
+class MCPSettings:
+    """Give attribute access to ``MCP_TOOLS`` merged over ``DEFAULTS``."""
+
+    def __init__(self) -> None:
+        self._cached: dict[str, Any] = {}
+
+    @property
+    def user_settings(self) -> dict[str, Any]:
+        return getattr(settings, "MCP_TOOLS", None) or {}
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") or name not in DEFAULTS:
+            raise AttributeError(f"Invalid MCP_TOOLS setting: {name!r}")
+        try:
+            return self._cached[name]
+        except KeyError:
+            pass
+        value = self.user_settings.get(name, DEFAULTS[name])
+        if name in IMPORT_STRINGS:
+            value = _import(value)
+        self._cached[name] = value
+        return value
+
+    @property
+    def mask_errors(self) -> bool:
+        """Whether exceptions are masked: ``MASK_ERRORS``, else ``not DEBUG``."""
+        if self.MASK_ERRORS is None:
+            return not settings.DEBUG
+        return bool(self.MASK_ERRORS)
+
+    def reload(self) -> None:
+        self._cached.clear()
+
+
+mcp_settings = MCPSettings()
+
+
+def _reload(*, setting: str, **kwargs: Any) -> None:
+    if setting in ("MCP_TOOLS", "DEBUG"):
+        mcp_settings.reload()
+
+
+setting_changed.connect(_reload)

@@ -1,0 +1,79 @@
+"""The inner request: the view's own request, made by the same caller as the /mcp request."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+from urllib.parse import urlencode
+
+from django.core.handlers.wsgi import WSGIRequest
+from django.http import HttpRequest
+from django.urls import Resolver404, resolve
+
+from .arguments import SplitArguments, query_value
+from .conf import mcp_settings
+from .context import ToolCallContext, attach_context
+from .tools import Tool
+
+#: Attributes that middleware set on the /mcp request and the view may read.
+COPIED_ATTRIBUTES = ("user", "session", "LANGUAGE_CODE", "urlconf")
+
+
+class RouteMismatch(ValueError):
+    """The path built from the arguments does not reach the tool's own view."""
+
+
+def build_inner_request(
+    outer: HttpRequest,
+    tool: Tool,
+    arguments: SplitArguments,
+    context: ToolCallContext,
+    *,
+    identity: tuple[Any, Any] | None = None,
+) -> WSGIRequest:
+    """Build the request the tool's view receives, as a direct HTTP call would make it.
+
+    ``identity`` is ``(user, token)`` to hand over DRF authentication the endpoint already did.
+    Raises ``ValueError`` when the path parameters do not reach the tool's route.
+    """
+    path = tool.route.build_path(arguments.path)
+    meta = outer.META
+    environ: dict[str, Any] = {
+        key: meta[key] for key in mcp_settings.FORWARDED_HEADERS if key in meta
+    }
+    query = [(k, v) for k, value in arguments.query.items() for v in query_value(value)]
+    payload = b""
+    if arguments.body is not None:
+        payload = json.dumps(arguments.body, ensure_ascii=False).encode()
+        environ["CONTENT_TYPE"] = "application/json"
+    environ.update(
+        {
+            "REQUEST_METHOD": tool.method,
+            "SCRIPT_NAME": meta.get("SCRIPT_NAME", ""),
+            "PATH_INFO": path,
+            "QUERY_STRING": urlencode(query),
+            "HTTP_ACCEPT": "*/*",
+            "CONTENT_LENGTH": str(len(payload)),
+            "wsgi.input": io.BytesIO(payload),
+            "wsgi.url_scheme": outer.scheme or "http",
+        }
+    )
+    inner = WSGIRequest(environ)
+    for name in COPIED_ATTRIBUTES:
+        if hasattr(outer, name):
+            setattr(inner, name, getattr(outer, name))
+    urlconf = getattr(outer, "urlconf", None)
+    try:
+        match = resolve(path, urlconf)
+    except Resolver404 as exc:
+        raise RouteMismatch(f"the path {path} reaches no view") from exc
+    if match.func is not tool.callback:
+        raise RouteMismatch(f"the path {path} reaches another view")
+    inner.resolver_match = match
+    if identity is not None:
+        # DRF's forced-authentication hook (what APIRequestFactory uses): the view's Request
+        # takes this user and token instead of authenticating the same credentials again.
+        inner._force_auth_user, inner._force_auth_token = identity  # type: ignore[attr-defined]
+    attach_context(inner, context)
+    return inner

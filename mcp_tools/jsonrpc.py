@@ -1,0 +1,174 @@
+"""JSON-RPC 2.0 messages: parsing, envelopes and the one protocol exception.
+
+Pure protocol logic: nothing here imports Django settings or models.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+UNAUTHORIZED = -32001
+
+
+class JSONRPCError(Exception):
+    """A protocol fault, answered as a JSON-RPC error envelope with an HTTP status."""
+
+    def __init__(
+        self,
+        code: int,
+        message: str,
+        data: Any = None,
+        *,
+        status: int = 200,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+        self.status = status
+        self.headers = headers or {}
+
+    def error_object(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+
+class RawJSON:
+    """JSON text that is already encoded, placed into an envelope without re-encoding.
+
+    The view's renderer wrote these bytes once; parsing and re-encoding them for the
+    envelope would double the cost of every call (DESIGN §10).
+    """
+
+    __slots__ = ("text", "_value")
+
+    _UNPARSED = object()
+
+    def __init__(self, text: str, value: Any = _UNPARSED) -> None:
+        self.text = text
+        self._value = value
+
+    @property
+    def value(self) -> Any:
+        """Return the decoded value, parsed on first use."""
+        if self._value is RawJSON._UNPARSED:
+            self._value = json.loads(self.text)
+        return self._value
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RawJSON):
+            return self.value == other.value
+        return self.value == other
+
+    def __repr__(self) -> str:
+        return f"RawJSON({self.text[:40]!r})"
+
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+
+
+def encode(value: Any) -> str:
+    """Encode ``value`` as compact JSON, splicing ``RawJSON`` values in as they are."""
+    if isinstance(value, RawJSON):
+        return value.text
+    if isinstance(value, dict):
+        if not any(isinstance(v, dict | list | RawJSON) for v in value.values()):
+            return _dumps(value)
+        return "{" + ",".join(f"{_dumps(str(k))}:{encode(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(encode(v) for v in value) + "]"
+    return _dumps(value)
+
+
+def result_envelope(request_id: Any, result: Any) -> str:
+    return f'{{"jsonrpc":"2.0","id":{_dumps(request_id)},"result":{encode(result)}}}'
+
+
+def error_envelope(request_id: Any, error: JSONRPCError) -> str:
+    return _dumps({"jsonrpc": "2.0", "id": request_id, "error": error.error_object()})
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One incoming JSON-RPC message."""
+
+    method: str | None
+    id: Any
+    params: dict[str, Any]
+    is_request: bool
+    is_notification: bool
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        meta = self.params.get("_meta")
+        return meta if isinstance(meta, dict) else {}
+
+
+def _depth_exceeds(value: Any, limit: int) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+    return False
+
+
+def loads(body: bytes, *, max_depth: int) -> Any:
+    """Decode a request body, raising -32700 for bad JSON and -32600 for deep nesting."""
+    try:
+        value = json.loads(body)
+    except (ValueError, RecursionError) as exc:
+        raise JSONRPCError(PARSE_ERROR, "Parse error: the body is not valid JSON", status=400) from exc
+    if _depth_exceeds(value, max_depth):
+        raise JSONRPCError(
+            INVALID_REQUEST, f"Invalid Request: JSON nested deeper than {max_depth}", status=400
+        )
+    return value
+
+
+def parse_message(value: Any) -> Message:
+    """Check one JSON-RPC message's shape and return it, raising -32600 when it is wrong."""
+    if not isinstance(value, dict) or value.get("jsonrpc") != "2.0":
+        raise JSONRPCError(
+            INVALID_REQUEST, 'Invalid Request: expected a JSON-RPC 2.0 object', status=400
+        )
+    request_id = value.get("id")
+    has_id = "id" in value
+    if has_id and (
+        isinstance(request_id, bool) or not isinstance(request_id, str | int) or request_id is None
+    ):
+        raise JSONRPCError(
+            INVALID_REQUEST, "Invalid Request: id must be a string or an integer", status=400
+        )
+    if "method" in value:
+        method = value["method"]
+        if not isinstance(method, str):
+            raise JSONRPCError(
+                INVALID_REQUEST, "Invalid Request: method must be a string", status=400, data=None
+            )
+        params = value.get("params", {})
+        if params is None:
+            params = {}
+        if not isinstance(params, dict):
+            raise JSONRPCError(
+                INVALID_REQUEST, "Invalid Request: params must be an object", status=400
+            )
+        return Message(method, request_id, params, is_request=has_id, is_notification=not has_id)
+    if has_id and ("result" in value or "error" in value):
+        # A response to a request the server never sent (stateless: none); acknowledged.
+        return Message(None, request_id, {}, is_request=False, is_notification=False)
+    raise JSONRPCError(INVALID_REQUEST, "Invalid Request: no method", status=400)

@@ -1,0 +1,82 @@
+"""The internal model of a tool result, before projection to a protocol version.
+
+Pure protocol logic: nothing here imports Django settings or models.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .jsonrpc import RawJSON
+
+ERROR_REF_META_KEY = "django-mcp-tools/errorRef"
+
+INTERNAL_SERVER_ERROR = "Internal server error"
+
+#: Marks "no structured content" (``None`` is a JSON value: null).
+NO_STRUCTURED = object()
+
+
+def text_block(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+@dataclass(slots=True)
+class ToolResult:
+    """A ``CallToolResult``: content blocks, an optional structured value, ``_meta``, isError."""
+
+    content: list[dict[str, Any]] = field(default_factory=list)
+    structured: Any = NO_STRUCTURED
+    meta: dict[str, Any] = field(default_factory=dict)
+    is_error: bool = False
+
+    @classmethod
+    def error(cls, message: str, **meta: Any) -> ToolResult:
+        """Return an ``isError`` result whose one text block is ``message``."""
+        return cls(content=[text_block(message)], is_error=True, meta=dict(meta))
+
+    @property
+    def has_structured(self) -> bool:
+        return self.structured is not NO_STRUCTURED
+
+    def structured_value(self) -> Any:
+        """Return the structured value as plain Python data."""
+        if isinstance(self.structured, RawJSON):
+            return self.structured.value
+        return self.structured
+
+    def texts(self) -> list[str]:
+        return [block["text"] for block in self.content if block.get("type") == "text"]
+
+
+def wrap_structured(value: Any, *, is_object: bool) -> Any:
+    """Wrap a non-object structured value as protocol versions before 2026-07-28 need it.
+
+    Arrays become ``{"items": [...]}``, every other non-object value ``{"result": v}``.
+    """
+    if is_object:
+        return value
+    if isinstance(value, RawJSON):
+        key = "items" if value.text.lstrip().startswith("[") else "result"
+    else:
+        key = "items" if isinstance(value, list | tuple) else "result"
+    return {key: value}
+
+
+def is_json_object(value: Any) -> bool:
+    if isinstance(value, RawJSON):
+        return value.text.lstrip().startswith("{")
+    return isinstance(value, dict)
+
+
+def to_wire(result: ToolResult) -> dict[str, Any]:
+    """Return the 2025-11-25 wire form of ``result`` (structured values wrapped)."""
+    wire: dict[str, Any] = {"content": result.content}
+    if result.has_structured and not result.is_error:
+        value = result.structured
+        wire["structuredContent"] = wrap_structured(value, is_object=is_json_object(value))
+    if result.meta:
+        wire["_meta"] = result.meta
+    wire["isError"] = result.is_error
+    return wire
