@@ -91,8 +91,6 @@ class ToolRegistry:
         return self.tools(urlconf).get(name)
 
     def _resolve(self, resolver: URLResolver) -> list[Tool]:
-        if not self._declarations:
-            return []
         found: list[Tool] = []
         for route in iter_routes(resolver):
             if "format" in route.parameters:

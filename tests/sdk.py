@@ -1,0 +1,41 @@
+"""Drive the endpoint with the official MCP Python SDK over real HTTP, capturing the wire."""
+
+from __future__ import annotations
+
+import json
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+
+@dataclass
+class Wire:
+    """Every HTTP exchange the SDK client made: (request JSON, status, response bytes)."""
+
+    exchanges: list[tuple[Any, int, str, bytes]] = field(default_factory=list)
+
+    async def hook(self, response: httpx2.Response) -> None:
+        await response.aread()
+        request = response.request
+        body = request.content
+        message = json.loads(body) if body else None
+        self.exchanges.append(
+            (message, response.status_code, response.headers.get("content-type", ""), response.content)
+        )
+
+    def posts(self) -> list[tuple[Any, int, str, bytes]]:
+        return [exchange for exchange in self.exchanges if exchange[0] is not None]
+
+
+@asynccontextmanager
+async def connect(url: str, *, token: str | None = None, mode: str = "auto", wire: Wire | None = None):
+    """Yield a connected ``mcp.Client``; the token goes in ``Authorization: Token ...``."""
+    headers = {"Authorization": f"Token {token}"} if token else {}
+    hooks = {"response": [wire.hook]} if wire is not None else {}
+    async with httpx2.AsyncClient(headers=headers, event_hooks=hooks, timeout=30) as http:
+        async with Client(streamable_http_client(url, http_client=http), mode=mode) as client:
+            yield client

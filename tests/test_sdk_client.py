@@ -1,0 +1,134 @@
+"""The official MCP Python SDK drives the demo's tools over real HTTP (live_server)."""
+
+import asyncio
+import json
+
+import pytest
+from django.test import Client as HttpClient
+from mcp import MCPError
+
+from demo_project.todos.models import Todo
+from tests.sdk import Wire, connect
+from tests.wire import validate_exchange
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+DEMO_TOOLS = {
+    "todo_list",
+    "todo_retrieve",
+    "todo_create",
+    "todo_update",
+    "todo_partial_update",
+    "todo_destroy",
+}
+
+
+@pytest.fixture
+def mcp_url(live_server, settings):
+    return f"{live_server.url}/mcp"
+
+
+def run(coroutine):
+    return asyncio.run(asyncio.wait_for(coroutine, timeout=60))
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_sdk_lists_and_drives_todo_crud_as_the_token_user(mcp_url, alice, mode):
+    wire = Wire()
+
+    async def scenario():
+        async with connect(mcp_url, token=alice.token, mode=mode, wire=wire) as client:
+            assert client.session.protocol_version == "2025-11-25"
+            listed = await client.list_tools()
+            names = {tool.name for tool in listed.tools}
+            assert DEMO_TOOLS <= names
+
+            created = await client.call_tool("todo_create", {"title": "Buy milk"})
+            assert created.is_error is False
+            todo = created.structured_content
+            assert todo["title"] == "Buy milk" and todo["done"] is False
+            assert json.loads(created.content[0].text) == todo
+
+            fetched = await client.call_tool("todo_retrieve", {"pk": todo["id"]})
+            assert fetched.structured_content == todo
+
+            patched = await client.call_tool("todo_partial_update", {"pk": todo["id"], "done": True})
+            assert patched.structured_content["done"] is True
+
+            replaced = await client.call_tool(
+                "todo_update", {"pk": todo["id"], "title": "Buy oat milk", "done": False}
+            )
+            assert replaced.structured_content["title"] == "Buy oat milk"
+
+            listed_todos = await client.call_tool("todo_list")
+            assert [t["id"] for t in listed_todos.structured_content["items"]] == [todo["id"]]
+
+            deleted = await client.call_tool("todo_destroy", {"pk": todo["id"]})
+            assert deleted.is_error is False and deleted.content == []
+
+            gone = await client.call_tool("todo_retrieve", {"pk": todo["id"]})
+            assert gone.is_error is True
+            return todo["id"]
+
+    todo_id = run(scenario())
+    assert not Todo.objects.filter(pk=todo_id).exists()
+    posts = wire.posts()
+    assert any(message.get("method") == "tools/call" for message, *_ in posts)
+    for message, status, _, body in posts:
+        validate_exchange("2025-11-25", message, status, body)
+
+
+def test_a_second_user_cannot_touch_the_first_users_todos(mcp_url, alice, bob):
+    todo = Todo.objects.create(owner=alice, title="Alice's secret")
+    http = HttpClient(headers={"Authorization": f"Token {bob.token}"})
+    direct = {
+        "todo_retrieve": http.get(f"/api/todos/{todo.pk}/"),
+        "todo_partial_update": http.patch(
+            f"/api/todos/{todo.pk}/", data={"title": "Bob was here"}, content_type="application/json"
+        ),
+        "todo_destroy": http.delete(f"/api/todos/{todo.pk}/"),
+    }
+    assert {response.status_code for response in direct.values()} == {404}
+
+    async def scenario():
+        async with connect(mcp_url, token=bob.token, mode="legacy") as client:
+            results = {
+                "todo_retrieve": await client.call_tool("todo_retrieve", {"pk": todo.pk}),
+                "todo_partial_update": await client.call_tool(
+                    "todo_partial_update", {"pk": todo.pk, "title": "Bob was here"}
+                ),
+                "todo_destroy": await client.call_tool("todo_destroy", {"pk": todo.pk}),
+            }
+            listed = await client.call_tool("todo_list")
+            return results, listed
+
+    results, listed = run(scenario())
+    for name, result in results.items():
+        assert result.is_error is True
+        assert result.structured_content is None
+        assert result.content[0].text == direct[name].content.decode()
+    assert listed.structured_content == {"items": []}
+    todo.refresh_from_db()
+    assert todo.title == "Alice's secret"
+
+
+def test_missing_credentials_are_refused_before_any_tool_runs(mcp_url):
+    async def scenario():
+        async with connect(mcp_url, mode="legacy") as client:
+            await client.list_tools()
+
+    with pytest.raises(ExceptionGroup) as excinfo:
+        run(scenario())
+    matched, _ = excinfo.value.split(MCPError)
+    errors = [error for group in [matched] for error in _leaves(group)]
+    assert [(error.code, error.message) for error in errors] == [
+        (-32001, "Authentication credentials were not provided.")
+    ]
+
+
+def _leaves(group):
+    for error in group.exceptions:
+        if isinstance(error, BaseExceptionGroup):
+            yield from _leaves(error)
+        else:
+            yield error

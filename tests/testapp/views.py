@@ -1,0 +1,167 @@
+"""Views of every form @mcp_tool accepts, plus views that probe the inner request."""
+
+from django.db import transaction
+from rest_framework import serializers, viewsets
+from rest_framework.authentication import BasicAuthentication
+from rest_framework.decorators import action, api_view
+from rest_framework.permissions import IsAdminUser, IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+
+from mcp_tools import get_tool_call, is_mcp_request, mcp_tool
+
+from .models import Entry
+
+
+class ReportSerializer(serializers.Serializer):
+    title = serializers.CharField(max_length=20)
+    pages = serializers.IntegerField(min_value=1, required=False)
+
+
+def report_view_class():
+    """Build the report view; called twice for a decorated view and its undecorated twin."""
+
+    class ReportView(APIView):
+        """A report about the caller."""
+
+        serializer_class = ReportSerializer
+
+        def get(self, request):
+            return Response({"user": request.user.username, "query": dict(request.query_params)})
+
+        def post(self, request):
+            serializer = ReportSerializer(data=request.data)
+            serializer.is_valid(raise_exception=True)
+            return Response({"created": serializer.validated_data}, status=201)
+
+        def get_serializer_class(self):
+            return self.serializer_class
+
+    return ReportView
+
+
+ReportView = mcp_tool()(report_view_class())
+PlainReportView = report_view_class()
+
+
+class EchoView(APIView):
+    """Echo what the view's request looks like."""
+
+    @mcp_tool()
+    def get(self, request, word):
+        """Echo the request as the view sees it."""
+        meta = request.META
+        return Response(
+            {
+                "word": word,
+                "method": request.method,
+                "path": request.path,
+                "query": dict(request.query_params),
+                "user": request.user.username,
+                "authenticator": type(request.successful_authenticator).__name__,
+                "is_mcp_request": is_mcp_request(request),
+                "tool_call": get_tool_call(request),
+                "url_name": request.resolver_match.url_name,
+                "accept": meta.get("HTTP_ACCEPT"),
+                "headers": sorted(k for k in meta if k.startswith("HTTP_")),
+                "language": getattr(request, "LANGUAGE_CODE", None),
+                "scheme": request.scheme,
+            }
+        )
+
+    def post(self, request, word):
+        return Response({"not": "a tool"})
+
+
+class NoteViewSet(viewsets.ViewSet):
+    """Notes kept in memory."""
+
+    @mcp_tool()
+    def list(self, request):
+        """List the notes."""
+        return Response([{"id": 1, "text": "first"}, {"id": 2, "text": "second"}])
+
+    def retrieve(self, request, pk=None):
+        return Response({"id": pk})
+
+    @mcp_tool()
+    @action(detail=False, methods=["post"])
+    def archive(self, request):
+        """Archive every note."""
+        return Response({"archived": 2})
+
+
+@mcp_tool()
+@api_view(["GET", "POST"])
+def greet(request):
+    """Greet the caller."""
+    return Response({"hello": request.user.username, "method": request.method})
+
+
+@mcp_tool("entry_write")
+@api_view(["POST"])
+def entry_write(request):
+    """Write an entry, then fail if asked to."""
+    Entry.objects.create(label=request.data["label"])
+    if request.data.get("fail"):
+        raise RuntimeError("failed after writing")
+    return Response({"count": Entry.objects.count()}, status=201)
+
+
+@mcp_tool("entry_write_non_atomic")
+@api_view(["POST"])
+@transaction.non_atomic_requests
+def entry_write_non_atomic(request):
+    """Write an entry outside ATOMIC_REQUESTS, then fail if asked to."""
+    Entry.objects.create(label=request.data["label"])
+    if request.data.get("fail"):
+        raise RuntimeError("failed after writing")
+    return Response({"count": Entry.objects.count()}, status=201)
+
+
+@mcp_tool("boom")
+@api_view(["GET"])
+def boom(request):
+    """Fail with an unexpected exception."""
+    raise ValueError("secret detail /srv/app/settings.py")
+
+
+@mcp_tool("limited")
+class LimitedView(APIView):
+    """Answer at most twice a minute per user."""
+
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "limited"
+
+    def get(self, request):
+        return Response({"ok": True})
+
+
+@mcp_tool("basic_only")
+class BasicOnlyView(APIView):
+    """A view that only accepts HTTP Basic authentication."""
+
+    authentication_classes = [BasicAuthentication]
+    permission_classes = [IsAuthenticated]
+
+    def get(self, request):
+        return Response({"user": request.user.username})
+
+
+@mcp_tool("staff_only")
+class StaffOnlyView(APIView):
+    """A view for staff members."""
+
+    permission_classes = [IsAdminUser]
+
+    def get(self, request):
+        return Response({"staff": True})
+
+
+@mcp_tool("file_get")
+class FileView(APIView):
+    """Return a file's name."""
+
+    def get(self, request, name):
+        return Response({"name": name})
