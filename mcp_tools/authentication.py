@@ -7,6 +7,7 @@ from typing import Any
 
 from django.http import HttpRequest
 from rest_framework import exceptions
+from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 
@@ -48,15 +49,18 @@ def permission_classes() -> tuple[type, ...]:
 
 
 def _refusal(request: Request, exc: exceptions.APIException | None = None) -> JSONRPCError:
-    if request._authenticator is None and not getattr(request.user, "is_authenticated", False):
+    missing = isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed) or (
+        exc is None and request._authenticator is None
+    )
+    if missing:
+        # 401 with a Bearer challenge whatever DRF's first authentication class would say:
+        # MCP clients start their authorization flow from it.
         challenge = "Bearer"
         if isinstance(exc, exceptions.AuthenticationFailed):
             challenge = 'Bearer error="invalid_token"'
-        detail = str(exc.detail) if exc is not None else "Authentication credentials were not provided."
-        return JSONRPCError(
-            UNAUTHORIZED, detail, status=401, headers={"WWW-Authenticate": challenge}
-        )
-    detail = str(exc.detail) if exc is not None else "You do not have permission to use this endpoint."
+        detail = str(exc.detail) if exc is not None else str(exceptions.NotAuthenticated.default_detail)
+        return JSONRPCError(UNAUTHORIZED, detail, status=401, headers={"WWW-Authenticate": challenge})
+    detail = str(exc.detail) if exc is not None else str(exceptions.PermissionDenied.default_detail)
     return JSONRPCError(UNAUTHORIZED, detail, status=403)
 
 
@@ -67,7 +71,10 @@ def authenticate(request: HttpRequest, view: Any) -> Caller:
     tool's own view counts each call once.
     """
     classes = authentication_classes()
-    drf_request = Request(request, authenticators=[cls() for cls in classes])
+    # The JSON parser serves only DRF's CSRF check for session callers (it reads .POST).
+    drf_request = Request(
+        request, parsers=[JSONParser()], authenticators=[cls() for cls in classes]
+    )
     try:
         user = drf_request.user
         for permission_class in permission_classes():

@@ -126,4 +126,6 @@ class MCPView(View):
         body = request.read(limit + 1)
         if len(body) > limit:
             raise too_large
+        # What HttpRequest.body caches after reading: DRF's CSRF check reads request.POST.
+        request._body = body
         return body

@@ -65,3 +65,6 @@ LOGGING = {
     "handlers": {"null": {"class": "logging.NullHandler"}},
     "loggers": {"django.request": {"handlers": ["null"], "propagate": False}},
 }
+
+# Fast password hashing: the tests create users, they do not measure hashing.
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
