@@ -26,7 +26,8 @@ class MCPError(Exception):
 class MCPClient(Client):
     """Initialize, list and call tools through ``/mcp`` and return parsed results.
 
-    Authenticate as with any Django test client (``force_login``, or ``headers=`` such as
+    A view's exception comes back as an ``isError`` result (``raise_request_exception``
+    defaults to False). Authenticate as with any Django test client (``force_login``, or ``headers=`` such as
     ``{"Authorization": "Token ..."}``)::
 
         client = MCPClient(headers={"Authorization": f"Token {token.key}"})
@@ -41,6 +42,9 @@ class MCPClient(Client):
         protocol_version: str = LATEST_HANDSHAKE_VERSION,
         **kwargs: Any,
     ) -> None:
+        # A view's exception is a tool result (isError), not a failure of the /mcp request,
+        # even though it is reported through got_request_exception as DESIGN §4.1 requires.
+        kwargs.setdefault("raise_request_exception", False)
         super().__init__(*args, **kwargs)
         self.mcp_path = mcp_path
         self.protocol_version = protocol_version

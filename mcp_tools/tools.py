@@ -220,11 +220,11 @@ def path_parameter_schema(route: Route, view_class: type[APIView], param: str) -
     converter = route.converters.get(param)
     if converter is None and is_viewset(view_class):
         # Routers use a regex group for the lookup; the model field knows its type.
-        lookup_kwarg = getattr(view_class, "lookup_url_kwarg", None) or view_class.lookup_field
+        lookup = getattr(view_class, "lookup_field", "pk")
+        lookup_kwarg = getattr(view_class, "lookup_url_kwarg", None) or lookup
         queryset = getattr(view_class, "queryset", None)
         if param == lookup_kwarg and queryset is not None:
             opts = queryset.model._meta
-            lookup = view_class.lookup_field
             model_field = opts.pk if lookup == "pk" else opts.get_field(lookup)
             described = {"description": f"The {opts.verbose_name}'s {model_field.name}."}
             if model_field.get_internal_type() in schemas.INTEGER_FIELDS:

@@ -1,6 +1,6 @@
 """Views of every form @mcp_tool accepts, plus views that probe the inner request."""
 
-from django.db import transaction
+from django.db import connection, transaction
 from rest_framework import serializers, viewsets
 from rest_framework.authentication import BasicAuthentication
 from rest_framework.decorators import action, api_view
@@ -106,12 +106,19 @@ def entry_write(request):
     Entry.objects.create(label=request.data["label"])
     if request.data.get("fail"):
         raise RuntimeError("failed after writing")
-    return Response({"count": Entry.objects.count()}, status=201)
+    return Response(
+        {
+            "count": Entry.objects.count(),
+            "atomic": connection.in_atomic_block,
+            "savepoints": len(connection.savepoint_ids),
+        },
+        status=201,
+    )
 
 
 @mcp_tool("entry_write_non_atomic")
-@api_view(["POST"])
 @transaction.non_atomic_requests
+@api_view(["POST"])
 def entry_write_non_atomic(request):
     """Write an entry outside ATOMIC_REQUESTS, then fail if asked to."""
     Entry.objects.create(label=request.data["label"])

@@ -1,0 +1,141 @@
+"""The view's request over MCP is the request a direct HTTP call by the same caller makes."""
+
+import pytest
+from django.core.signals import request_finished
+from django.test import Client
+from django.test.utils import override_settings
+
+from mcp_tools.test import MCPClient
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def mcp(alice):
+    return MCPClient(
+        headers={
+            "Authorization": f"Token {alice.token}",
+            "Accept-Language": "fr",
+            "User-Agent": "agent/1.0",
+            "X-Forwarded-For": "203.0.113.9",
+            "X-Secret-Internal": "must-not-pass",
+            "Mcp-Session-Id": "ignored",
+        }
+    )
+
+
+def test_the_view_sees_an_ordinary_request_from_the_same_caller(mcp, alice):
+    result = mcp.call_tool("echo", {"word": "hello"})
+    seen = result["structuredContent"]
+    assert seen["word"] == "hello"
+    assert seen["method"] == "GET"
+    assert seen["path"] == "/t/echo/hello/"
+    assert seen["user"] == "alice"
+    assert seen["url_name"] == "echo"
+    assert seen["accept"] == "*/*"
+    assert seen["is_mcp_request"] is True
+    assert seen["tool_call"] == {"name": "echo", "arguments": {"word": "hello"}}
+    assert seen["scheme"] == "http"
+
+
+def test_only_allow_listed_headers_reach_the_view(mcp):
+    headers = set(mcp.call_tool("echo", {"word": "x"})["structuredContent"]["headers"])
+    # The test client sends no Host header (Django falls back to SERVER_NAME) and an empty
+    # Cookie header; MCP-Protocol-Version, Mcp-Session-Id and X-Secret-Internal stay behind.
+    assert headers == {
+        "HTTP_ACCEPT",
+        "HTTP_ACCEPT_LANGUAGE",
+        "HTTP_AUTHORIZATION",
+        "HTTP_COOKIE",
+        "HTTP_USER_AGENT",
+        "HTTP_X_FORWARDED_FOR",
+    }
+
+
+def test_over_plain_http_the_view_is_not_an_mcp_request(alice):
+    client = Client(headers={"Authorization": f"Token {alice.token}"})
+    seen = client.get("/t/echo/hello/").json()
+    assert seen["is_mcp_request"] is False
+    assert seen["tool_call"] is None
+
+
+def test_the_endpoints_authentication_is_handed_over_when_the_classes_match(mcp):
+    # DRF's forced-authentication hook: the view does not authenticate the token again.
+    seen = mcp.call_tool("echo", {"word": "x"})["structuredContent"]
+    assert seen["authenticator"] == "ForcedAuthentication"
+
+
+def test_a_view_with_other_authentication_classes_authenticates_for_itself(mcp, alice):
+    # The view only accepts Basic auth: the copied Token header does not satisfy it, so the
+    # call is refused exactly as a direct HTTP call with the same header is.
+    result = mcp.call_tool("basic_only")
+    direct = Client(headers={"Authorization": f"Token {alice.token}"}).get("/t/basic-only/")
+    assert direct.status_code == 401
+    assert result["isError"] is True
+    assert result["content"][0]["text"] == direct.content.decode()
+
+
+def test_basic_credentials_are_copied_to_a_basic_only_view(alice, settings):
+    settings.MCP_TOOLS = {
+        "AUTHENTICATION_CLASSES": ["rest_framework.authentication.BasicAuthentication"]
+    }
+    import base64
+
+    basic = base64.b64encode(b"alice:alice-password").decode()
+    mcp = MCPClient(headers={"Authorization": f"Basic {basic}"})
+    result = mcp.call_tool("basic_only")
+    assert result["structuredContent"] == {"user": "alice"}
+
+
+def test_the_views_permission_classes_always_run(mcp, alice):
+    result = mcp.call_tool("staff_only")
+    assert result["isError"] is True
+    assert "You do not have permission" in result["content"][0]["text"]
+    alice.is_staff = True
+    alice.save()
+    assert mcp.call_tool("staff_only")["structuredContent"] == {"staff": True}
+
+
+def test_the_views_throttles_count_each_call_once(mcp, alice):
+    from django.core.cache import cache
+
+    cache.clear()
+    assert mcp.call_tool("limited")["isError"] is False
+    mcp.list_tools()  # the endpoint applies no throttle of its own
+    assert mcp.call_tool("limited")["isError"] is False
+    third = mcp.call_tool("limited")
+    assert third["isError"] is True
+    assert "throttled" in third["content"][0]["text"]
+
+
+def test_no_request_finished_is_sent_for_the_inner_response(mcp):
+    sent = []
+
+    def receiver(**kwargs):
+        sent.append(kwargs)
+
+    request_finished.connect(receiver)
+    try:
+        mcp.call_tool("echo", {"word": "x"})
+    finally:
+        request_finished.disconnect(receiver)
+    # Exactly one: the outer /mcp response's own, when the test client closes it.
+    assert len(sent) == 1
+
+
+def test_session_user_and_language_are_carried_over(alice):
+    client = MCPClient(enforce_csrf_checks=False)
+    client.force_login(alice)
+    seen = client.call_tool("echo", {"word": "x"})["structuredContent"]
+    assert seen["user"] == "alice"
+    assert seen["authenticator"] == "ForcedAuthentication"
+
+
+@override_settings(ALLOWED_HOSTS=["api.example"])
+def test_host_is_forwarded_and_checked(alice):
+    mcp = MCPClient(headers={"Authorization": f"Token {alice.token}", "Host": "api.example"})
+    assert mcp.call_tool("echo", {"word": "x"})["isError"] is False
+    response = Client(headers={"Host": "evil.example"}).post(
+        "/mcp", data="{}", content_type="application/json"
+    )
+    assert response.status_code == 400
