@@ -115,15 +115,14 @@ class Message:
 
 
 def _depth_exceeds(value: Any, limit: int) -> bool:
+    """Return whether containers nest deeper than ``limit`` (iteratively: no recursion)."""
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item
         if depth > limit:
             return True
-        if isinstance(item, dict):
-            stack.extend((v, depth + 1) for v in item.values())
-        elif isinstance(item, list):
-            stack.extend((v, depth + 1) for v in item)
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
     return False
 
 
@@ -133,7 +132,7 @@ def loads(body: bytes, *, max_depth: int) -> Any:
         value = json.loads(body)
     except (ValueError, RecursionError) as exc:
         raise JSONRPCError(PARSE_ERROR, "Parse error: the body is not valid JSON", status=400) from exc
-    if _depth_exceeds(value, max_depth):
+    if isinstance(value, dict | list) and _depth_exceeds(value, max_depth):
         raise JSONRPCError(
             INVALID_REQUEST, f"Invalid Request: JSON nested deeper than {max_depth}", status=400
         )

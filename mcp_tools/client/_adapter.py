@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ._bounding import Processor
+from ._bounding import Processor, compose
 from ._errors import McpToolError, UnsupportedContentError
 from ._output import ToolOutput, to_tool_output
 
@@ -49,7 +49,7 @@ class AdaptedTool:
             # The error text goes back to the model too, so it is bounded like an output.
             message = _processed_text(error.message, self.processors)
             raise McpToolError(message, result=result) from None
-        return _processed(output, self.processors)
+        return compose(*self.processors)(output)
 
     __call__ = call
 
@@ -128,14 +128,8 @@ def _adapt(tool: Tool, call_tool: CallTool, processors: tuple[Processor, ...]) -
     )
 
 
-def _processed(output: ToolOutput, processors: tuple[Processor, ...]) -> ToolOutput:
-    for processor in processors:
-        output = processor(output)
-    return output
-
-
 def _processed_text(text: str, processors: tuple[Processor, ...]) -> str:
-    output = _processed(text, processors)
+    output = compose(*processors)(text)
     if isinstance(output, str):
         return output
     return "".join(part["text"] for part in output if part["type"] == "text")

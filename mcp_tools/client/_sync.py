@@ -41,7 +41,8 @@ class SyncAdaptedTool:
     def call(self, arguments: Mapping[str, Any] | None = None) -> ToolOutput:
         """Call the tool with ``arguments`` and return its output; see ``AdaptedTool.call``."""
         # Checked here too, so a bad value fails in the caller's thread, before any request.
-        return self._portal.call(self._tool.call, check_arguments(arguments))
+        output: ToolOutput = self._portal.call(self._tool.call, check_arguments(arguments))
+        return output
 
     __call__ = call
 
@@ -87,7 +88,7 @@ def adapt_tools_sync(
         finally:
             # The block's own exception is not thrown into the connection: the SDK's task
             # groups would wrap it in an ExceptionGroup, and the caller must get it as is.
-            pass
+            _unwrapped(partial(connection.__exit__, None, None, None))
 
 
 def _unwrapped(function: Callable[[], _T]) -> _T:

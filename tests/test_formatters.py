@@ -1,0 +1,180 @@
+"""The result contract (DESIGN §4), one row per case: HttpResponse → CallToolResult."""
+
+import base64
+import json
+import logging
+import types
+
+import pytest
+from django.http import (
+    FileResponse,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseRedirect,
+    HttpResponseServerError,
+    JsonResponse,
+    StreamingHttpResponse,
+)
+from rest_framework import exceptions, serializers
+from rest_framework.decorators import api_view, authentication_classes, permission_classes
+from rest_framework.response import Response
+from rest_framework.test import APIRequestFactory
+
+from mcp_tools import ToolError
+from mcp_tools.dispatch import release
+from mcp_tools.formatters import ResponseFormatter
+from mcp_tools.jsonrpc import encode
+from mcp_tools.results import to_wire
+from mcp_tools.tools import ToolOptions
+
+TOOL = types.SimpleNamespace(name="t", options=ToolOptions())
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
+
+
+def drf(data=None, status=200, raise_exc=None):
+    """Return a rendered DRF response, made by a real DRF view."""
+
+    @api_view(["GET"])
+    @authentication_classes([])
+    @permission_classes([])
+    def view(request):
+        if raise_exc is not None:
+            raise raise_exc
+        return Response(data, status=status)
+
+    response = view(APIRequestFactory().get("/", HTTP_ACCEPT="*/*"))
+    return response.render()
+
+
+class Name(serializers.Serializer):
+    name = serializers.CharField()
+
+
+def validation_error():
+    serializer = Name(data={})
+    try:
+        serializer.is_valid(raise_exception=True)
+    except exceptions.ValidationError as exc:
+        return exc
+
+
+def text(value):
+    return {"content": [{"type": "text", "text": value}], "isError": False}
+
+
+def error(value):
+    return {"content": [{"type": "text", "text": value}], "isError": True}
+
+
+def wire(result):
+    return json.loads(encode(to_wire(result)))
+
+
+CASES = [
+    ("drf object", lambda: drf({"a": 1, "b": "é"}), {**text('{"a":1,"b":"é"}'), "structuredContent": {"a": 1, "b": "é"}}),
+    ("drf array", lambda: drf([1, 2]), {**text("[1,2]"), "structuredContent": {"items": [1, 2]}}),
+    ("drf string", lambda: drf('{"looks": "like json"}'), {**text('{"looks": "like json"}'), "structuredContent": {"result": '{"looks": "like json"}'}}),
+    ("drf number", lambda: drf(3.5), {**text("3.5"), "structuredContent": {"result": 3.5}}),
+    ("drf boolean", lambda: drf(True), {**text("true"), "structuredContent": {"result": True}}),
+    ("json object", lambda: JsonResponse({"x": [1]}), {**text('{"x": [1]}'), "structuredContent": {"x": [1]}}),
+    ("json array", lambda: JsonResponse([{"x": 1}], safe=False), {**text('[{"x": 1}]'), "structuredContent": {"items": [{"x": 1}]}}),
+    ("json null", lambda: HttpResponse(b"null", content_type="application/json"), {**text("null"), "structuredContent": {"result": None}}),
+    ("problem+json", lambda: HttpResponse(b'{"title": "x"}', content_type="application/problem+json"), {**text('{"title": "x"}'), "structuredContent": {"title": "x"}}),
+    ("text utf-8 default", lambda: HttpResponse("héllo".encode(), content_type="text/plain"), text("héllo")),
+    ("text latin-1", lambda: HttpResponse("héllo".encode("latin-1"), content_type="text/plain; charset=latin-1"), text("héllo")),
+    ("text invalid bytes", lambda: HttpResponse(b"ok\xff", content_type="text/plain; charset=utf-8"), text("ok\ufffd")),
+    ("csv", lambda: HttpResponse(b"a,b\n1,2\n", content_type="text/csv"), text("a,b\n1,2\n")),
+    ("xml", lambda: HttpResponse(b"<a/>", content_type="application/xml"), text("<a/>")),
+    ("svg", lambda: HttpResponse(b"<svg/>", content_type="image/svg+xml"), text("<svg/>")),
+    ("png", lambda: HttpResponse(PNG, content_type="image/png"), {"content": [{"type": "image", "data": base64.b64encode(PNG).decode(), "mimeType": "image/png"}], "isError": False}),
+    ("wav", lambda: HttpResponse(b"RIFF", content_type="audio/wav; codecs=1"), {"content": [{"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"}], "isError": False}),
+    ("204", lambda: HttpResponse(status=204), {"content": [], "isError": False}),
+    ("pdf", lambda: HttpResponse(b"%PDF", content_type="application/pdf; x=y"), error("Unsupported response content type application/pdf")),
+    ("redirect", lambda: HttpResponseRedirect("/elsewhere/"), error("Redirect to /elsewhere/ was not followed")),
+    ("drf validation 400", lambda: drf(raise_exc=validation_error()), error('{"name":["This field is required."]}')),
+    ("drf 404", lambda: drf(raise_exc=exceptions.NotFound()), error('{"detail":"Not found."}')),
+    ("tool error", lambda: drf(raise_exc=ToolError("Pick a date in the future.")), error("Pick a date in the future.")),
+    ("drf api exception 503", lambda: drf(raise_exc=exceptions.APIException("Upstream down")), error('{"detail":"Upstream down"}')),
+    ("streaming text", lambda: StreamingHttpResponse(iter([b"a", b"b"]), content_type="text/plain"), text("ab")),
+]
+
+
+@pytest.mark.parametrize(("case", "make", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_result_contract(case, make, expected):
+    response = make()
+    assert wire(ResponseFormatter().format_response(response, HttpRequest(), TOOL)) == expected
+
+
+def test_drf_json_bytes_are_spliced_not_reencoded():
+    response = drf({"b": 1, "a": 2})
+    result = ResponseFormatter().format_response(response, HttpRequest(), TOOL)
+    envelope = encode(to_wire(result))
+    assert '"structuredContent":{"b":1,"a":2}' in envelope
+
+
+def test_include_structured_content_false_drops_it():
+    tool = types.SimpleNamespace(name="t", options=ToolOptions(include_structured_content=False))
+    result = ResponseFormatter().format_response(drf({"a": 1}), HttpRequest(), tool)
+    assert wire(result) == text('{"a":1}')
+
+
+def test_any_other_5xx_body_is_masked(caplog, settings):
+    settings.DEBUG = False
+    caplog.set_level(logging.ERROR, "mcp_tools")
+    result = wire(
+        ResponseFormatter().format_response(
+            HttpResponseServerError(b"Traceback: /srv/app/settings.py"), HttpRequest(), TOOL
+        )
+    )
+    assert result["content"] == [{"type": "text", "text": "Internal server error"}]
+    reference = result["_meta"]["django-mcp-tools/errorRef"]
+    assert reference in caplog.text
+
+
+@pytest.mark.parametrize(("mask", "expected"), [(True, "Internal server error"), (False, "ValueError: secret /srv/x")])
+def test_an_exception_is_masked_unless_masking_is_off(settings, caplog, mask, expected):
+    settings.MCP_TOOLS = {"MASK_ERRORS": mask}
+    caplog.set_level(logging.ERROR, "mcp_tools")
+    try:
+        raise ValueError("secret /srv/x")
+    except ValueError as exc:
+        result = wire(ResponseFormatter().format_exception(exc, HttpRequest(), TOOL))
+    assert result["content"] == [{"type": "text", "text": expected}]
+    assert result["isError"] is True
+    reference = result["_meta"]["django-mcp-tools/errorRef"]
+    record = next(r for r in caplog.records if reference in r.getMessage())
+    assert record.exc_info[0] is ValueError  # the traceback is logged under the reference
+
+
+def test_masking_defaults_to_not_debug(settings):
+    settings.MCP_TOOLS = {}
+    for debug, expected in [(False, "Internal server error"), (True, "RuntimeError: x")]:
+        settings.DEBUG = debug
+        result = wire(ResponseFormatter().format_exception(RuntimeError("x"), HttpRequest(), TOOL))
+        assert result["content"][0]["text"] == expected
+
+
+def test_a_body_past_max_response_bytes_is_refused_without_reading_it_all(settings):
+    settings.MCP_TOOLS = {"MAX_RESPONSE_BYTES": 10}
+    produced = []
+
+    def chunks():
+        for i in range(1000):
+            produced.append(i)
+            yield b"0123456"
+
+    response = StreamingHttpResponse(chunks(), content_type="text/plain")
+    result = wire(ResponseFormatter().format_response(response, HttpRequest(), TOOL))
+    assert result == error("Response too large: more than 10 bytes")
+    assert len(produced) == 2
+
+
+def test_file_responses_are_read_as_streams(tmp_path):
+    path = tmp_path / "note.txt"
+    path.write_bytes(b"file body")
+    response = FileResponse(path.open("rb"), content_type="text/plain")
+    try:
+        assert wire(ResponseFormatter().format_response(response, HttpRequest(), TOOL)) == text("file body")
+    finally:
+        release(response)
+    assert response.file_to_stream is None or response.file_to_stream.closed

@@ -1,0 +1,52 @@
+"""The server path imports neither the mcp SDK nor pydantic (about 13 MiB per process)."""
+
+import subprocess
+import sys
+
+SERVER_MODULES = [
+    "mcp_tools",
+    "mcp_tools.views",
+    "mcp_tools.handlers",
+    "mcp_tools.formatters",
+    "mcp_tools.registry",
+    "mcp_tools.urls",
+    "mcp_tools.test",
+]
+
+SCRIPT = """
+import sys, django, json
+django.setup()
+from django.test import Client
+from django.test.utils import setup_test_environment
+setup_test_environment()
+for name in {modules!r}:
+    __import__(name)
+from mcp_tools.registry import registry
+registry.tools()
+heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("mcp", "mcp_types", "pydantic", "pydantic_core"))
+print(json.dumps(heavy))
+"""
+
+
+def test_the_server_path_does_not_import_mcp_or_pydantic():
+    completed = subprocess.run(
+        [sys.executable, "-c", SCRIPT.format(modules=SERVER_MODULES)],
+        capture_output=True,
+        text=True,
+        env={"DJANGO_SETTINGS_MODULE": "tests.settings", "PATH": "", "PYTHONPATH": "."},
+        timeout=60,
+        check=True,
+    )
+    assert completed.stdout.strip() == "[]"
+
+
+def test_import_mcp_tools_works_before_django_setup():
+    completed = subprocess.run(
+        [sys.executable, "-c", "import mcp_tools; print(sorted(mcp_tools.__all__))"],
+        capture_output=True,
+        text=True,
+        env={"PATH": "", "PYTHONPATH": "."},
+        timeout=60,
+        check=True,
+    )
+    assert "mcp_tool" in completed.stdout

@@ -1,0 +1,55 @@
+"""JSON-RPC envelopes and the splice of already-encoded JSON."""
+
+import json
+
+import pytest
+
+from mcp_tools.jsonrpc import JSONRPCError, RawJSON, encode, error_envelope, loads, result_envelope
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"a": [1, {"b": RawJSON('{"c":[true,null]}')}], "d": "é\n\"q\""},
+        [RawJSON("[1,2]"), RawJSON('"s"'), 3, None],
+        {"only": "scalars", "n": 1.5, "t": True},
+    ],
+)
+def test_encode_splices_raw_json_and_matches_json_dumps(value):
+    def plain(v):
+        if isinstance(v, RawJSON):
+            return v.value
+        if isinstance(v, dict):
+            return {k: plain(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [plain(x) for x in v]
+        return v
+
+    assert json.loads(encode(value)) == plain(value)
+
+
+def test_envelopes():
+    assert json.loads(result_envelope(4, {"x": RawJSON("[1]")})) == {
+        "jsonrpc": "2.0",
+        "id": 4,
+        "result": {"x": [1]},
+    }
+    error = JSONRPCError(-32602, "Unknown tool: x", data={"name": "x"})
+    assert json.loads(error_envelope("a", error)) == {
+        "jsonrpc": "2.0",
+        "id": "a",
+        "error": {"code": -32602, "message": "Unknown tool: x", "data": {"name": "x"}},
+    }
+
+
+def test_loads_bounds_nesting():
+    assert loads(b"[[[1]]]", max_depth=3) == [[[1]]]
+    with pytest.raises(JSONRPCError) as excinfo:
+        loads(b"[[[[1]]]]", max_depth=3)
+    assert (excinfo.value.code, excinfo.value.status) == (-32600, 400)
+
+
+def test_loads_survives_pathological_nesting():
+    with pytest.raises(JSONRPCError) as excinfo:
+        loads(b"[" * 100_000, max_depth=64)
+    assert excinfo.value.code == -32700
