@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import base64
 import copy
 import json
 import os
@@ -11,8 +12,8 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -23,10 +24,12 @@ from mcp import Client
 from mcp.server import Server
 
 from mcp_tools.client import (
+    AdaptedTool,
     McpToolError,
     Part,
     ToolOutput,
     UnsupportedContentError,
+    _adapter,
     adapt_tools,
     adapt_tools_sync,
     compose,
@@ -36,9 +39,10 @@ from mcp_tools.client import (
     to_tool_output,
     truncate,
 )
-from mcp_tools.client import _adapter
 
-PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg=="
+PNG = (  # a 1x1 PNG
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg=="
+)
 UNSUPPORTED = "Unsupported MCP tool result content type"
 
 
@@ -76,43 +80,78 @@ BLOB_RESOURCE_JSON = '{"uri":"file:///a.pdf","mimeType":"application/pdf","blob"
 # -- to_tool_output: one row per rule; "sdk" rows also run on the parsed CallToolResult ----
 
 OUTPUT_CASES: list[tuple[str, dict[str, Any], ToolOutput, tuple[str, ...]]] = [
-    ("one text block", {"content": [text("The deployment is healthy.")]},
-     "The deployment is healthy.", ("wire", "sdk")),
+    (
+        "one text block",
+        {"content": [text("The deployment is healthy.")]},
+        "The deployment is healthy.",
+        ("wire", "sdk"),
+    ),
     ("text kept as is", {"content": [text(' {"a": 1}\n\t')]}, ' {"a": 1}\n\t', ("wire", "sdk")),
-    ("texts joined in order, no separator", {"content": [text("a"), text("b"), text("c")]},
-     "abc", ("wire", "sdk")),
+    (
+        "texts joined in order, no separator",
+        {"content": [text("a"), text("b"), text("c")]},
+        "abc",
+        ("wire", "sdk"),
+    ),
     ("empty content", {"content": []}, "", ("wire", "sdk")),
     ("isError false", {"content": [text("ok")], "isError": False}, "ok", ("wire", "sdk")),
-    ("structured object when content is empty",
-     {"content": [], "structuredContent": {"id": 3, "name": "Zoë"}},
-     '{"id":3,"name":"Zoë"}', ("wire", "sdk")),
+    (
+        "structured object when content is empty",
+        {"content": [], "structuredContent": {"id": 3, "name": "Zoë"}},
+        '{"id":3,"name":"Zoë"}',
+        ("wire", "sdk"),
+    ),
     ("structured array", {"content": [], "structuredContent": [1, 2]}, "[1,2]", ("wire", "sdk")),
-    ("structured string is JSON", {"content": [], "structuredContent": "done"}, '"done"',
-     ("wire", "sdk")),
+    (
+        "structured string is JSON",
+        {"content": [], "structuredContent": "done"},
+        '"done"',
+        ("wire", "sdk"),
+    ),
     ("structured null sent", {"content": [], "structuredContent": None}, "null", ("wire", "sdk")),
-    ("structured ignored beside content",
-     {"content": [text("3 items")], "structuredContent": {"n": 3}}, "3 items", ("wire", "sdk")),
+    (
+        "structured ignored beside content",
+        {"content": [text("3 items")], "structuredContent": {"n": 3}},
+        "3 items",
+        ("wire", "sdk"),
+    ),
     ("image makes a list of parts", {"content": [image()]}, [file_part()], ("wire", "sdk")),
-    ("text and images keep server order",
-     {"content": [text("a"), image(), text("b"), image("R0lG", "image/gif")]},
-     [text_part("a"), file_part(), text_part("b"), file_part("R0lG", "image/gif")],
-     ("wire", "sdk")),
+    (
+        "text and images keep server order",
+        {"content": [text("a"), image(), text("b"), image("R0lG", "image/gif")]},
+        [text_part("a"), file_part(), text_part("b"), file_part("R0lG", "image/gif")],
+        ("wire", "sdk"),
+    ),
     ("embedded text resource", {"content": [TEXT_RESOURCE]}, TEXT_RESOURCE_JSON, ("wire", "sdk")),
     ("embedded blob resource", {"content": [BLOB_RESOURCE]}, BLOB_RESOURCE_JSON, ("wire", "sdk")),
-    ("resource without mimeType",
-     {"content": [{"type": "resource", "resource": {"uri": "u:1", "text": "t"}}]},
-     '{"uri":"u:1","text":"t"}', ("wire", "sdk")),
-    ("resources join the text in order",
-     {"content": [text("before "), TEXT_RESOURCE, text(" after")]},
-     f"before {TEXT_RESOURCE_JSON} after", ("wire", "sdk")),
-    ("resource beside an image is a text part", {"content": [BLOB_RESOURCE, image()]},
-     [text_part(BLOB_RESOURCE_JSON), file_part()], ("wire", "sdk")),
+    (
+        "resource without mimeType",
+        {"content": [{"type": "resource", "resource": {"uri": "u:1", "text": "t"}}]},
+        '{"uri":"u:1","text":"t"}',
+        ("wire", "sdk"),
+    ),
+    (
+        "resources join the text in order",
+        {"content": [text("before "), TEXT_RESOURCE, text(" after")]},
+        f"before {TEXT_RESOURCE_JSON} after",
+        ("wire", "sdk"),
+    ),
+    (
+        "resource beside an image is a text part",
+        {"content": [BLOB_RESOURCE, image()]},
+        [text_part(BLOB_RESOURCE_JSON), file_part()],
+        ("wire", "sdk"),
+    ),
     ("legacy toolResult string", {"toolResult": "done"}, "done", ("wire",)),
     ("legacy toolResult object", {"toolResult": {"a": [1, "é"]}}, '{"a":[1,"é"]}', ("wire",)),
     ("legacy toolResult number", {"toolResult": 3}, "3", ("wire",)),
     ("legacy toolResult not JSON", {"toolResult": float("nan")}, "nan", ("wire",)),
-    ("content wins over toolResult", {"content": [text("new")], "toolResult": "old"}, "new",
-     ("wire",)),
+    (
+        "content wins over toolResult",
+        {"content": [text("new")], "toolResult": "old"},
+        "new",
+        ("wire",),
+    ),
 ]
 
 
@@ -159,9 +198,11 @@ ERROR_CASES: list[tuple[str, dict[str, Any], str]] = [
     ("no text", {"content": [image()], "isError": True}, "MCP tool returned an error"),
     ("empty text", {"content": [text("")], "isError": True}, "MCP tool returned an error"),
     ("error before unsupported content", {"content": [AUDIO, text("x")], "isError": True}, "x"),
-    ("structured content is no message",
-     {"content": [], "structuredContent": {"a": 1}, "isError": True},
-     "MCP tool returned an error"),
+    (
+        "structured content is no message",
+        {"content": [], "structuredContent": {"a": 1}, "isError": True},
+        "MCP tool returned an error",
+    ),
 ]
 
 
@@ -225,39 +266,71 @@ def test_malformed_results_are_refused(result: Any, error: type[Exception]) -> N
 
 TRUNCATE_CASES: list[tuple[str, dict[str, Any], ToolOutput, ToolOutput]] = [
     ("short text kept", {"max_chars": 30, "marker": "[-{chars}]"}, "abc", "abc"),
-    ("cut by characters, marker included",
-     {"max_chars": 30, "marker": "[-{chars}]"}, "0123456789" * 5, "0123456789" * 2 + "01234[-25]"),
-    ("cut by bytes, marker included", {"max_bytes": 30, "marker": "[-{bytes}B]"}, "é" * 20,
-     "é" * 12 + "[-16B]"),
-    ("a character is never split", {"max_bytes": 31, "marker": "[-{bytes}B]"}, "é" * 20,
-     "é" * 12 + "[-16B]"),
-    ("the tighter bound wins", {"max_chars": 40, "max_bytes": 30, "marker": "[-{chars}]"},
-     "é" * 20, "é" * 12 + "[-8]"),
-    ("default marker", {"max_chars": 60}, "x" * 100,
-     "x" * 21 + "\n[truncated 79 characters (79 bytes)]"),
-    ("text parts bounded together, files kept", {"max_chars": 30, "marker": "[-{chars}]"},
-     [text_part("a" * 20), file_part(), text_part("b" * 20)],
-     [text_part("a" * 20), file_part(), text_part("bbbbb[-15]")]),
-    ("cut at a part boundary", {"max_chars": 25, "marker": "[-{chars}]"},
-     [text_part("a" * 20), file_part(), text_part("b" * 20)],
-     [text_part("a" * 20), file_part(), text_part("[-20]")]),
-    ("text after the cut is dropped", {"max_chars": 30, "marker": "[-{chars}]"},
-     [text_part("a" * 20), text_part("b" * 20), file_part(), text_part("c" * 20)],
-     [text_part("a" * 20), text_part("bbbbb[-35]"), file_part()]),
+    (
+        "cut by characters, marker included",
+        {"max_chars": 30, "marker": "[-{chars}]"},
+        "0123456789" * 5,
+        "0123456789" * 2 + "01234[-25]",
+    ),
+    (
+        "cut by bytes, marker included",
+        {"max_bytes": 30, "marker": "[-{bytes}B]"},
+        "é" * 20,
+        "é" * 12 + "[-16B]",
+    ),
+    (
+        "a character is never split",
+        {"max_bytes": 31, "marker": "[-{bytes}B]"},
+        "é" * 20,
+        "é" * 12 + "[-16B]",
+    ),
+    (
+        "the tighter bound wins",
+        {"max_chars": 40, "max_bytes": 30, "marker": "[-{chars}]"},
+        "é" * 20,
+        "é" * 12 + "[-8]",
+    ),
+    (
+        "default marker",
+        {"max_chars": 80},
+        "x" * 100,
+        "x" * 41 + "\n[truncated 59 characters (59 bytes)]",
+    ),
+    (
+        "text parts bounded together, files kept",
+        {"max_chars": 30, "marker": "[-{chars}]"},
+        [text_part("a" * 20), file_part(), text_part("b" * 20)],
+        [text_part("a" * 20), file_part(), text_part("bbbbb[-15]")],
+    ),
+    (
+        "cut at a part boundary",
+        {"max_chars": 25, "marker": "[-{chars}]"},
+        [text_part("a" * 20), file_part(), text_part("b" * 20)],
+        [text_part("a" * 20), file_part(), text_part("[-20]")],
+    ),
+    (
+        "text after the cut is dropped",
+        {"max_chars": 30, "marker": "[-{chars}]"},
+        [text_part("a" * 20), text_part("b" * 20), file_part(), text_part("c" * 20)],
+        [text_part("a" * 20), text_part("bbbbb[-35]"), file_part()],
+    ),
 ]
 
 
 @pytest.mark.parametrize(
-    ("options", "output", "expected"), [pytest.param(*case[1:], id=case[0]) for case in TRUNCATE_CASES]
+    ("options", "output", "expected"),
+    [pytest.param(*case[1:], id=case[0]) for case in TRUNCATE_CASES],
 )
 def test_truncate(options: dict[str, Any], output: ToolOutput, expected: ToolOutput) -> None:
     original = copy.deepcopy(output)
     truncated = truncate(**options)(output)
     assert truncated == expected
     assert output == original  # the input is left alone
-    texts = [truncated] if isinstance(truncated, str) else [
-        part["text"] for part in truncated if part["type"] == "text"
-    ]
+    texts = (
+        [truncated]
+        if isinstance(truncated, str)
+        else [part["text"] for part in truncated if part["type"] == "text"]
+    )
     if "max_chars" in options:
         assert sum(len(text) for text in texts) <= options["max_chars"]
     if "max_bytes" in options:
@@ -274,13 +347,28 @@ def test_truncate_refuses_bounds_without_room_for_the_marker(options: dict[str, 
 
 
 REDACT_CASES: list[tuple[str, Any, dict[str, Any], ToolOutput, ToolOutput]] = [
-    ("patterns in order", [r"sk-\w+", r"\d{4}-\d{4}"], {}, "key sk-abc1 card 1234-5678",
-     "key [REDACTED] card [REDACTED]"),
+    (
+        "patterns in order",
+        [r"sk-\w+", r"\d{4}-\d{4}"],
+        {},
+        "key sk-abc1 card 1234-5678",
+        "key [REDACTED] card [REDACTED]",
+    ),
     ("one string is one pattern", "secret", {}, "a secret", "a [REDACTED]"),
-    ("compiled with flags", re.compile("token", re.IGNORECASE), {"replacement": "*"},
-     "TOKEN x token", "* x *"),
-    ("text parts only", r"iVBOR", {}, [text_part("iVBOR"), file_part()],
-     [text_part("[REDACTED]"), file_part()]),
+    (
+        "compiled with flags",
+        re.compile("token", re.IGNORECASE),
+        {"replacement": "*"},
+        "TOKEN x token",
+        "* x *",
+    ),
+    (
+        "text parts only",
+        r"iVBOR",
+        {},
+        [text_part("iVBOR"), file_part()],
+        [text_part("[REDACTED]"), file_part()],
+    ),
 ]
 
 
@@ -288,16 +376,18 @@ REDACT_CASES: list[tuple[str, Any, dict[str, Any], ToolOutput, ToolOutput]] = [
     ("patterns", "options", "output", "expected"),
     [pytest.param(*case[1:], id=case[0]) for case in REDACT_CASES],
 )
-def test_redact(patterns: Any, options: dict[str, Any], output: ToolOutput, expected: ToolOutput) -> None:
+def test_redact(
+    patterns: Any, options: dict[str, Any], output: ToolOutput, expected: ToolOutput
+) -> None:
     assert redact(patterns, **options)(output) == expected
 
 
 def test_compose_applies_processors_in_order() -> None:
-    secret = "x" * 20 + "password=hunter2"
-    redact_then_cut = compose(redact("hunter2"), truncate(max_chars=30, marker="[-{chars}]"))
-    cut_then_redact = compose(truncate(max_chars=30, marker="[-{chars}]"), redact("hunter2"))
-    assert redact_then_cut(secret) == "x" * 20 + "password=[R[-12]"
-    assert cut_then_redact(secret) == "x" * 20 + "passw[-11]"
+    output = "x" * 21 + "hunter2" + "y" * 20
+    cut = truncate(max_chars=30, marker="[-{chars}]")
+    # Redact first: a secret that straddles the cut would otherwise leak its first half.
+    assert compose(redact("hunter2"), cut)(output) == "x" * 21 + "[RED[-26]"
+    assert compose(cut, redact("hunter2"))(output) == "x" * 21 + "hunt[-23]"
 
 
 class Store:
@@ -329,7 +419,7 @@ def test_store_artifacts_stores_large_files_and_returns_a_string_when_none_is_le
     store = Store()
     process = store_artifacts(store, min_bytes=50, reference="<{ref}>")
     assert process([text_part("chart: "), file_part()]) == "chart: <ref-1>"
-    assert store.saved == [(__import__("base64").b64decode(PNG), "image/png")]
+    assert store.saved == [(base64.b64decode(PNG), "image/png")]
     small = file_part("R0lG", "image/gif")
     assert process([file_part(), small]) == [text_part("<ref-2>"), small]
 
@@ -354,29 +444,67 @@ def test_directory_store(tmp_path: Path) -> None:
 TOOLS: dict[str, tuple[t.Tool, t.CallToolResult | None]] = {
     tool.name: (tool, result)
     for tool, result in [
-        (t.Tool(name="echo", title="Echo", description="Echo the call.",
-                input_schema={"type": "object", "properties": {"id": {"type": "integer"}}}),
-         None),
-        (t.Tool(name="texts", description="Two texts.", input_schema={"type": "object"},
-                annotations=t.ToolAnnotations(title="Texts (old title)")),
-         t.CallToolResult(content=[t.TextContent(text="a"), t.TextContent(text="b")])),
-        (t.Tool(name="chart", input_schema={"type": "object"}),
-         t.CallToolResult(content=[t.TextContent(text="chart:"),
-                                   t.ImageContent(data=PNG, mime_type="image/png")])),
-        (t.Tool(name="record", input_schema={"type": "object"}),
-         t.CallToolResult(content=[t.AudioContent(data="UklGRg==", mime_type="audio/wav")])),
-        (t.Tool(name="link", input_schema={"type": "object"}),
-         t.CallToolResult(content=[t.ResourceLink(uri="file:///r.pdf", name="r")])),
-        (t.Tool(name="fail", input_schema={"type": "object"}),
-         t.CallToolResult(content=[t.TextContent(text="Not allowed: " + "x" * 50)],
-                          is_error=True)),
-        (t.Tool(name="fail_silently", input_schema={"type": "object"}),
-         t.CallToolResult(content=[], is_error=True)),
-        (t.Tool(name="structured", input_schema={"type": "object"}),
-         t.CallToolResult(content=[], structured_content={"id": 3})),
-        (t.Tool(name="document", input_schema={"type": "object"}),
-         t.CallToolResult(content=[t.EmbeddedResource(resource=t.TextResourceContents(
-             uri="file:///a.txt", mime_type="text/plain", text="hi"))])),
+        (
+            t.Tool(
+                name="echo",
+                title="Echo",
+                description="Echo the call.",
+                input_schema={"type": "object", "properties": {"id": {"type": "integer"}}},
+            ),
+            None,
+        ),
+        (
+            t.Tool(
+                name="texts",
+                description="Two texts.",
+                input_schema={"type": "object"},
+                annotations=t.ToolAnnotations(title="Texts (old title)"),
+            ),
+            t.CallToolResult(content=[t.TextContent(text="a"), t.TextContent(text="b")]),
+        ),
+        (
+            t.Tool(name="chart", input_schema={"type": "object"}),
+            t.CallToolResult(
+                content=[
+                    t.TextContent(text="chart:"),
+                    t.ImageContent(data=PNG, mime_type="image/png"),
+                ]
+            ),
+        ),
+        (
+            t.Tool(name="record", input_schema={"type": "object"}),
+            t.CallToolResult(content=[t.AudioContent(data="UklGRg==", mime_type="audio/wav")]),
+        ),
+        (
+            t.Tool(name="link", input_schema={"type": "object"}),
+            t.CallToolResult(content=[t.ResourceLink(uri="file:///r.pdf", name="r")]),
+        ),
+        (
+            t.Tool(name="fail", input_schema={"type": "object"}),
+            t.CallToolResult(
+                content=[t.TextContent(text="Not allowed: " + "x" * 50)], is_error=True
+            ),
+        ),
+        (
+            t.Tool(name="fail_silently", input_schema={"type": "object"}),
+            t.CallToolResult(content=[], is_error=True),
+        ),
+        (
+            t.Tool(name="structured", input_schema={"type": "object"}),
+            t.CallToolResult(content=[], structured_content={"id": 3}),
+        ),
+        (
+            t.Tool(name="document", input_schema={"type": "object"}),
+            t.CallToolResult(
+                content=[
+                    t.EmbeddedResource(
+                        resource=t.TextResourceContents(
+                            uri="file:///a.txt", mime_type="text/plain", text="hi"
+                        )
+                    )
+                ]
+            ),
+        ),
     ]
 }
 
@@ -389,7 +517,9 @@ class InProcessServer:
         self.calls: list[tuple[str, dict[str, Any]]] = []
         self.server = Server("client-tests", on_list_tools=self.list_tools, on_call_tool=self.call)
 
-    async def list_tools(self, ctx: Any, params: t.PaginatedRequestParams | None) -> t.ListToolsResult:
+    async def list_tools(
+        self, ctx: Any, params: t.PaginatedRequestParams | None
+    ) -> t.ListToolsResult:
         cursor = params.cursor if params else None
         self.cursors.append(cursor)
         start = int(cursor or 0)
@@ -413,28 +543,24 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-@contextmanager
-def nothing() -> Iterator[None]:
-    yield
-
-
 CONNECTIONS = ["client", "legacy client", "session"]
 
 
-async def adapted(server: InProcessServer, connection: str, **options: Any) -> Any:
-    """Connect to ``server`` as ``connection`` says; return the client and its adapted tools."""
-    client = Client(server.server, mode="legacy" if connection == "legacy client" else "auto")
-    await client.__aenter__()
-    target = client.session if connection == "session" else client
-    return client, await adapt_tools(target, **options)
+@asynccontextmanager
+async def adapted(
+    server: InProcessServer, connection: str, **options: Any
+) -> AsyncIterator[list[AdaptedTool]]:
+    """Connect to ``server`` as ``connection`` says; yield its tools, adapted."""
+    mode = "legacy" if connection == "legacy client" else "auto"
+    async with Client(server.server, mode=mode) as client:
+        yield await adapt_tools(client.session if connection == "session" else client, **options)
 
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("connection", CONNECTIONS)
 async def test_adapt_tools_lists_every_page(connection: str) -> None:
     server = InProcessServer()
-    client, tools = await adapted(server, connection)
-    try:
+    async with adapted(server, connection) as tools:
         assert [tool.name for tool in tools] == list(TOOLS)
         assert server.cursors == [None, "2", "4", "6", "8"]
         echo, texts = tools[0], tools[1]
@@ -443,8 +569,6 @@ async def test_adapt_tools_lists_every_page(connection: str) -> None:
         assert echo.definition.name == "echo"
         assert texts.title == "Texts (old title)"
         assert tools[2].title is None and tools[2].description is None
-    finally:
-        await client.__aexit__(None, None, None)
 
 
 CALL_CASES: list[tuple[str, Any]] = [
@@ -461,23 +585,22 @@ CALL_CASES: list[tuple[str, Any]] = [
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("connection", CONNECTIONS)
-async def test_adapted_tools_return_plain_outputs(connection: str) -> None:
-    server = InProcessServer()
-    client, tools = await adapted(server, connection)
-    by_name = {tool.name: tool for tool in tools}
-    try:
-        for name, expected in CALL_CASES:
-            if isinstance(expected, type):
-                with pytest.raises(expected, match=UNSUPPORTED):
-                    await by_name[name].call({})
-            elif isinstance(expected, McpToolError):
-                with pytest.raises(McpToolError) as caught:
-                    await by_name[name]({})
-                assert caught.value.message == expected.message
-            else:
-                assert await by_name[name].call() == expected, name
-    finally:
-        await client.__aexit__(None, None, None)
+@pytest.mark.parametrize(("name", "expected"), CALL_CASES, ids=[name for name, _ in CALL_CASES])
+async def test_adapted_tools_return_plain_outputs(
+    connection: str, name: str, expected: Any
+) -> None:
+    async with adapted(InProcessServer(), connection) as tools:
+        tool = next(tool for tool in tools if tool.name == name)
+        if isinstance(expected, McpToolError):
+            with pytest.raises(McpToolError) as caught:
+                await tool({})
+            assert type(caught.value) is McpToolError
+            assert caught.value.message == expected.message
+        elif isinstance(expected, type):
+            with pytest.raises(expected, match=f"^{UNSUPPORTED}$"):
+                await tool.call({})
+        else:
+            assert await tool.call() == expected
 
 
 ARGUMENT_CASES: list[tuple[str, Any, dict[str, Any]]] = [
@@ -492,45 +615,36 @@ ARGUMENT_CASES: list[tuple[str, Any, dict[str, Any]]] = [
 @pytest.mark.parametrize("connection", CONNECTIONS)
 async def test_arguments_are_sent_as_given(connection: str) -> None:
     server = InProcessServer()
-    client, tools = await adapted(server, connection)
-    try:
+    async with adapted(server, connection) as tools:
         for name, arguments, sent in ARGUMENT_CASES:
             assert json.loads(await tools[0].call(arguments)) == sent, name
         assert [call for _, call in server.calls] == [sent for _, _, sent in ARGUMENT_CASES]
-    finally:
-        await client.__aexit__(None, None, None)
 
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("arguments", [[1], "id=3", 3, ("id",), {1: "x"}, True])
 async def test_other_arguments_raise_type_error_before_any_request(arguments: Any) -> None:
     server = InProcessServer()
-    client, tools = await adapted(server, "client")
-    try:
+    async with adapted(server, "client") as tools:
         with pytest.raises(TypeError):
             await tools[0].call(arguments)
         assert server.calls == []
-    finally:
-        await client.__aexit__(None, None, None)
 
 
 @pytest.mark.anyio
 async def test_processors_bound_outputs_and_error_messages() -> None:
     server = InProcessServer()
     bound = truncate(max_chars=25, marker="[-{chars}]")
-    client, tools = await adapted(server, "client", processors=[redact("Not allowed"), bound])
-    by_name = {tool.name: tool for tool in tools}
-    try:
+    async with adapted(server, "client", processors=[redact("Not allowed"), bound]) as tools:
+        by_name = {tool.name: tool for tool in tools}
         assert await by_name["texts"].call() == "ab"
-        assert await by_name["document"].call() == '{"uri":"file:///a.txt",[-40]'
+        assert await by_name["document"].call() == '{"uri":"file:///a.tx[-39]'
         with pytest.raises(McpToolError) as caught:
             await by_name["fail"].call()
-        assert caught.value.message == "[REDACTED]: xxxxxxxxx[-50]"
+        assert caught.value.message == "[REDACTED]: " + "x" * 8 + "[-42]"
         assert caught.value.public_message == "The tool failed."
         with pytest.raises(UnsupportedContentError, match=f"^{UNSUPPORTED}$"):
             await by_name["record"].call()
-    finally:
-        await client.__aexit__(None, None, None)
 
 
 @pytest.mark.anyio
@@ -555,13 +669,25 @@ async def test_adapt_tools_refuses_other_objects() -> None:
 # -- adapt_tools_sync over real HTTP ---------------------------------------------------
 
 HTTP_SERVER = """
+import os
 import sys
+import threading
+import time
 
 import mcp_types as t
 import uvicorn
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 
+
+def exit_with_parent(parent=os.getppid()):
+    # A test run that is killed can't stop this server, so it stops itself.
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(0)
+
+
+threading.Thread(target=exit_with_parent, daemon=True).start()
 server = MCPServer("client-tests")
 
 
@@ -693,8 +819,10 @@ def test_client_modules_do_not_import_django_at_top_level() -> None:
     for path in package.glob("*.py"):
         for node in ast.parse(path.read_text()).body:
             names = (
-                [alias.name for alias in node.names] if isinstance(node, ast.Import)
-                else [node.module or ""] if isinstance(node, ast.ImportFrom)
+                [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
                 else []
             )
             assert not any(name.split(".")[0] == "django" for name in names), path.name
