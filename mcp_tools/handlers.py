@@ -2,26 +2,20 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from django.http import HttpRequest
 
-from . import arguments, protocol
+from . import protocol
 from .authentication import Caller
 from .conf import mcp_settings
-from .context import ToolCallContext
-from .dispatch import call_view, release
-from .inner_requests import build_inner_request
+from .invocation import run_tool
 from .jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, JSONRPCError, Message
+from .projection import project_result, project_tool
 from .registry import ToolRegistry
-from .results import ToolResult, to_wire
 from .tools import Tool
-
-logger = logging.getLogger("mcp_tools")
-
 
 @dataclass
 class Call:
@@ -68,7 +62,7 @@ def ping(call: Call) -> dict[str, Any]:
 
 
 def list_tools(call: Call) -> dict[str, Any]:
-    return {"tools": [tool.definition() for tool in call.tools()]}
+    return {"tools": [project_tool(tool.definition(), call.version) for tool in call.tools()]}
 
 
 def call_tool(call: Call) -> dict[str, Any]:
@@ -84,34 +78,8 @@ def call_tool(call: Call) -> dict[str, Any]:
         args = {}
     if not isinstance(args, dict):
         raise JSONRPCError(INVALID_PARAMS, "Invalid params: arguments must be an object")
-    return to_wire(run_tool(call, tool, args))
-
-
-def run_tool(call: Call, tool: Tool, args: dict[str, Any]) -> ToolResult:
-    """Validate the arguments, run the view as the caller and format what it answered."""
-    lines = arguments.problems(tool, args)
-    if lines:
-        return ToolResult.error("\n".join(lines))
-    context = ToolCallContext(params=call.message.params, tool_name=tool.name)
-    try:
-        inner = build_inner_request(
-            call.request,
-            tool,
-            arguments.split(tool, args),
-            context,
-            identity=call.caller.identity_for(tool.view_class),
-        )
-    except ValueError as exc:
-        return ToolResult.error(f"Invalid arguments: $: {exc}")
-    formatter = mcp_settings.FORMATTER_CLASS()
-    try:
-        response = call_view(tool, inner)
-    except Exception as exc:
-        return formatter.format_exception(exc, inner, tool)
-    try:
-        return formatter.format_response(response, inner, tool)
-    finally:
-        release(response)
+    result = run_tool(call.request, call.caller, tool, call.message.params, args)
+    return project_result(result, call.version)
 
 
 def discard(call: Call) -> None:

@@ -48,35 +48,3 @@ class ToolResult:
 
     def texts(self) -> list[str]:
         return [block["text"] for block in self.content if block.get("type") == "text"]
-
-
-def wrap_structured(value: Any, *, is_object: bool) -> Any:
-    """Wrap a non-object structured value as protocol versions before 2026-07-28 need it.
-
-    Arrays become ``{"items": [...]}``, every other non-object value ``{"result": v}``.
-    """
-    if is_object:
-        return value
-    if isinstance(value, RawJSON):
-        key = "items" if value.text.lstrip().startswith("[") else "result"
-    else:
-        key = "items" if isinstance(value, list | tuple) else "result"
-    return {key: value}
-
-
-def is_json_object(value: Any) -> bool:
-    if isinstance(value, RawJSON):
-        return value.text.lstrip().startswith("{")
-    return isinstance(value, dict)
-
-
-def to_wire(result: ToolResult) -> dict[str, Any]:
-    """Return the 2025-11-25 wire form of ``result`` (structured values wrapped)."""
-    wire: dict[str, Any] = {"content": result.content}
-    if result.has_structured and not result.is_error:
-        value = result.structured
-        wire["structuredContent"] = wrap_structured(value, is_object=is_json_object(value))
-    if result.meta:
-        wire["_meta"] = result.meta
-    wire["isError"] = result.is_error
-    return wire

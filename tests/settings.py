@@ -16,6 +16,9 @@ INSTALLED_APPS = [
     "mcp_tools",
     "demo_project.todos",
     "tests.testapp",
+    "tests.results_app",
+    "tests.conformance_app",
+    "tests.schema_app",
 ]
 
 MIDDLEWARE = [

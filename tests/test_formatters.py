@@ -24,7 +24,7 @@ from mcp_tools import ToolError
 from mcp_tools.dispatch import release
 from mcp_tools.formatters import ResponseFormatter
 from mcp_tools.jsonrpc import encode
-from mcp_tools.results import to_wire
+from mcp_tools.projection import project_result
 from mcp_tools.tools import ToolOptions
 
 TOOL = types.SimpleNamespace(name="t", options=ToolOptions())
@@ -67,7 +67,7 @@ def error(value):
 
 
 def wire(result):
-    return json.loads(encode(to_wire(result)))
+    return json.loads(encode(project_result(result, "2025-11-25")))
 
 
 CASES = [
@@ -108,7 +108,7 @@ def test_result_contract(case, make, expected):
 def test_drf_json_bytes_are_spliced_not_reencoded():
     response = drf({"b": 1, "a": 2})
     result = ResponseFormatter().format_response(response, HttpRequest(), TOOL)
-    envelope = encode(to_wire(result))
+    envelope = encode(project_result(result, "2025-11-25"))
     assert '"structuredContent":{"b":1,"a":2}' in envelope
 
 

@@ -3,5 +3,8 @@ from django.urls import include, path
 urlpatterns = [
     path("api/", include("demo_project.todos.urls")),
     path("t/", include("tests.testapp.urls")),
+    path("r/", include("tests.results_app.urls")),
+    path("c/", include("tests.conformance_app.urls")),
+    path("s/", include("tests.schema_app.urls")),
     path("", include("mcp_tools.urls")),
 ]
