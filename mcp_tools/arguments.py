@@ -1,4 +1,9 @@
-"""Tool arguments: checked against the tool's inputSchema, then split into path, query, body."""
+"""Tool arguments: leniently coerced, checked against the inputSchema, split into path, query, body.
+
+Some clients send every argument as a string (``"3"``, ``"true"``, ``"[1, 2]"``). A string
+that encodes the JSON type the schema declares is converted before validation; any other
+string is left for validation to report.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,18 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import schemas
 from .tools import Tool
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "array": (list,),
+    "object": (dict,),
+    "null": (type(None),),
+    "string": (str,),
+}
 
 
 @dataclass
@@ -18,19 +34,87 @@ class SplitArguments:
     body: dict[str, Any] | None = None
 
 
+def declared_types(schema: Any) -> set[str]:
+    """Return the JSON types ``schema`` admits by ``type``, ``enum`` or ``anyOf``."""
+    if not isinstance(schema, dict):
+        return set()
+    declared = schema.get("type")
+    types = {declared} if isinstance(declared, str) else set(declared or ())
+    for value in schema.get("enum", ()):
+        types.update(name for name, py in _JSON_TYPES.items() if _is_type(value, name))
+    for branch in schema.get("anyOf", ()):
+        types |= declared_types(branch)
+    return types
+
+
+def _is_type(value: Any, name: str) -> bool:
+    if isinstance(value, bool) and name in ("integer", "number"):
+        return False
+    if name == "integer" and isinstance(value, float):
+        return value.is_integer()
+    return isinstance(value, _JSON_TYPES[name])
+
+
+def coerce_value(value: Any, schema: Any) -> Any:
+    """Return ``value``, or the JSON it encodes when it is a string of a declared type."""
+    if isinstance(value, str):
+        types = declared_types(schema)
+        if "string" in types or not types:
+            return value
+        try:
+            decoded = json.loads(value)
+        except ValueError:
+            return value
+        if any(_is_type(decoded, name) for name in types):
+            return coerce_value(decoded, schema)
+        return value
+    if isinstance(value, dict) and isinstance(schema, dict):
+        properties = schema.get("properties") or {}
+        return {key: coerce_value(item, properties.get(key)) for key, item in value.items()}
+    if isinstance(value, list) and isinstance(schema, dict):
+        items = schema.get("items")
+        return [coerce_value(item, items) for item in value] if items else value
+    return value
+
+
+def coerce(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Return the arguments with JSON-encoding strings converted to their declared types."""
+    return coerce_value(arguments, tool.input_schema)
+
+
 def problems(tool: Tool, arguments: dict[str, Any]) -> list[str]:
     """Return one ``Invalid arguments: <json path>: <message>`` line per problem."""
-    errors = sorted(tool.validator.iter_errors(arguments), key=lambda e: (e.json_path, e.message))
-    return [f"Invalid arguments: {error.json_path}: {error.message}" for error in errors]
+    arguments = coerce(tool, arguments)
+    lines = {
+        f"Invalid arguments: {error.json_path}: {schemas.error_message(error)}": None
+        for error in sorted(tool.validator.iter_errors(arguments), key=_error_order)
+        if not _said_already(error)
+    }
+    return list(lines)
+
+
+def _error_order(error: Any) -> tuple[str, int, str]:
+    # Per argument, the length rules before the pattern that restates them.
+    return (error.json_path, error.validator == "pattern", error.message)
+
+
+def _said_already(error: Any) -> bool:
+    """A trimmed-length pattern restates minLength: keep only the minLength line."""
+    if error.validator != "pattern" or not isinstance(error.instance, str):
+        return False
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    return "\u0000" not in error.instance and len(error.instance) < schema.get("minLength", 0)
 
 
 def split(tool: Tool, arguments: dict[str, Any]) -> SplitArguments:
-    """Path parameters fill the URL; the rest form the JSON body or, without one, the query."""
+    """Path parameters fill the URL; query parameters (and every other argument of a method
+    without a body) the query string; the rest the JSON body."""
+    arguments = coerce(tool, arguments)
     result = SplitArguments(body={} if tool.has_body else None)
     for name, value in arguments.items():
         if name in tool.path_params:
             result.path[name] = value
-        elif result.body is not None:
+        elif result.body is not None and name not in tool.query_params:
             result.body[name] = value
         else:
             result.query[name] = value

@@ -65,8 +65,10 @@ def mcp_tool(
         include_structured_content=include_structured_content,
         include_output_schema=include_output_schema,
         methods=_methods(methods),
-        actions=tuple(actions) if actions is not None else None,
-        tags=tuple(tags),
+        actions=((actions,) if isinstance(actions, str) else tuple(actions))
+        if actions is not None
+        else None,
+        tags=(tags,) if isinstance(tags, str) else tuple(tags),
         icons=icons,
         meta=meta,
         stream=stream,

@@ -43,6 +43,11 @@ class Route:
             names.extend(p for p in params if p not in names)
         return tuple(names)
 
+    @cached_property
+    def group_patterns(self) -> dict[str, str]:
+        """Return the regex of each named group of the pattern (``re_path`` parameters)."""
+        return dict(_named_groups(self.regex))
+
     @property
     def url_name(self) -> str | None:
         return self.name.rpartition(":")[2] if self.name else None
@@ -65,6 +70,28 @@ class Route:
             if self._compiled.search(candidate):
                 return "/" + candidate
         raise ValueError(f"no path of {self.route!r} matches these path parameters")
+
+
+def _named_groups(regex: str) -> Iterator[tuple[str, str]]:
+    """Yield (name, body) of each ``(?P<name>body)`` group, nested parentheses balanced."""
+    for match in re.finditer(r"\(\?P<(\w+)>", regex):
+        depth, index, in_class = 1, match.end(), False
+        while index < len(regex) and depth:
+            char = regex[index]
+            if char == "\\":
+                index += 2
+                continue
+            if in_class:
+                in_class = char != "]"
+            elif char == "[":
+                in_class = True
+            elif char == "(":
+                depth += 1
+            elif char == ")":
+                depth -= 1
+            index += 1
+        if depth == 0:
+            yield match.group(1), regex[match.end() : index - 1]
 
 
 def _regex_of(pattern: Any) -> str:

@@ -2,81 +2,44 @@
 
 A small table-driven mapper rather than DRF's OpenAPI generator: that generator is deprecated
 and speaks OpenAPI 3.0 (``nullable``), which JSON Schema validators do not understand.
-The schemas are JSON Schema 2020-12 that also read correctly as draft-07.
+The schemas are JSON Schema 2020-12 that also read correctly as draft-07: ``type`` lists for
+null, JSON defaults only, ``$defs``/``$ref`` for recursion (draft-07 reads ``$defs`` as an
+ordinary keyword and resolves the JSON pointer all the same).
+
+Each schema accepts only values the field accepts wherever JSON Schema can say so: a
+generated-arguments test holds the two to that.
 """
 
 from __future__ import annotations
 
+import decimal
+import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
+from django.core.validators import RegexValidator
+from django.db import connection
 from django.urls import converters as url_converters
+from jsonschema import Draft202012Validator, ValidationError, validators
 from rest_framework import fields, relations, serializers
 
 Schema = dict[str, Any]
 
-_CONVERTERS: list[tuple[type, Callable[[Any], Schema]]] = [
-    (url_converters.IntConverter, lambda c: {"type": "integer", "minimum": 0}),
-    (
-        url_converters.UUIDConverter,
-        lambda c: {"type": "string", "format": "uuid", "pattern": f"^{c.regex}$"},
-    ),
-    (url_converters.PathConverter, lambda c: {"type": "string", "minLength": 1}),
-    (url_converters.StringConverter, lambda c: {"type": "string", "pattern": "^[^/]+$"}),
-]
-
-
-def converter_schema(converter: Any | None) -> Schema:
-    """Return the schema of one path parameter, from its URL converter (None: a regex group)."""
-    if converter is None:
-        return {"type": "string", "minLength": 1}
-    for converter_class, build in _CONVERTERS:
-        # Exact types: SlugConverter subclasses StringConverter but has its own regex.
-        if type(converter) is converter_class:
-            return build(converter)
-    return {"type": "string", "pattern": f"^(?:{converter.regex})$"}
-
-
-def _string(field: Any, **extra: Any) -> Schema:
-    schema: Schema = {"type": "string", **extra}
-    if getattr(field, "max_length", None) is not None:
-        schema["maxLength"] = field.max_length
-    if getattr(field, "min_length", None) is not None:
-        schema["minLength"] = field.min_length
-    elif not getattr(field, "allow_blank", True):
-        schema["minLength"] = 1
-    return schema
-
-
-def _number(field: Any, json_type: str) -> Schema:
-    schema: Schema = {"type": json_type}
-    if getattr(field, "min_value", None) is not None:
-        schema["minimum"] = field.min_value
-    if getattr(field, "max_value", None) is not None:
-        schema["maximum"] = field.max_value
-    return schema
-
-
-def _decimal(field: fields.DecimalField) -> Schema:
-    # DRF accepts a number or a numeric string; the pattern applies to strings only.
-    schema: Schema = {"type": ["number", "string"], "pattern": r"^-?(\d+\.?\d*|\.\d+)$"}
-    if field.min_value is not None:
-        schema["minimum"] = float(field.min_value)
-    if field.max_value is not None:
-        schema["maximum"] = float(field.max_value)
-    return schema
-
-
-def _choices(field: fields.ChoiceField) -> Schema:
-    return {"enum": list(field.choices)}
-
-
-def _primary_key(field: relations.PrimaryKeyRelatedField) -> Schema:
-    queryset = field.queryset
-    if queryset is not None and queryset.model._meta.pk.get_internal_type() in INTEGER_FIELDS:
-        return {"type": "integer"}
-    return {"type": "string"}
-
+#: What DRF's CharField refuses besides its own rules: NUL characters.
+NO_NUL = r"^[^\u0000]*$"
+UUID_PATTERN = r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$"
+#: What Django's parse_datetime, parse_time and URLValidator read, as patterns: jsonschema
+#: asserts the date-time, time and uri formats only with optional packages installed.
+DATETIME_PATTERN = (
+    r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,6})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?$"
+)
+TIME_PATTERN = r"^\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2})?$"
+EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
+URL_PATTERN = r"^(?:[hH][tT][tT][pP][sS]?|[fF][tT][pP][sS]?)://[^\s/?#]+[^\s]*$"
+#: The ISO 8601 durations Django's ``parse_duration`` reads (days to seconds, no months).
+DURATION_PATTERN = r"^-?P(\d{1,6}D)?(T(\d{1,6}H)?(\d{1,6}M)?(\d{1,6}(\.\d{1,6})?S)?)?$"
 
 INTEGER_FIELDS = {
     "AutoField",
@@ -90,54 +53,389 @@ INTEGER_FIELDS = {
     "PositiveSmallIntegerField",
 }
 
+
+class UnsupportedField(Exception):
+    """A field whose values can't be sent as JSON arguments (files, images)."""
+
+
+@dataclass
+class SchemaContext:
+    """State of one mapping: ``$defs`` of recursive serializers and the partial flag."""
+
+    partial: bool = False
+    #: Input direction: file fields are reported as unsupported and left out.
+    files_unsupported: bool = False
+    defs: dict[str, Schema] = field(default_factory=dict)
+    #: Dotted paths of fields left out because JSON can't carry them.
+    unsupported: list[str] = field(default_factory=list)
+    _stack: list[type] = field(default_factory=list)
+    _names: dict[type, str] = field(default_factory=dict)
+    _path: list[str] = field(default_factory=list)
+
+    def def_name(self, serializer_class: type) -> str:
+        name = self._names.get(serializer_class)
+        if name is None:
+            name = serializer_class.__name__
+            taken = set(self._names.values())
+            suffix = 2
+            while name in taken:
+                name = f"{serializer_class.__name__}{suffix}"
+                suffix += 1
+            self._names[serializer_class] = name
+        return name
+
+
+# Path parameters ------------------------------------------------------------------------
+
+_CONVERTERS: list[tuple[type, Callable[[Any], Schema]]] = [
+    (url_converters.IntConverter, lambda c: {"type": "integer", "minimum": 0}),
+    (url_converters.UUIDConverter, lambda c: {"type": "string", "pattern": f"^{c.regex}$"}),
+    (url_converters.PathConverter, lambda c: {"type": "string", "pattern": r"^.+$"}),
+    (url_converters.StringConverter, lambda c: {"type": "string", "pattern": "^[^/]+$"}),
+]
+
+
+def converter_schema(converter: Any | None, regex: str | None = None) -> Schema:
+    """Return the schema of one path parameter, from its URL converter or its regex group."""
+    if converter is None:
+        return {"type": "string", "pattern": f"^(?:{regex or '.+'})$"}
+    for converter_class, build in _CONVERTERS:
+        # Exact types: SlugConverter subclasses StringConverter but has its own regex.
+        if type(converter) is converter_class:
+            return build(converter)
+    return {"type": "string", "pattern": f"^(?:{converter.regex})$"}
+
+
+# Serializer fields ----------------------------------------------------------------------
+
+
+def _json_number(value: Any) -> int | float:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return value
+    as_decimal = decimal.Decimal(str(value))
+    return int(as_decimal) if as_decimal == as_decimal.to_integral_value() else float(as_decimal)
+
+
+def _patterns(schema: Schema, patterns: list[str]) -> Schema:
+    if len(patterns) == 1:
+        schema["pattern"] = patterns[0]
+    elif patterns:
+        schema["allOf"] = [{"pattern": pattern} for pattern in patterns]
+    return schema
+
+
+_TRIMMED_PREFIX = r"^[^\u0000]*[^\s\u0000]"
+
+
+def error_message(error: ValidationError) -> str:
+    """Return a validation error's message, in words for the patterns this module writes."""
+    if error.validator == "pattern" and isinstance(error.instance, str):
+        if error.validator_value == NO_NUL:
+            return f"{error.instance!r} contains a NUL character"
+        if error.validator_value.startswith(_TRIMMED_PREFIX):
+            if "\u0000" in error.instance:
+                return f"{error.instance!r} contains a NUL character"
+            return f"{error.instance!r} is too short once surrounding spaces are trimmed"
+    return error.message
+
+
+def _trimmed_length_pattern(min_length: int) -> str:
+    # DRF trims before checking blankness and length: ask for min_length characters between
+    # the first and the last non-space one, and no NUL anywhere.
+    visible = r"[^\s\u0000]"
+    if min_length <= 1:
+        return rf"^[^\u0000]*{visible}[^\u0000]*$"
+    return rf"^[^\u0000]*{visible}[^\u0000]{{{min_length - 2},}}{visible}[^\u0000]*$"
+
+
+def _ecma(pattern: str) -> str:
+    # Python's \A and \Z anchors are unknown to ECMA-262 regular expressions.
+    return pattern.replace("\\A", "^").replace("\\Z", "$")
+
+
+def _regex_patterns(field: fields.Field) -> list[str]:
+    return [
+        _ecma(validator.regex.pattern)
+        for validator in field.validators
+        if type(validator) is RegexValidator
+        and not validator.inverse_match
+        and not validator.regex.flags & ~re.UNICODE
+    ]
+
+
+def _string(field: Any, context: SchemaContext, *, text: bool = True, **extra: Any) -> Schema:
+    """Map a CharField (or subclass); ``text`` adds the NUL and trimmed-length patterns."""
+    schema: Schema = {"type": "string", **extra}
+    if field.max_length is not None:
+        schema["maxLength"] = field.max_length
+    min_length = field.min_length or 0
+    if not field.allow_blank:
+        min_length = max(min_length, 1)
+    if min_length:
+        schema["minLength"] = min_length
+    patterns: list[str] = []
+    if text:
+        if min_length and field.trim_whitespace:
+            patterns.append(_trimmed_length_pattern(min_length))
+        else:
+            patterns.append(NO_NUL)
+    return _patterns(schema, patterns + _regex_patterns(field))
+
+
+def _regex(field: fields.RegexField, context: SchemaContext) -> Schema:
+    return _string(field, context)  # the RegexValidator adds its pattern
+
+
+def _slug(field: fields.SlugField, context: SchemaContext) -> Schema:
+    # SlugField's own RegexValidator carries the slug pattern.
+    return _string(field, context, text=False)
+
+
+def _ip_address(field: fields.IPAddressField, context: SchemaContext) -> Schema:
+    protocol = field.protocol.lower()
+    if protocol in ("ipv4", "ipv6"):
+        return {"type": "string", "format": protocol}
+    return {"type": "string", "anyOf": [{"format": "ipv4"}, {"format": "ipv6"}]}
+
+
+def _bounds(schema: Schema, field: Any) -> Schema:
+    if getattr(field, "min_value", None) is not None:
+        schema["minimum"] = _json_number(field.min_value)
+    if getattr(field, "max_value", None) is not None:
+        schema["maximum"] = _json_number(field.max_value)
+    return schema
+
+
+def _integer(field: fields.IntegerField, context: SchemaContext) -> Schema:
+    return _bounds({"type": "integer"}, field)
+
+
+def _float(field: fields.FloatField, context: SchemaContext) -> Schema:
+    return _bounds({"type": "number"}, field)
+
+
+def decimal_pattern(field: fields.DecimalField) -> str:
+    """Return the pattern of the decimal strings ``field`` accepts, digits counted as DRF does.
+
+    Leading zeros do not count; trailing zeros after the point do.
+    """
+    whole_digits, places = field.max_whole_digits, field.decimal_places
+    fraction = "\\d+" if places is None else f"\\d{{1,{places}}}"
+    alternatives = [f"\\.{fraction}"] if places != 0 else []
+    if whole_digits != 0:
+        whole = "\\d+" if whole_digits is None else f"\\d{{1,{whole_digits}}}"
+        point = "" if places == 0 else ("\\.\\d*" if places is None else f"\\.\\d{{0,{places}}}")
+        alternatives.insert(0, f"{whole}(?:{point})?" if point else whole)
+    sign = "" if field.min_value is not None and field.min_value >= 0 else "-?"
+    return f"^{sign}0*(?:{'|'.join(alternatives)})$"
+
+
+def _decimal(field: fields.DecimalField, context: SchemaContext) -> Schema:
+    # DRF reads a JSON number through its text (str(1.25) == "1.25"), so both forms count the
+    # same digits. multipleOf says the decimal places of numbers; mcp_tools checks it in
+    # decimal arithmetic (see tools.ArgumentValidator), not in binary floats.
+    schema: Schema = {"type": ["number", "string"], "pattern": decimal_pattern(field)}
+    if field.decimal_places is not None:
+        schema["multipleOf"] = _json_number(decimal.Decimal(1).scaleb(-field.decimal_places))
+    if field.max_whole_digits is not None:
+        limit = 10**field.max_whole_digits
+        schema["exclusiveMaximum"] = limit
+        schema["exclusiveMinimum"] = -limit
+        if field.max_whole_digits == 0:
+            # DRF counts the "0" of a JSON 0 as a whole digit: no integer passes.
+            schema["not"] = {"type": "integer"}
+    _bounds(schema, field)
+    return schema
+
+
+def _duration(field: fields.DurationField, context: SchemaContext) -> Schema:
+    schema: Schema = {"type": "string", "pattern": DURATION_PATTERN}
+    if field.min_value is not None and field.min_value >= timedelta(0):
+        schema["pattern"] = DURATION_PATTERN.replace("^-?", "^")
+    return schema
+
+
+def _choice_values(field: fields.ChoiceField) -> list[Any]:
+    values = [
+        key if isinstance(key, str | int | float | bool) or key is None else str(key)
+        for key in field.choices
+    ]
+    if getattr(field, "allow_blank", False) and "" not in values:
+        values.append("")
+    return values
+
+
+def _choice(field: fields.ChoiceField, context: SchemaContext) -> Schema:
+    return {"enum": _choice_values(field)}
+
+
+def _sized(schema: Schema, field: Any, min_key: str, max_key: str) -> Schema:
+    min_length = getattr(field, "min_length", None) or 0
+    if not getattr(field, "allow_empty", True):
+        min_length = max(min_length, 1)
+    if min_length:
+        schema[min_key] = min_length
+    if getattr(field, "max_length", None) is not None:
+        schema[max_key] = field.max_length
+    return schema
+
+
+def _multiple_choice(field: fields.MultipleChoiceField, context: SchemaContext) -> Schema:
+    schema = {"type": "array", "items": {"enum": _choice_values(field)}}
+    return _sized(schema, field, "minItems", "maxItems")
+
+
+def _list(field: Any, context: SchemaContext) -> Schema:
+    child = getattr(field, "child", None) or getattr(field, "child_relation", None)
+    items = field_schema(child, context, name="[]") if child is not None else {}
+    return _sized({"type": "array", "items": items}, field, "minItems", "maxItems")
+
+
+def _dict(field: fields.DictField, context: SchemaContext) -> Schema:
+    schema: Schema = {"type": "object"}
+    schema["additionalProperties"] = field_schema(field.child, context, name="{}")
+    return _sized(schema, field, "minProperties", "maxProperties")
+
+
+def _json(field: fields.JSONField, context: SchemaContext) -> Schema:
+    return {"type": ["object", "array", "string", "number", "boolean"]}  # null: allow_null
+
+
+def model_field_schema(model_field: Any) -> Schema:
+    """Return the schema of a model field's values as a lookup reads them (pk, slug)."""
+    internal_type = model_field.get_internal_type()
+    if internal_type in INTEGER_FIELDS:
+        low, high = connection.ops.integer_field_range(internal_type)
+        schema: Schema = {"type": "integer"}
+        if low is not None:
+            schema["minimum"] = low
+        if high is not None:
+            schema["maximum"] = high
+        return schema
+    if internal_type == "UUIDField":
+        return {"type": "string", "pattern": UUID_PATTERN}
+    return {"type": "string", "minLength": 1, "pattern": NO_NUL}
+
+
+def _primary_key(field: relations.PrimaryKeyRelatedField, context: SchemaContext) -> Schema:
+    if field.pk_field is not None:
+        return field_schema(field.pk_field, context)
+    queryset = field.queryset
+    if queryset is None:
+        return {"type": ["integer", "string"]}
+    return model_field_schema(queryset.model._meta.pk)
+
+
+def _slug_related(field: relations.SlugRelatedField, context: SchemaContext) -> Schema:
+    queryset = field.queryset
+    if queryset is None:
+        return {"type": "string"}
+    return model_field_schema(queryset.model._meta.get_field(field.slug_field))
+
+
+def _hyperlinked(field: relations.HyperlinkedRelatedField, context: SchemaContext) -> Schema:
+    return {"type": "string", "format": "uri"}
+
+
+def _file(field: fields.FileField, context: SchemaContext) -> Schema:
+    if context.files_unsupported:
+        raise UnsupportedField(type(field).__name__)
+    return {"type": "string"}  # what DRF renders: the file's URL or name
+
+
+def _nested(serializer: serializers.BaseSerializer, context: SchemaContext) -> Schema:
+    return serializer_object(serializer, context)
+
+
+def _nested_list(field: serializers.ListSerializer, context: SchemaContext) -> Schema:
+    items = field_schema(field.child, context, name="[]")
+    return _sized({"type": "array", "items": items}, field, "minItems", "maxItems")
+
+
+Builder = Callable[[Any, SchemaContext], Schema]
+
 # Most specific classes first: the first isinstance match wins.
-FIELD_SCHEMAS: list[tuple[type, Callable[[Any], Schema]]] = [
-    (serializers.ListSerializer, lambda f: {"type": "array", "items": field_schema(f.child)}),
-    (serializers.BaseSerializer, lambda f: serializer_schema(f)),
-    (relations.ManyRelatedField, lambda f: {"type": "array", "items": field_schema(f.child_relation)}),
+FIELD_SCHEMAS: list[tuple[type, Builder]] = [
+    (serializers.ListSerializer, _nested_list),
+    (serializers.BaseSerializer, _nested),
+    (relations.ManyRelatedField, _list),
     (relations.PrimaryKeyRelatedField, _primary_key),
-    (relations.HyperlinkedRelatedField, lambda f: {"type": "string", "format": "uri"}),
-    (relations.RelatedField, lambda f: {"type": "string"}),
-    (fields.BooleanField, lambda f: {"type": "boolean"}),
-    (fields.MultipleChoiceField, lambda f: {"type": "array", "items": _choices(f), "uniqueItems": True}),
-    (fields.ChoiceField, _choices),
-    (fields.EmailField, lambda f: _string(f, format="email")),
-    (fields.URLField, lambda f: _string(f, format="uri")),
-    (fields.UUIDField, lambda f: {"type": "string", "format": "uuid"}),
-    (fields.IPAddressField, lambda f: _string(f)),
-    (fields.SlugField, lambda f: _string(f, pattern=r"^[-a-zA-Z0-9_]+$")),
+    (relations.SlugRelatedField, _slug_related),
+    (relations.HyperlinkedRelatedField, _hyperlinked),
+    (relations.RelatedField, lambda f, c: {"type": "string"}),
+    (fields.FileField, _file),  # ImageField too
+    (fields.BooleanField, lambda f, c: {"type": "boolean"}),
+    (fields.MultipleChoiceField, _multiple_choice),
+    (fields.ChoiceField, _choice),
+    (
+        fields.EmailField,
+        lambda f, c: _patterns(_string(f, c, text=False, format="email"), [EMAIL_PATTERN]),
+    ),
+    (
+        fields.URLField,
+        lambda f, c: _patterns(_string(f, c, text=False, format="uri"), [URL_PATTERN]),
+    ),
+    (fields.UUIDField, lambda f, c: {"type": "string", "pattern": UUID_PATTERN}),
+    (fields.IPAddressField, _ip_address),
+    (fields.SlugField, _slug),
+    (fields.RegexField, _regex),
     (fields.CharField, _string),
-    (fields.IntegerField, lambda f: _number(f, "integer")),
-    (fields.FloatField, lambda f: _number(f, "number")),
+    (fields.IntegerField, _integer),
+    (fields.FloatField, _float),
     (fields.DecimalField, _decimal),
-    (fields.DateTimeField, lambda f: {"type": "string", "format": "date-time"}),
-    (fields.DateField, lambda f: {"type": "string", "format": "date"}),
-    (fields.TimeField, lambda f: {"type": "string", "format": "time"}),
-    (fields.DurationField, lambda f: {"type": "string"}),
-    (fields.DictField, lambda f: {"type": "object", "additionalProperties": field_schema(f.child)}),
-    (fields.ListField, lambda f: {"type": "array", "items": field_schema(f.child)}),
-    (fields.JSONField, lambda f: {}),
+    (
+        fields.DateTimeField,
+        lambda f, c: {"type": "string", "format": "date-time", "pattern": DATETIME_PATTERN},
+    ),
+    (fields.DateField, lambda f, c: {"type": "string", "format": "date"}),
+    (fields.TimeField, lambda f, c: {"type": "string", "format": "time", "pattern": TIME_PATTERN}),
+    (fields.DurationField, _duration),
+    (fields.DictField, _dict),  # HStoreField too
+    (fields.ListField, _list),
+    (fields.JSONField, _json),
 ]
 
 _JSON_DEFAULT_TYPES = (str, int, float, bool, type(None), list, dict)
 
 
-def field_schema(field: fields.Field) -> Schema:
-    """Return the JSON Schema of the values ``field`` accepts as input."""
-    schema: Schema = {}
-    for field_class, build in FIELD_SCHEMAS:
-        if isinstance(field, field_class):
-            schema = build(field)
-            break
+def field_schema(
+    field: fields.Field, context: SchemaContext | None = None, *, name: str | None = None
+) -> Schema:
+    """Return the JSON Schema of the values ``field`` accepts as input.
+
+    Raises ``UnsupportedField`` for fields JSON can't carry (files).
+    """
+    context = context or SchemaContext()
+    if name is not None:
+        context._path.append(name)
+    try:
+        schema: Schema = {}
+        for field_class, build in FIELD_SCHEMAS:
+            if isinstance(field, field_class):
+                schema = build(field, context)
+                break
+    finally:
+        if name is not None:
+            context._path.pop()
     if getattr(field, "allow_null", False) and schema:
         schema = _nullable(schema)
+    if "$ref" in schema:
+        # Draft-07 ignores the siblings of $ref: keep the reference alone in an allOf.
+        schema = {"allOf": [schema]}
     if field.help_text:
         schema["description"] = str(field.help_text)
     default = field.default
-    if default is not fields.empty and not callable(default):
-        if isinstance(default, _JSON_DEFAULT_TYPES):
-            schema["default"] = default
+    if default is not fields.empty and not callable(default) and _is_json(default):
+        schema["default"] = default
     return schema
+
+
+def _is_json(value: Any) -> bool:
+    if isinstance(value, list):
+        return all(_is_json(item) for item in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _is_json(v) for k, v in value.items())
+    return isinstance(value, _JSON_DEFAULT_TYPES)
 
 
 def _nullable(schema: Schema) -> Schema:
@@ -147,21 +445,85 @@ def _nullable(schema: Schema) -> Schema:
     if isinstance(json_type, str):
         return {**schema, "type": [json_type, "null"]}
     if isinstance(json_type, list):
-        return {**schema, "type": [*json_type, "null"]}
+        return schema if "null" in json_type else {**schema, "type": [*json_type, "null"]}
     return {"anyOf": [schema, {"type": "null"}]}
 
 
-def serializer_schema(serializer: serializers.BaseSerializer, *, partial: bool = False) -> Schema:
-    """Return the object schema of the writable fields of ``serializer``."""
-    properties: dict[str, Schema] = {}
-    required: list[str] = []
-    for name, field in serializer.fields.items():
-        if field.read_only or isinstance(field, fields.HiddenField):
-            continue
-        properties[name] = field_schema(field)
-        if field.required and not partial:
-            required.append(name)
+def writable_fields(serializer: serializers.BaseSerializer) -> dict[str, fields.Field]:
+    """Return the fields a client writes: not read-only, not hidden."""
+    return {
+        name: field
+        for name, field in serializer.fields.items()
+        if not field.read_only and not isinstance(field, fields.HiddenField)
+    }
+
+
+def serializer_object(serializer: serializers.BaseSerializer, context: SchemaContext) -> Schema:
+    """Return the object schema of a serializer's writable fields; a recursion is a ``$ref``."""
+    serializer_class = type(serializer)
+    if serializer_class in context._stack:
+        return {"$ref": f"#/$defs/{context.def_name(serializer_class)}"}
+    context._stack.append(serializer_class)
+    try:
+        properties: dict[str, Schema] = {}
+        required: list[str] = []
+        for name, field in writable_fields(serializer).items():
+            try:
+                properties[name] = field_schema(field, context, name=name)
+            except UnsupportedField:
+                context.unsupported.append(".".join([*context._path, name]))
+                continue
+            if field.required and not context.partial:
+                required.append(name)
+    finally:
+        context._stack.pop()
     schema: Schema = {"type": "object", "properties": properties}
     if required:
         schema["required"] = required
+    schema["additionalProperties"] = False
+    if serializer_class in context._names:
+        context.defs[context._names[serializer_class]] = dict(schema)
     return schema
+
+
+def serializer_schema(
+    serializer: serializers.BaseSerializer,
+    *,
+    partial: bool = False,
+    context: SchemaContext | None = None,
+) -> Schema:
+    """Return the object schema of the writable fields of ``serializer`` (with ``$defs``)."""
+    context = context or SchemaContext(partial=partial, files_unsupported=True)
+    schema = serializer_object(serializer, context)
+    if context.defs:
+        schema["$defs"] = dict(context.defs)
+    return schema
+
+
+# Validation ------------------------------------------------------------------------------
+
+
+def _multiple_of(validator: Any, multiple: Any, instance: Any, schema: Schema) -> Any:
+    # In decimal arithmetic on the number's text, as DRF reads it: 0.29 is a multiple of
+    # 0.01 here, where binary floats (and jsonschema's default) say it is not.
+    if not validator.is_type(instance, "number"):
+        return
+    try:
+        remainder = decimal.Decimal(str(instance)) % decimal.Decimal(str(multiple))
+    except decimal.InvalidOperation:
+        remainder = decimal.Decimal(1)
+    if remainder != 0:
+        yield ValidationError(f"{instance!r} is not a multiple of {multiple}")
+
+
+ArgumentValidator = validators.extend(
+    Draft202012Validator, {"multipleOf": _multiple_of}, version="mcp-tools-arguments"
+)
+
+
+def argument_validator(schema: Schema) -> Any:
+    """Return a validator of tool arguments for ``schema``, compiled once.
+
+    Formats are asserted where jsonschema can check them (date, email, ipv4, ipv6, ...).
+    """
+    return ArgumentValidator(schema, format_checker=ArgumentValidator.FORMAT_CHECKER)

@@ -12,12 +12,13 @@ from jsonschema import Draft202012Validator
 from rest_framework.views import APIView
 from rest_framework.viewsets import ViewSetMixin
 
-from . import schemas
+from . import input_schemas, schemas
+from .conf import mcp_settings
 from .routes import Route
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 TOOL_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
-BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+BODY_METHODS = input_schemas.BODY_METHODS
 STANDARD_ACTIONS = {
     "list": ("GET", "List {plural}"),
     "retrieve": ("GET", "Get {singular}"),
@@ -26,7 +27,6 @@ STANDARD_ACTIONS = {
     "partial_update": ("PATCH", "Partially update {singular}"),
     "destroy": ("DELETE", "Delete {singular}"),
 }
-PARTIAL_ACTIONS = frozenset({"partial_update"})
 
 # readOnlyHint, destructiveHint, idempotentHint per HTTP method (DESIGN §7).
 METHOD_HINTS: dict[str, tuple[bool, bool, bool]] = {
@@ -74,9 +74,13 @@ class Tool:
     input_schema: dict[str, Any]
     #: Names of arguments that fill the URL path; the rest go to the query or the body.
     path_params: tuple[str, ...] = ()
+    #: Names of arguments that go to the query string even when the method has a body.
+    query_params: tuple[str, ...] = ()
     annotations: dict[str, Any] = field(default_factory=dict)
     #: The key the tool was declared under (a class or a function), to report clashes.
     declared_by: Any = None
+    #: Warnings found while building the tool, reported by the system checks.
+    problems: tuple[ToolProblem, ...] = ()
 
     @property
     def callback(self) -> Callable[..., Any]:
@@ -87,9 +91,24 @@ class Tool:
         return self.method in BODY_METHODS
 
     @cached_property
-    def validator(self) -> Draft202012Validator:
+    def validator(self) -> Any:
         """Return the input validator, compiled once per tool (not per call)."""
-        return Draft202012Validator(self.input_schema)
+        return schemas.argument_validator(self.input_schema)
+
+    @cached_property
+    def output_schema(self) -> dict[str, Any] | None:
+        """Return the known output schema, unwrapped, resolved once (None when unknown)."""
+        from .output_schemas import resolve_output_schema  # it imports this module
+
+        return resolve_output_schema(self)
+
+    @cached_property
+    def output_validator(self) -> Draft202012Validator:
+        """Return the output validator, compiled once per tool (not per call)."""
+        from .output_schemas import build_validator
+
+        assert self.output_schema is not None
+        return build_validator(self.output_schema)
 
     def definition(self) -> dict[str, Any]:
         """Return the tool's wire definition (2025-11-25 form, before projection)."""
@@ -104,6 +123,11 @@ class Tool:
             definition["icons"] = self.options.icons
         if self.options.meta:
             definition["_meta"] = self.options.meta
+        from .output_schemas import advertised_schema
+
+        output_schema = advertised_schema(self)
+        if output_schema is not None:
+            definition["outputSchema"] = output_schema  # unwrapped; projection wraps it
         return definition
 
 
@@ -170,7 +194,9 @@ def candidates(
             continue
         options = class_options or callback_options
         if options is not None and (options.methods is None or method in options.methods):
-            yield Candidate(method, None, handler, options, view_class if class_options else route.callback)
+            yield Candidate(
+                method, None, handler, options, view_class if class_options else route.callback
+            )
 
 
 def _model_names(view_class: type[APIView], basename: str) -> tuple[str, str]:
@@ -197,7 +223,10 @@ def default_name(route: Route, view_class: type[APIView], cand: Candidate, sever
         basename = route.callback.initkwargs.get("basename") or snake_case(view_class.__name__)
         name = f"{basename}_{cand.action}"
         actions = getattr(route.callback, "actions", {})
-        if sum(1 for a in actions.values() if a == cand.action) > 1 and cand.action not in STANDARD_ACTIONS:
+        if (
+            sum(1 for a in actions.values() if a == cand.action) > 1
+            and cand.action not in STANDARD_ACTIONS
+        ):
             name += f"_{cand.method.lower()}"
         return name.replace("-", "_")
     base = route.url_name.replace("-", "_") if route.url_name else snake_case(view_class.__name__)
@@ -216,74 +245,27 @@ def default_title(route: Route, view_class: type[APIView], cand: Candidate, seve
     return f"{title} ({cand.method})" if several else title
 
 
-def path_parameter_schema(route: Route, view_class: type[APIView], param: str) -> dict[str, Any]:
-    converter = route.converters.get(param)
-    if converter is None and is_viewset(view_class):
-        # Routers use a regex group for the lookup; the model field knows its type.
-        lookup = getattr(view_class, "lookup_field", "pk")
-        lookup_kwarg = getattr(view_class, "lookup_url_kwarg", None) or lookup
-        queryset = getattr(view_class, "queryset", None)
-        if param == lookup_kwarg and queryset is not None:
-            opts = queryset.model._meta
-            model_field = opts.pk if lookup == "pk" else opts.get_field(lookup)
-            described = {"description": f"The {opts.verbose_name}'s {model_field.name}."}
-            if model_field.get_internal_type() in schemas.INTEGER_FIELDS:
-                return {"type": "integer", **described}
-            return {**schemas.converter_schema(None), **described}
-    return schemas.converter_schema(converter)
+@dataclass(frozen=True)
+class ToolProblem:
+    """A misconfiguration found while resolving a tool, reported by ``mcp_tools.checks``."""
+
+    id: str
+    message: str
+    hint: str
+    obj: Any = None
+    error: bool = True
 
 
-def body_schema(view_class: type[APIView], route: Route, cand: Candidate) -> dict[str, Any] | None:
-    """Return the schema of the request serializer's writable fields, or None if unknown."""
-    view = view_class(**getattr(route.callback, "initkwargs", {}))
-    view.action = cand.action  # type: ignore[attr-defined]
-    view.request = None  # type: ignore[assignment]
-    view.format_kwarg = None
-    view.args, view.kwargs = (), {}
-    get_serializer_class = getattr(view, "get_serializer_class", None)
-    if get_serializer_class is None:
-        return None
-    try:
-        serializer_class = get_serializer_class()
-    except Exception:
-        # get_serializer_class() that needs a request; the system check reports it.
-        return None
-    if serializer_class is None:
-        return None
-    partial = cand.method == "PATCH" or cand.action in PARTIAL_ACTIONS
-    return schemas.serializer_schema(serializer_class(), partial=partial)
+class ToolDefinitionError(ValueError):
+    """A declared tool cannot be built; carries the problem for the system checks."""
 
-
-def input_schema(route: Route, view_class: type[APIView], cand: Candidate) -> dict[str, Any]:
-    """Build one flat object schema: path parameters, then body fields."""
-    params = [p for p in route.parameters if p not in route.default_kwargs]
-    if cand.options.input_schema is not None:
-        schema = dict(cand.options.input_schema)
-        schema.setdefault("type", "object")
-        properties = dict(schema.get("properties", {}))
-    else:
-        body = body_schema(view_class, route, cand) if cand.method in BODY_METHODS else None
-        schema = {"type": "object"}
-        properties = dict(body["properties"]) if body else {}
-        if body is not None:
-            schema["required"] = list(body.get("required", []))
-            schema["additionalProperties"] = False
-    clashes = sorted(set(params) & set(properties))
-    if clashes and cand.options.input_schema is None:
-        raise ValueError(
-            f"argument name(s) {', '.join(clashes)} are both path parameters and body fields"
-        )
-    path_properties = {p: path_parameter_schema(route, view_class, p) for p in params}
-    schema["properties"] = {**path_properties, **properties}
-    required = [*params, *(r for r in schema.get("required", []) if r not in params)]
-    if required:
-        schema["required"] = required
-    else:
-        schema.pop("required", None)
-    return schema
+    def __init__(self, problem: ToolProblem) -> None:
+        super().__init__(problem.message)
+        self.problem = problem
 
 
 def annotations(method: str, title: str, declared: dict[str, Any] | None) -> dict[str, Any]:
+    """Return the tool annotations: decorator > ``DEFAULT_ANNOTATIONS`` > the HTTP method's."""
     read_only, destructive, idempotent = METHOD_HINTS[method]
     result: dict[str, Any] = {
         "title": title,
@@ -292,24 +274,64 @@ def annotations(method: str, title: str, declared: dict[str, Any] | None) -> dic
         "idempotentHint": idempotent,
         "openWorldHint": False,
     }
+    result.update(mcp_settings.DEFAULT_ANNOTATIONS or {})
     result.update(declared or {})
     return result
 
 
+def _describe(view_class: type[APIView], cand: Candidate) -> str:
+    action = f" {cand.action}" if cand.action else ""
+    return f"{view_class.__qualname__}{action} ({cand.method})"
+
+
 def build_tool(route: Route, view_class: type[APIView], cand: Candidate, several: bool) -> Tool:
-    """Resolve one candidate into a Tool with its name, texts and schemas."""
+    """Resolve one candidate into a Tool with its name, texts and schemas.
+
+    Raises ``ToolDefinitionError`` when the tool can't be built.
+    """
     options = cand.options
+    where = f"{_describe(view_class, cand)} at /{route.route}"
     name = options.name or default_name(route, view_class, cand, several)
     if not NAME_RE.match(name):
-        raise ValueError(f"derived tool name {name!r} is not 1-64 characters of [A-Za-z0-9_.-]")
+        raise ToolDefinitionError(
+            ToolProblem(
+                "mcp_tools.E002",
+                f"The tool name {name!r} derived for {where} is not 1-64 characters of "
+                "[A-Za-z0-9_.-].",
+                "Pass name= to @mcp_tool, or rename the URL pattern or the router basename.",
+                cand.declared_by,
+            )
+        )
+    if options.input_schema is not None:
+        invalid = input_schemas.schema_problem(options.input_schema)
+        if invalid:
+            raise ToolDefinitionError(
+                ToolProblem(
+                    "mcp_tools.E005",
+                    f"The input_schema of tool {name!r} is not a valid JSON Schema: {invalid}.",
+                    "Pass an object schema (type: object) that is valid JSON Schema 2020-12 "
+                    "and draft-07 to @mcp_tool(input_schema=...).",
+                    cand.declared_by,
+                )
+            )
+    try:
+        inputs = input_schemas.build_input_schema(
+            route, view_class, cand.method, cand.action, options.input_schema
+        )
+    except input_schemas.ArgumentClash as exc:
+        raise ToolDefinitionError(
+            ToolProblem(
+                "mcp_tools.E004",
+                f"Tool {name!r} ({where}): {exc}, so the arguments can't be told apart.",
+                "Rename the URL parameter, the filter or the serializer field, or declare the "
+                "arguments yourself with @mcp_tool(input_schema=...).",
+                cand.declared_by,
+            )
+        ) from exc
     title = options.title or default_title(route, view_class, cand, several)
     description = (
-        options.description
-        or _docstring(cand.handler)
-        or _docstring(view_class)
-        or f"{title}."
+        options.description or _docstring(cand.handler) or _docstring(view_class) or f"{title}."
     )
-    params = tuple(p for p in route.parameters if p not in route.default_kwargs)
     return Tool(
         name=name,
         title=title,
@@ -319,8 +341,49 @@ def build_tool(route: Route, view_class: type[APIView], cand: Candidate, several
         view_class=view_class,
         action=cand.action,
         options=options,
-        input_schema=input_schema(route, view_class, cand),
-        path_params=params,
+        input_schema=inputs.schema,
+        path_params=inputs.path_params,
+        query_params=inputs.query_params,
         annotations=annotations(cand.method, title, options.annotations),
         declared_by=cand.declared_by,
+        problems=tuple(_warnings(name, where, inputs, cand.declared_by)),
     )
+
+
+def _warnings(
+    name: str, where: str, inputs: input_schemas.InputSchema, obj: Any
+) -> Iterator[ToolProblem]:
+    if inputs.serializer_error:
+        yield ToolProblem(
+            "mcp_tools.W002",
+            f"Tool {name!r} ({where}): the request serializer could not be read with a "
+            f"synthetic anonymous request ({inputs.serializer_error}), so the input schema "
+            "lists no body fields.",
+            "Make get_serializer_class() work for an anonymous request (check "
+            "request.user.is_authenticated before using the user), or declare the arguments "
+            "with @mcp_tool(input_schema=...).",
+            obj,
+            error=False,
+        )
+    if inputs.query_error:
+        yield ToolProblem(
+            "mcp_tools.W003",
+            f"Tool {name!r} ({where}): the query parameters of the filter backends and the "
+            f"paginator could not be read ({inputs.query_error}), so the input schema lists "
+            "none.",
+            "Set queryset on the view (filter sets need its model), or declare the arguments "
+            "with @mcp_tool(input_schema=...).",
+            obj,
+            error=False,
+        )
+    if inputs.unsupported_fields:
+        yield ToolProblem(
+            "mcp_tools.W004",
+            f"Tool {name!r} ({where}): the field(s) {', '.join(inputs.unsupported_fields)} "
+            "take uploaded files, which JSON arguments can't carry; they are left out of the "
+            "input schema.",
+            "Expose a variant of the view whose serializer takes a URL or base64 text "
+            "instead, or leave this method out with methods=/actions=.",
+            obj,
+            error=False,
+        )

@@ -1,7 +1,10 @@
 """System checks report misconfiguration at start-up, with ids and hints."""
 
+import types
+
 from django.core import checks
-from django.urls import path
+from django.urls import path, re_path
+from rest_framework import generics, serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -21,7 +24,10 @@ def test_a_name_clash_is_an_error_with_a_hint(settings):
     a = mcp_tool(registry=registry)(type("A", (APIView,), {"get": lambda s, r: Response()}))
     b = mcp_tool(registry=registry)(type("B", (APIView,), {"get": lambda s, r: Response()}))
     module = types.ModuleType("clash_urls")
-    module.urlpatterns = [path("a/", a.as_view(), name="same"), path("b/", b.as_view(), name="same")]
+    module.urlpatterns = [
+        path("a/", a.as_view(), name="same"),
+        path("b/", b.as_view(), name="same"),
+    ]
     settings.ROOT_URLCONF = module
     assert check_tools(registry=registry) == [
         checks.Error(
@@ -29,6 +35,7 @@ def test_a_name_clash_is_an_error_with_a_hint(settings):
             "tell them apart",
             hint="Give each tool a unique name of 1-64 characters of [A-Za-z0-9_.-] with "
             "@mcp_tool(name=...), or choose one route with path=.",
+            obj=a,
             id="mcp_tools.E001",
         )
     ]
@@ -49,5 +56,167 @@ def test_an_unrouted_declaration_is_a_warning():
             hint="Include the view (or its router) in the URLconf, or remove the decorator.",
             obj=Orphan,
             id="mcp_tools.W001",
+        )
+    ]
+
+
+def check_urlconf(settings, registry, *patterns):
+    module = types.ModuleType("checked_urls")
+    module.urlpatterns = list(patterns)
+    settings.ROOT_URLCONF = module
+    return check_tools(registry=registry)
+
+
+def get_view(name):
+    return type(name, (APIView,), {"get": lambda self, request, **kwargs: Response()})
+
+
+def test_a_derived_name_outside_the_pattern_is_an_error(settings):
+    registry = ToolRegistry()
+    view = mcp_tool(registry=registry)(get_view("V"))
+    assert check_urlconf(settings, registry, path("v/", view.as_view(), name="bad name!")) == [
+        checks.Error(
+            "The tool name 'bad name!' derived for "
+            f"{view.__qualname__} (GET) at /v/ is not 1-64 characters of [A-Za-z0-9_.-].",
+            hint="Pass name= to @mcp_tool, or rename the URL pattern or the router basename.",
+            obj=view,
+            id="mcp_tools.E002",
+        )
+    ]
+
+
+def test_a_view_mounted_twice_is_an_error(settings):
+    registry = ToolRegistry()
+    view = mcp_tool(registry=registry)(get_view("Twice"))
+    callback = view.as_view()
+    messages = check_urlconf(
+        settings, registry, path("one/", callback, name="one"), re_path(r"^two/$", callback)
+    )
+    assert messages == [
+        checks.Error(
+            f"{view.__qualname__} GET is mounted at several URLs (/one/, /two/); pass path= to "
+            "@mcp_tool to choose one",
+            hint='Pass path= to @mcp_tool with the route to expose, e.g. path="/api/items/".',
+            obj=view,
+            id="mcp_tools.E003",
+        )
+    ]
+
+
+def test_an_argument_clash_is_an_error(settings):
+    registry = ToolRegistry()
+
+    class Body(serializers.Serializer):
+        item = serializers.CharField()
+
+    @mcp_tool("clash", registry=registry)
+    class Clash(APIView):
+        def get_serializer_class(self):
+            return Body
+
+        def post(self, request, item):
+            return Response()
+
+    assert check_urlconf(settings, registry, path("i/<int:item>/", Clash.as_view())) == [
+        checks.Error(
+            f"Tool 'clash' ({Clash.__qualname__} (POST) at /i/<int:item>/): argument 'item' is "
+            "used by both the URL path and the body, so the arguments can't be told apart.",
+            hint="Rename the URL parameter, the filter or the serializer field, or declare the "
+            "arguments yourself with @mcp_tool(input_schema=...).",
+            obj=Clash,
+            id="mcp_tools.E004",
+        )
+    ]
+
+
+def test_an_invalid_declared_input_schema_is_an_error(settings):
+    registry = ToolRegistry()
+    view = mcp_tool("typed", registry=registry, input_schema={"type": "array"})(get_view("T"))
+    assert check_urlconf(settings, registry, path("t/", view.as_view())) == [
+        checks.Error(
+            "The input_schema of tool 'typed' is not a valid JSON Schema: the root must be an "
+            "object schema (type: object).",
+            hint="Pass an object schema (type: object) that is valid JSON Schema 2020-12 and "
+            "draft-07 to @mcp_tool(input_schema=...).",
+            obj=view,
+            id="mcp_tools.E005",
+        )
+    ]
+
+
+def test_a_serializer_that_needs_a_real_request_is_a_warning(settings):
+    registry = ToolRegistry()
+
+    @mcp_tool("needs_user", registry=registry)
+    class NeedsUser(generics.CreateAPIView):
+        def get_serializer_class(self):
+            return self.request.user.profile.serializer_class  # anonymous users have none
+
+    messages = check_urlconf(settings, registry, path("n/", NeedsUser.as_view()))
+    assert messages == [
+        checks.Warning(
+            f"Tool 'needs_user' ({NeedsUser.__qualname__} (POST) at /n/): the request serializer "
+            "could not be read with a synthetic anonymous request (AttributeError: "
+            "'AnonymousUser' object has no attribute 'profile'), so the input schema lists no "
+            "body fields.",
+            hint="Make get_serializer_class() work for an anonymous request (check "
+            "request.user.is_authenticated before using the user), or declare the arguments "
+            "with @mcp_tool(input_schema=...).",
+            obj=NeedsUser,
+            id="mcp_tools.W002",
+        )
+    ]
+    # tools/list still works: the tool takes any object.
+    (tool,) = registry.tools()
+    assert tool.input_schema == {"type": "object", "properties": {}}
+
+
+def test_query_parameters_that_cannot_be_read_are_a_warning(settings):
+    from django_filters.rest_framework import DjangoFilterBackend
+
+    registry = ToolRegistry()
+
+    @mcp_tool("no_queryset", registry=registry)
+    class NoQueryset(generics.ListAPIView):
+        filter_backends = [DjangoFilterBackend]
+        filterset_fields = ["name"]
+
+        def get_queryset(self):
+            raise RuntimeError("needs a tenant")
+
+    messages = check_urlconf(settings, registry, path("q/", NoQueryset.as_view()))
+    assert messages == [
+        checks.Warning(
+            f"Tool 'no_queryset' ({NoQueryset.__qualname__} (GET) at /q/): the query parameters "
+            "of the filter backends and the paginator could not be read (RuntimeError: needs a "
+            "tenant), so the input schema lists none.",
+            hint="Set queryset on the view (filter sets need its model), or declare the "
+            "arguments with @mcp_tool(input_schema=...).",
+            obj=NoQueryset,
+            id="mcp_tools.W003",
+        )
+    ]
+
+
+def test_file_fields_are_a_warning(settings):
+    registry = ToolRegistry()
+
+    class Upload(serializers.Serializer):
+        title = serializers.CharField()
+        document = serializers.FileField()
+
+    @mcp_tool("upload", registry=registry)
+    class UploadView(generics.CreateAPIView):
+        serializer_class = Upload
+
+    assert check_urlconf(settings, registry, path("u/", UploadView.as_view())) == [
+        checks.Warning(
+            f"Tool 'upload' ({UploadView.__qualname__} (POST) at /u/): the field(s) document "
+            "take uploaded files, which JSON arguments can't carry; they are left out of the "
+            "input schema.",
+            hint="Expose a variant of the view whose serializer takes a URL or base64 text "
+            "instead, or leave this method out with methods=/actions=.",
+            obj=UploadView,
+            id="mcp_tools.W004",
         )
     ]

@@ -15,6 +15,8 @@ from demo_project.todos.serializers import TodoSerializer
 from mcp_tools.decorators import mcp_tool
 from mcp_tools.registry import AlreadyRegistered, ToolRegistry
 
+TRIMMED_NOT_BLANK = r"^[^\u0000]*[^\s\u0000][^\u0000]*$"
+
 
 def urlconf(*patterns):
     """Return a URLconf module holding ``patterns`` (get_resolver accepts a module)."""
@@ -54,7 +56,9 @@ def test_a_viewset_class_gives_one_tool_per_routed_action(registry):
 
 
 def test_actions_restrict_a_viewset_and_format_suffix_routes_are_skipped(registry):
-    viewset = mcp_tool(registry=registry, actions=["list", "retrieve"])(type("V", (TodoViewSet,), {}))
+    viewset = mcp_tool(registry=registry, actions=["list", "retrieve"])(
+        type("V", (TodoViewSet,), {})
+    )
     router = DefaultRouter()  # adds .json format-suffix twins of every route
     router.register("todos", viewset, basename="todo")
     assert names(registry, urlconf(*router.urls)) == ["todo_list", "todo_retrieve"]
@@ -80,8 +84,15 @@ def test_an_apiview_class_gives_one_tool_per_implemented_method(registry):
         def post(self, request):
             return Response()
 
-    conf = urlconf(path("things/", Things.as_view(), name="thing-list"), path("only/", Only.as_view()))
-    assert names(registry, conf) == ["thing_list_get", "thing_list_post", "thing_list_delete", "only"]
+    conf = urlconf(
+        path("things/", Things.as_view(), name="thing-list"), path("only/", Only.as_view())
+    )
+    assert names(registry, conf) == [
+        "thing_list_get",
+        "thing_list_post",
+        "thing_list_delete",
+        "only",
+    ]
 
 
 def test_a_decorated_handler_is_that_one_tool_and_inherited_once_per_route(registry):
@@ -97,7 +108,9 @@ def test_a_decorated_handler_is_that_one_tool_and_inherited_once_per_route(regis
     class Child(Base):
         pass
 
-    conf = urlconf(path("base/", Base.as_view(), name="base"), path("child/", Child.as_view(), name="child"))
+    conf = urlconf(
+        path("base/", Base.as_view(), name="base"), path("child/", Child.as_view(), name="child")
+    )
     tools = list(registry.tools(conf))
     assert [(t.name, t.method, t.view_class) for t in tools] == [
         ("base", "GET", Base),
@@ -172,7 +185,12 @@ def test_description_precedence(registry):
         def get(self, request):
             pass
 
-    conf = urlconf(path("a/", A.as_view()), path("b/", B.as_view()), path("c/", C.as_view()), path("d/", D.as_view()))
+    conf = urlconf(
+        path("a/", A.as_view()),
+        path("b/", B.as_view()),
+        path("c/", C.as_view()),
+        path("d/", D.as_view()),
+    )
     assert [t.description for t in registry.tools(conf)] == [
         "From the decorator.",
         "From the handler.",
@@ -234,8 +252,13 @@ def test_input_schema_joins_path_parameters_and_writable_body_fields(registry):
         "properties": {
             "org": {"type": "string", "pattern": "^(?:[-a-zA-Z0-9_]+)$"},
             "item": {"type": "integer", "minimum": 0},
-            "name": {"type": "string", "maxLength": 5, "minLength": 1},
-            "secret": {"type": ["string", "null"], "minLength": 1},
+            "name": {
+                "type": "string",
+                "maxLength": 5,
+                "minLength": 1,
+                "pattern": TRIMMED_NOT_BLANK,
+            },
+            "secret": {"type": ["string", "null"], "minLength": 1, "pattern": TRIMMED_NOT_BLANK},
         },
         "required": ["org", "item", "name"],
         "additionalProperties": False,
@@ -247,12 +270,21 @@ def test_a_regex_route_lookup_takes_the_model_fields_type(registry):
     from demo_project.todos.models import Todo
 
     viewset = mcp_tool(registry=registry, actions=["retrieve"])(
-        type("V", (viewsets.ModelViewSet,), {"queryset": Todo.objects.all(), "serializer_class": TodoSerializer})
+        type(
+            "V",
+            (viewsets.ModelViewSet,),
+            {"queryset": Todo.objects.all(), "serializer_class": TodoSerializer},
+        )
     )
     router = DefaultRouter()
     router.register("todos", viewset, basename="todo")
     (tool,) = registry.tools(urlconf(*router.urls))
-    assert tool.input_schema["properties"]["pk"] == {"type": "integer", "description": "The todo's id."}
+    assert tool.input_schema["properties"]["pk"] == {
+        "type": "integer",
+        "minimum": -(2**63),
+        "maximum": 2**63 - 1,
+        "description": "The todo's id.",
+    }
 
 
 def test_a_name_clash_between_path_and_body_is_a_start_up_error(registry):
@@ -267,7 +299,9 @@ def test_a_name_clash_between_path_and_body_is_a_start_up_error(registry):
         def post(self, request, item):
             return Response()
 
-    with pytest.raises(ImproperlyConfigured, match="item are both path parameters and body fields"):
+    with pytest.raises(
+        ImproperlyConfigured, match="argument 'item' is used by both the URL path and the body"
+    ):
         registry.tools(urlconf(path("items/<int:item>/", V.as_view())))
 
 
@@ -299,7 +333,9 @@ def test_a_duplicate_derived_name_is_a_clear_error(registry):
     a = mcp_tool(registry=registry)(type("A", (APIView,), {"get": lambda s, r: Response()}))
     b = mcp_tool(registry=registry)(type("B", (APIView,), {"get": lambda s, r: Response()}))
     conf = urlconf(path("a/", a.as_view(), name="same"), path("b/", b.as_view(), name="same"))
-    with pytest.raises(AlreadyRegistered, match=r"Tool name 'same' is used by several views \(/a/, /b/\)"):
+    with pytest.raises(
+        AlreadyRegistered, match=r"Tool name 'same' is used by several views \(/a/, /b/\)"
+    ):
         registry.tools(conf)
 
 
@@ -308,7 +344,9 @@ def test_a_view_mounted_twice_needs_path(registry):
     mcp_tool(registry=registry)(view)
     callback = view.as_view()
     conf = urlconf(path("one/", callback, name="one"), re_path(r"^two/$", callback, name="two"))
-    with pytest.raises(ImproperlyConfigured, match=r"mounted at several URLs \(/one/, /two/\); pass path="):
+    with pytest.raises(
+        ImproperlyConfigured, match=r"mounted at several URLs \(/one/, /two/\); pass path="
+    ):
         registry.tools(conf)
 
 
@@ -326,3 +364,69 @@ def test_the_default_registry_holds_the_test_apps_tools():
     assert {"todo_list", "echo", "greet_get", "note_archive", "file_get"} <= {
         tool.name for tool in default.tools()
     }
+
+
+def test_annotations_precedence_is_decorator_then_setting_then_method(registry, settings):
+    settings.MCP_TOOLS = {
+        **settings.MCP_TOOLS,
+        "DEFAULT_ANNOTATIONS": {"openWorldHint": True, "destructiveHint": True},
+    }
+    plain = mcp_tool(registry=registry)(type("P", (APIView,), {"get": lambda s, r: Response()}))
+    declared = mcp_tool(registry=registry, annotations={"destructiveHint": False})(
+        type("D", (APIView,), {"get": lambda s, r: Response()})
+    )
+    conf = urlconf(path("p/", plain.as_view(), name="p"), path("d/", declared.as_view(), name="d"))
+    p, d = registry.tools(conf)
+    assert (p.annotations["openWorldHint"], p.annotations["destructiveHint"]) == (True, True)
+    assert (d.annotations["openWorldHint"], d.annotations["destructiveHint"]) == (True, False)
+    assert p.annotations["readOnlyHint"] is True and p.annotations["title"] == "P"
+
+
+def test_tags_accept_one_string_or_several(registry):
+    one = mcp_tool(registry=registry, tags="alpha")(
+        type("A", (APIView,), {"get": lambda s, r: Response()})
+    )
+    many = mcp_tool(registry=registry, tags=["alpha", "beta"])(
+        type("B", (APIView,), {"get": lambda s, r: Response()})
+    )
+    conf = urlconf(path("a/", one.as_view(), name="a"), path("b/", many.as_view(), name="b"))
+    assert [tool.options.tags for tool in registry.tools(conf)] == [("alpha",), ("alpha", "beta")]
+
+
+def test_query_parameters_of_a_list_view_go_to_the_query_string():
+    from mcp_tools import arguments
+    from mcp_tools.registry import registry as default
+
+    tool = default.get_tool("s_gadget_list", "tests.urls")
+    assert tool.query_params[:3] == ("code", "name", "kind")
+    split = arguments.split(tool, {"name": "x", "page_size": "7", "kinds": ["toy", "tool"]})
+    assert (split.path, split.query, split.body) == (
+        {},
+        {"name": "x", "page_size": 7, "kinds": ["toy", "tool"]},
+        None,
+    )
+
+
+def test_an_action_with_its_own_serializer_and_a_request_reading_serializer():
+    from mcp_tools.registry import registry as default
+
+    rename = default.get_tool("s_gadget_rename", "tests.urls")
+    assert list(rename.input_schema["properties"]) == ["pk", "new_name"]
+    note = default.get_tool("s_note", "tests.urls")
+    # The synthetic request is anonymous: the non-staff serializer.
+    assert list(note.input_schema["properties"]) == ["text"]
+    assert note.problems == ()
+
+
+def test_the_page_size_argument_is_capped(settings):
+    from mcp_tools.registry import registry as default
+
+    schema = default.get_tool("s_gadget_list", "tests.urls").input_schema
+    assert schema["properties"]["page_size"]["maximum"] == 100  # the view allows 500
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "MAX_PAGE_SIZE": 20}
+    schema = default.get_tool("s_gadget_list", "tests.urls").input_schema
+    assert schema["properties"]["page_size"]["maximum"] == 20
+    assert (
+        default.get_tool("s_tag_list", "tests.urls").input_schema["properties"]["limit"]["maximum"]
+        == 20
+    )

@@ -36,7 +36,11 @@ ROUTES = routes_of(
         ("file", {"name": "%2F.."}, "/files/%2F../"),
         ("doc", {"rest": "a/b/c"}, "/docs/a/b/c"),
         ("todo", {"pk": 7}, "/todos/7/"),
-        ("uuid", {"id": "12345678-1234-5678-1234-567812345678"}, "/u/12345678-1234-5678-1234-567812345678/"),
+        (
+            "uuid",
+            {"id": "12345678-1234-5678-1234-567812345678"},
+            "/u/12345678-1234-5678-1234-567812345678/",
+        ),
     ],
 )
 def test_values_are_placed_with_the_converters_to_url(name, kwargs, expected):

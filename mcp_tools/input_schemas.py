@@ -1,0 +1,179 @@
+"""A tool's inputSchema: path parameters, query parameters and body fields, as one flat object.
+
+Path parameters are typed from their URL converters (a router's regex lookup from the model
+field) and always required; query parameters come from the filter backends and paginator
+of list views; body fields from the request serializer (PATCH and partial actions require
+none). A name used by two of them is a start-up error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.core.exceptions import FieldDoesNotExist
+from jsonschema import Draft7Validator, Draft202012Validator
+from jsonschema.exceptions import SchemaError
+from rest_framework.mixins import ListModelMixin
+from rest_framework.views import APIView
+from rest_framework.viewsets import ViewSetMixin
+
+from . import schemas
+from .introspection import IntrospectionError, serializer_of, view_for
+from .query_schemas import query_parameters
+from .routes import Route
+
+Schema = dict[str, Any]
+
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+PARTIAL_ACTIONS = frozenset({"partial_update"})
+
+
+class ArgumentClash(ValueError):
+    """One argument name is used by two of path, query and body."""
+
+
+@dataclass
+class InputSchema:
+    """The schema of a tool's arguments, and where each argument goes."""
+
+    schema: Schema
+    path_params: tuple[str, ...] = ()
+    query_params: tuple[str, ...] = ()
+    #: What introspection could not read (a message each), reported by system checks.
+    serializer_error: str | None = None
+    query_error: str | None = None
+    unsupported_fields: list[str] = field(default_factory=list)
+
+
+def path_parameters(route: Route) -> tuple[str, ...]:
+    """Return the URL kwargs a caller supplies (not those fixed by the pattern's kwargs)."""
+    return tuple(p for p in route.parameters if p not in route.default_kwargs)
+
+
+def path_parameter_schema(route: Route, view_class: type[APIView], param: str) -> Schema:
+    """Return one path parameter's schema: from its converter, or a router lookup's model."""
+    converter = route.converters.get(param)
+    if converter is None and issubclass(view_class, ViewSetMixin):
+        # Routers use a regex group for the lookup; the model field knows its type.
+        lookup = getattr(view_class, "lookup_field", "pk")
+        lookup_kwarg = getattr(view_class, "lookup_url_kwarg", None) or lookup
+        queryset = getattr(view_class, "queryset", None)
+        if param == lookup_kwarg and queryset is not None:
+            opts = queryset.model._meta
+            try:
+                model_field = opts.pk if lookup == "pk" else opts.get_field(lookup)
+            except FieldDoesNotExist:  # a lookup through a relation (author__name)
+                return schemas.converter_schema(None, route.group_patterns.get(param))
+            schema = schemas.model_field_schema(model_field)
+            if schema.get("type") == "string":
+                schema = schemas.converter_schema(None, route.group_patterns.get(param))
+            return {**schema, "description": f"The {opts.verbose_name}'s {model_field.name}."}
+    return schemas.converter_schema(converter, route.group_patterns.get(param))
+
+
+def is_list_view(view_class: type[APIView], method: str, action: str | None) -> bool:
+    """Return whether the tool lists a collection (its filters and paginator apply)."""
+    if action is not None:
+        return action == "list"
+    return method == "GET" and issubclass(view_class, ListModelMixin)
+
+
+def build_input_schema(
+    route: Route,
+    view_class: type[APIView],
+    method: str,
+    action: str | None,
+    declared: Schema | None = None,
+) -> InputSchema:
+    """Build the tool's input schema; raise ``ArgumentClash`` on a name used twice."""
+    params = path_parameters(route)
+    result = InputSchema(schema={}, path_params=params)
+    if declared is not None:
+        schema = dict(declared)
+        schema.setdefault("type", "object")
+        properties = dict(schema.get("properties", {}))
+        required = list(schema.get("required", []))
+        query: dict[str, Schema] = {}
+    else:
+        view = view_for(view_class, route, method, action)
+        schema, properties, required, query = {"type": "object"}, {}, [], {}
+        if method in BODY_METHODS:
+            body = _body_schema(view, method, action, result)
+            if body is not None:
+                properties, required = dict(body["properties"]), list(body.get("required", []))
+                if "$defs" in body:
+                    schema["$defs"] = body["$defs"]
+                schema["additionalProperties"] = False
+        if is_list_view(view_class, method, action):
+            try:
+                found = query_parameters(view)
+            except Exception as exc:
+                result.query_error = f"{type(exc).__name__}: {exc}"
+            else:
+                query = found.properties
+                required = [*found.required, *required]
+        _check_clashes(params, query, properties)
+    path_properties = {p: path_parameter_schema(route, view_class, p) for p in params}
+    schema["properties"] = {**path_properties, **query, **properties}
+    if schema.get("additionalProperties") is False and not properties:
+        del schema["additionalProperties"]
+    required = [*params, *(name for name in required if name not in params)]
+    if required:
+        schema["required"] = required
+    else:
+        schema.pop("required", None)
+    result.schema = _ordered(schema)
+    result.query_params = tuple(query)
+    return result
+
+
+def _body_schema(view: Any, method: str, action: str | None, result: InputSchema) -> Schema | None:
+    try:
+        serializer = serializer_of(view)
+    except IntrospectionError as exc:
+        result.serializer_error = str(exc)
+        return None
+    if serializer is None:
+        return None
+    partial = method == "PATCH" or action in PARTIAL_ACTIONS
+    context = schemas.SchemaContext(partial=partial, files_unsupported=True)
+    try:
+        body = schemas.serializer_schema(serializer, context=context)
+    except Exception as exc:
+        # A field whose own code fails when its sub-fields are read: report, don't crash.
+        result.serializer_error = f"{type(exc).__name__}: {exc}"
+        return None
+    result.unsupported_fields = list(context.unsupported)
+    return body
+
+
+def _check_clashes(path: tuple[str, ...], query: Schema, body: Schema) -> None:
+    places = {"the URL path": set(path), "the query string": set(query), "the body": set(body)}
+    seen: dict[str, str] = {}
+    for place, names in places.items():
+        for name in sorted(names):
+            if name in seen:
+                raise ArgumentClash(f"argument {name!r} is used by both {seen[name]} and {place}")
+            seen[name] = place
+
+
+def _ordered(schema: Schema) -> Schema:
+    # type, properties, required first: the order a reader (and a model) expects.
+    keys = ["type", "properties", "required", "additionalProperties"]
+    ordered = {key: schema[key] for key in keys if key in schema}
+    ordered.update((key, value) for key, value in schema.items() if key not in ordered)
+    return ordered
+
+
+def schema_problem(schema: Schema) -> str | None:
+    """Return why ``schema`` is not a valid JSON Schema (2020-12 and draft-07), or None."""
+    for validator_class in (Draft202012Validator, Draft7Validator):
+        try:
+            validator_class.check_schema(schema)
+        except SchemaError as exc:
+            where = "/".join(str(part) for part in exc.absolute_path) or "(root)"
+            return f"{exc.message} (at {where}, {validator_class.__name__})"
+    if schema.get("type") != "object":
+        return "the root must be an object schema (type: object)"
+    return None

@@ -1,0 +1,250 @@
+"""JSON Schemas of a list view's query parameters: filter backends and the paginator.
+
+django-filter FilterSets are mapped from their declared filters (each filter's form field,
+through a small table); DRF's SearchFilter and OrderingFilter, and the page-number,
+limit/offset and cursor paginators, from their own attributes. A backend of another kind
+that describes itself with DRF's ``get_schema_operation_parameters`` is read from that.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django import forms
+from django.core import validators
+from rest_framework import filters as drf_filters
+from rest_framework import pagination
+
+from . import schemas
+from .conf import mcp_settings
+
+Schema = dict[str, Any]
+
+try:  # django-filter is optional
+    from django_filters import fields as filter_fields
+    from django_filters.rest_framework import DjangoFilterBackend
+except ImportError:  # pragma: no cover - exercised only without django-filter
+    DjangoFilterBackend = None
+    filter_fields = None
+
+
+@dataclass
+class QueryParameters:
+    """The query parameters of one tool: their schemas and which are required."""
+
+    properties: dict[str, Schema] = field(default_factory=dict)
+    required: list[str] = field(default_factory=list)
+
+    def add(self, name: str, schema: Schema, *, required: bool = False) -> None:
+        self.properties[name] = schema
+        if required:
+            self.required.append(name)
+
+
+# django-filter ---------------------------------------------------------------------------
+
+
+def _choices(field: Any) -> list[Any]:
+    # Django's choice fields offer an empty choice ("---------") that means "no filter".
+    return [value for value, _ in field.choices if value not in ("", None)]
+
+
+def _model_choice(field: Any) -> Schema:
+    queryset = field.queryset
+    if queryset is None:
+        return {"type": "string"}
+    opts = queryset.model._meta
+    model_field = opts.get_field(field.to_field_name) if field.to_field_name else opts.pk
+    return schemas.model_field_schema(model_field)
+
+
+def _csv(field: Any) -> Schema:
+    return {"type": "string", "description": "Comma-separated values."}
+
+
+Builder = Callable[[Any], Schema]
+
+# Django form fields (a filter's ``field``) → schema. Most specific classes first.
+FORM_FIELD_SCHEMAS: list[tuple[type, Builder]] = [
+    (forms.ModelMultipleChoiceField, lambda f: {"type": "array", "items": _model_choice(f)}),
+    (forms.ModelChoiceField, _model_choice),
+    (forms.NullBooleanField, lambda f: {"type": "boolean"}),
+    (forms.BooleanField, lambda f: {"type": "boolean"}),
+    (forms.MultipleChoiceField, lambda f: {"type": "array", "items": {"enum": _choices(f)}}),
+    (forms.ChoiceField, lambda f: {"enum": _choices(f)}),
+    # DecimalField and FloatField subclass IntegerField.
+    (forms.DecimalField, lambda f: {"type": "number"}),
+    (forms.FloatField, lambda f: {"type": "number"}),
+    (forms.IntegerField, lambda f: {"type": "integer"}),
+    (forms.DateTimeField, lambda f: {"type": "string", "format": "date-time"}),
+    (forms.DateField, lambda f: {"type": "string", "format": "date"}),
+    (forms.TimeField, lambda f: {"type": "string", "format": "time"}),
+    (forms.DurationField, lambda f: {"type": "string", "pattern": schemas.DURATION_PATTERN}),
+    (forms.UUIDField, lambda f: {"type": "string", "pattern": schemas.UUID_PATTERN}),
+    (forms.CharField, lambda f: {"type": "string", "pattern": schemas.NO_NUL}),
+]
+if filter_fields is not None:
+    FORM_FIELD_SCHEMAS.insert(0, (filter_fields.BaseCSVField, _csv))
+
+
+def form_field_schema(form_field: Any) -> Schema:
+    """Return the schema of one query value that a Django form field reads."""
+    for field_class, build in FORM_FIELD_SCHEMAS:
+        if isinstance(form_field, field_class):
+            return _bounded(build(form_field), form_field)
+    return {"type": "string"}
+
+
+def _bounded(schema: Schema, form_field: Any) -> Schema:
+    # Number fields carry their bounds as validators (django-filter's NumberFilter: ±1e50).
+    if schema.get("type") not in ("integer", "number"):
+        return schema
+    for validator in form_field.validators:
+        if isinstance(validator, validators.MaxValueValidator):
+            schema["maximum"] = schemas._json_number(validator.limit_value)
+        elif isinstance(validator, validators.MinValueValidator):
+            schema["minimum"] = schemas._json_number(validator.limit_value)
+    return schema
+
+
+def _described(schema: Schema, text: Any) -> Schema:
+    if text:
+        schema["description"] = str(text)
+    return schema
+
+
+def filterset_parameters(filterset_class: Any, params: QueryParameters) -> None:
+    """Add the declared filters of a FilterSet; a range filter is one parameter per bound."""
+    for name, filter_ in filterset_class.base_filters.items():
+        form_field = filter_.field
+        required = bool(filter_.extra.get("required"))
+        help_text = filter_.extra.get("help_text") or filter_.label
+        suffixes = getattr(form_field.widget, "suffixes", None)
+        if isinstance(form_field, forms.MultiValueField) and suffixes:
+            for suffix, sub_field in zip(suffixes, form_field.fields, strict=False):
+                sub_name = f"{name}_{suffix}" if suffix else name
+                params.add(sub_name, _described(form_field_schema(sub_field), help_text))
+            continue
+        params.add(name, _described(form_field_schema(form_field), help_text), required=required)
+
+
+def _filterset_class(backend: Any, view: Any) -> Any:
+    queryset = getattr(view, "queryset", None)
+    if queryset is None:
+        queryset = view.get_queryset()
+    return backend.get_filterset_class(view, queryset)
+
+
+# DRF's search and ordering ---------------------------------------------------------------
+
+
+def _ordering_schema(backend: drf_filters.OrderingFilter, view: Any) -> Schema:
+    queryset = getattr(view, "queryset", None)
+    if queryset is None:
+        queryset = view.get_queryset()
+    valid = [
+        name for name, _ in backend.get_valid_fields(queryset, view, {"request": view.request})
+    ]
+    schema: Schema = {"type": "string", "description": str(backend.ordering_description)}
+    if valid:
+        term = "-?(?:" + "|".join(re.escape(name) for name in valid) + ")"
+        schema["pattern"] = f"^{term}(?:,{term})*$"
+        schema["description"] += f" One or more of {', '.join(valid)}, comma-separated; "
+        schema["description"] += "a leading - sorts in descending order."
+    return schema
+
+
+def backend_parameters(backend_class: type, view: Any, params: QueryParameters) -> None:
+    """Add the query parameters one filter backend reads."""
+    backend = backend_class()
+    if DjangoFilterBackend is not None and isinstance(backend, DjangoFilterBackend):
+        filterset_class = _filterset_class(backend, view)
+        if filterset_class is not None:
+            filterset_parameters(filterset_class, params)
+    elif isinstance(backend, drf_filters.SearchFilter):
+        if backend.get_search_fields(view, view.request):
+            params.add(
+                backend.search_param,
+                {"type": "string", "description": str(backend.search_description)},
+            )
+    elif isinstance(backend, drf_filters.OrderingFilter):
+        params.add(backend.ordering_param, _ordering_schema(backend, view))
+    elif hasattr(backend, "get_schema_operation_parameters"):
+        for parameter in backend.get_schema_operation_parameters(view):
+            if parameter.get("in") == "query":
+                schema = _openapi(parameter.get("schema", {"type": "string"}))
+                _described(schema, parameter.get("description"))
+                params.add(parameter["name"], schema, required=bool(parameter.get("required")))
+
+
+def _openapi(schema: Schema) -> Schema:
+    schema = {key: value for key, value in schema.items() if key not in ("nullable", "example")}
+    return schemas._nullable(schema) if schema.get("nullable") else schema
+
+
+# Pagination ------------------------------------------------------------------------------
+
+
+def _page_size(limit: int | None, description: Any) -> Schema:
+    cap = mcp_settings.MAX_PAGE_SIZE
+    maximum = min(limit, cap) if limit and cap else (limit or cap)
+    schema: Schema = {"type": "integer", "minimum": 1, "description": str(description)}
+    if maximum:
+        schema["maximum"] = maximum
+    return schema
+
+
+def paginator_parameters(view: Any, params: QueryParameters) -> None:
+    """Add the query parameters of DRF's paginators, the page size capped by MAX_PAGE_SIZE."""
+    paginator = getattr(view, "paginator", None)
+    if isinstance(paginator, pagination.PageNumberPagination):
+        if not (paginator.page_size or paginator.page_size_query_param):
+            return  # pagination is off
+        params.add(
+            paginator.page_query_param,
+            {"type": "integer", "minimum": 1, "description": str(paginator.page_query_description)},
+        )
+        if paginator.page_size_query_param:
+            params.add(
+                paginator.page_size_query_param,
+                _page_size(paginator.max_page_size, paginator.page_size_query_description),
+            )
+    elif isinstance(paginator, pagination.LimitOffsetPagination):
+        params.add(
+            paginator.limit_query_param,
+            _page_size(paginator.max_limit, paginator.limit_query_description),
+        )
+        params.add(
+            paginator.offset_query_param,
+            {
+                "type": "integer",
+                "minimum": 0,
+                "description": str(paginator.offset_query_description),
+            },
+        )
+    elif isinstance(paginator, pagination.CursorPagination):
+        params.add(
+            paginator.cursor_query_param,
+            {"type": "string", "description": str(paginator.cursor_query_description)},
+        )
+        if paginator.page_size_query_param:
+            params.add(
+                paginator.page_size_query_param,
+                _page_size(paginator.max_page_size, paginator.page_size_query_description),
+            )
+    elif paginator is not None and hasattr(paginator, "get_schema_operation_parameters"):
+        for parameter in paginator.get_schema_operation_parameters(view):
+            schema = _openapi(parameter.get("schema", {"type": "string"}))
+            params.add(parameter["name"], _described(schema, parameter.get("description")))
+
+
+def query_parameters(view: Any) -> QueryParameters:
+    """Return the query parameters of a list view (an instance set up for introspection)."""
+    params = QueryParameters()
+    for backend_class in getattr(view, "filter_backends", ()) or ():
+        backend_parameters(backend_class, view, params)
+    paginator_parameters(view, params)
+    return params

@@ -1,0 +1,73 @@
+"""Lenient input: strings that encode the declared JSON type are converted before validation."""
+
+import pytest
+
+from mcp_tools.arguments import coerce_value, problems
+from mcp_tools.registry import registry
+
+DECIMAL = {"type": ["number", "string"], "pattern": r"^\d+$"}
+
+
+@pytest.mark.parametrize(
+    ("value", "schema", "expected"),
+    [
+        ("3", {"type": "integer"}, 3),
+        ("3.5", {"type": "integer"}, "3.5"),  # not an integer: left for validation to report
+        ("3.5", {"type": "number"}, 3.5),
+        ("true", {"type": "boolean"}, True),
+        ("yes", {"type": "boolean"}, "yes"),
+        ("[1, 2]", {"type": "array", "items": {"type": "integer"}}, [1, 2]),
+        (["1", "2"], {"type": "array", "items": {"type": "integer"}}, [1, 2]),
+        ('{"a": "1"}', {"type": "object", "properties": {"a": {"type": "integer"}}}, {"a": 1}),
+        ("null", {"type": ["integer", "null"]}, None),
+        ("12", {"type": "string"}, "12"),
+        ("12", DECIMAL, "12"),  # a string is already a declared type
+        ("2", {"enum": [1, 2]}, 2),
+        ("2", {"enum": ["1", "2"]}, "2"),
+        ("[1]", {}, "[1]"),  # nothing declared: nothing converted
+        (5, {"type": "string"}, 5),  # numbers are never turned into strings
+    ],
+)
+def test_strings_that_encode_the_declared_type_are_converted(value, schema, expected):
+    assert coerce_value(value, schema) == expected
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("arguments", "lines"),
+    [
+        ({"title": "Hello"}, []),
+        ({"title": "Hello", "count": "7", "flag": "false"}, []),
+        (
+            {"title": "  x  ", "count": 101},
+            [
+                "Invalid arguments: $.count: 101 is greater than the maximum of 100",
+                "Invalid arguments: $.title: '  x  ' is too short once surrounding spaces are "
+                "trimmed",
+            ],
+        ),
+        (
+            {"title": "Hel\u0000lo"},
+            ["Invalid arguments: $.title: 'Hel\\x00lo' contains a NUL character"],
+        ),
+        ({}, ["Invalid arguments: $: 'title' is a required property"]),
+        (
+            {"title": "Hello", "nope": 1},
+            ["Invalid arguments: $: Additional properties are not allowed ('nope' was unexpected)"],
+        ),
+        (
+            {"title": "Hello", "price": 0.291},
+            ["Invalid arguments: $.price: 0.291 is not a multiple of 0.01"],
+        ),
+        (
+            {"title": "Hello", "day": "2024-02-30"},
+            ["Invalid arguments: $.day: '2024-02-30' is not a 'date'"],
+        ),
+        (
+            {"title": "Hello", "size": {"width": "0"}},
+            ["Invalid arguments: $.size.width: 0 is less than the minimum of 1"],
+        ),
+    ],
+)
+def test_problems_name_the_argument(arguments, lines):
+    assert problems(registry.get_tool("s_every", "tests.urls"), arguments) == lines

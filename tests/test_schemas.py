@@ -1,0 +1,395 @@
+"""The field → JSON Schema mapper, held to real DRF validation, and valid in both drafts."""
+
+from __future__ import annotations
+
+import types
+from decimal import Decimal
+
+import pytest
+from django.urls import path, re_path
+from jsonschema import Draft7Validator, Draft202012Validator
+from rest_framework import fields, serializers
+from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from mcp_tools import schemas
+from mcp_tools.decorators import mcp_tool
+from mcp_tools.registry import ToolRegistry, registry
+from tests.schema_app.models import Tag
+from tests.schema_app.serializers import NodeSerializer
+
+NUL = "\u0000"
+
+# (field, values DRF accepts, values DRF refuses). Each row is checked against DRF first, so
+# a wrong row fails loudly instead of testing nothing.
+CASES = [
+    (
+        lambda: fields.CharField(max_length=5, min_length=2),
+        ["ab", "abcde", " ab ", "a b"],
+        ["", "a", "   ", " a  ", "abcdef", f"ab{NUL}", None, ["ab"]],
+    ),
+    (lambda: fields.CharField(allow_blank=True), ["", "  ", "x"], [NUL, None]),
+    (lambda: fields.CharField(allow_null=True, required=False), [None, "x"], ["", " "]),
+    (lambda: fields.CharField(trim_whitespace=False), [" ", "x"], ["", NUL]),
+    (lambda: fields.RegexField(r"^[A-Z]{2}\d$"), ["AB1"], ["ab1", "AB12", ""]),
+    (lambda: fields.EmailField(), ["a@example.com"], ["", None]),
+    (lambda: fields.URLField(), ["https://example.com/x"], ["", None]),
+    (lambda: fields.SlugField(), ["a-b_c1"], ["a b", "", "ü"]),
+    (lambda: fields.SlugField(allow_unicode=True), ["a-ü"], ["a b", ""]),
+    (
+        lambda: fields.UUIDField(),
+        ["12345678-1234-5678-1234-567812345678", "12345678123456781234567812345678"],
+        ["1234", "", "12345678-1234-5678-1234-56781234567g"],
+    ),
+    (
+        lambda: fields.IntegerField(min_value=1, max_value=10),
+        [1, 10, 5.0],
+        [0, 11, 2.5, True, None],
+    ),
+    (lambda: fields.FloatField(min_value=-1.5, max_value=1.5), [-1.5, 0, 1.25], [-2, 1.6, "x"]),
+    (
+        lambda: fields.DecimalField(max_digits=5, decimal_places=2),
+        [
+            "123.45",
+            "0.5",
+            ".5",
+            "-999.99",
+            "5.",
+            "007.5",
+            123.45,
+            0.29,
+            999,
+            -0.01,
+        ],
+        ["1234", "1.234", "12.345", "", ".", "-", 1000, 0.001, 1234.5, "abc", None],
+    ),
+    (
+        lambda: fields.DecimalField(max_digits=2, decimal_places=2, min_value=Decimal(0)),
+        ["0.5", "0.50", ".99", 0.5],
+        ["0", "1.0", "-0.5", "0.501", -0.5, 1],
+    ),
+    (
+        lambda: fields.DecimalField(max_digits=3, decimal_places=0),
+        ["999", "-5", 7],
+        ["1.5", "1000", 1.5],
+    ),
+    (lambda: fields.BooleanField(), [True, False], [None, [], {}]),
+    (lambda: fields.DateField(), ["2024-02-29"], ["2024-02-30x", None, 5]),
+    (lambda: fields.DateTimeField(), ["2024-02-29T10:00:00Z"], [None, 5]),
+    (lambda: fields.TimeField(), ["10:30:00"], [None, 5]),
+    (lambda: fields.DurationField(), ["P1DT2H3M4S", "PT0.5S", "-P1D"], ["P1Y", "P1W", None]),
+    (lambda: fields.ChoiceField(choices=["a", "b"]), ["a", "b"], ["c", "", None]),
+    (lambda: fields.ChoiceField(choices=["a"], allow_blank=True), ["", "a"], ["b"]),
+    (lambda: fields.ChoiceField(choices=[(1, "One"), (2, "Two")]), [1, 2], [3, None]),
+    (lambda: fields.ChoiceField(choices=["a"], allow_null=True), [None, "a"], ["b"]),
+    (
+        lambda: fields.MultipleChoiceField(choices=["a", "b"], allow_empty=False),
+        [["a"], ["a", "b"]],
+        [[], ["c"], "a"],
+    ),
+    (
+        lambda: fields.ListField(
+            child=fields.IntegerField(min_value=0), min_length=1, max_length=2
+        ),
+        [[0], [1, 2]],
+        [[], [1, 2, 3], [-1], "1", None],
+    ),
+    (lambda: fields.ListField(child=fields.CharField(), allow_empty=False), [["x"]], [[], [""]]),
+    (lambda: fields.DictField(child=fields.IntegerField()), [{}, {"a": 1}], [{"a": "x"}, [], None]),
+    (lambda: fields.DictField(allow_empty=False), [{"a": 1}], [{}]),
+    (lambda: fields.HStoreField(), [{"a": "x", "b": None}], [{"a": [1]}, {"a": {}}]),
+    (lambda: fields.JSONField(), [{"a": [1]}, [1], "x", 1.5, True], [None]),
+    (lambda: fields.JSONField(allow_null=True), [None, {}], []),
+    (
+        lambda: serializers.ListSerializer(child=fields.IntegerField(), allow_empty=False),
+        [[1]],
+        [[], ["x"], {}],
+    ),
+]
+
+
+def drf_accepts(field: fields.Field, value: object) -> bool:
+    try:
+        field.run_validation(value)
+    except ValidationError:
+        return False
+    return True
+
+
+def schema_of(field: fields.Field) -> dict:
+    return schemas.field_schema(field, schemas.SchemaContext(files_unsupported=True))
+
+
+@pytest.mark.parametrize(("make", "accepted", "refused"), CASES)
+def test_the_schema_accepts_what_drf_accepts_and_refuses_what_drf_refuses(make, accepted, refused):
+    field = make()
+    validator = schemas.argument_validator(schema_of(field))
+    for value in accepted:
+        assert drf_accepts(field, value), f"bad case: DRF refuses {value!r}"
+        assert validator.is_valid(value), (value, list(validator.iter_errors(value)))
+    for value in refused:
+        assert not drf_accepts(field, value), f"bad case: DRF accepts {value!r}"
+        assert not validator.is_valid(value), value
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("field", "expected"),
+    [
+        (
+            serializers.PrimaryKeyRelatedField(queryset=Tag.objects.all()),
+            {"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1},
+        ),
+        (
+            serializers.PrimaryKeyRelatedField(queryset=Tag.objects.all(), many=True),
+            {
+                "type": "array",
+                "items": {"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1},
+            },
+        ),
+        (
+            serializers.SlugRelatedField(slug_field="slug", queryset=Tag.objects.all()),
+            {"type": "string", "minLength": 1, "pattern": schemas.NO_NUL},
+        ),
+        (
+            serializers.HyperlinkedRelatedField(
+                view_name="s_tag-detail", queryset=Tag.objects.all()
+            ),
+            {"type": "string", "format": "uri"},
+        ),
+        (
+            serializers.CharField(help_text="Shown to the model.", default="x"),
+            {
+                "type": "string",
+                "minLength": 1,
+                "pattern": schemas._trimmed_length_pattern(1),
+                "description": "Shown to the model.",
+                "default": "x",
+            },
+        ),
+        (serializers.ListField(default=list), {"type": "array", "items": {}}),
+        (serializers.IPAddressField(protocol="IPv4"), {"type": "string", "format": "ipv4"}),
+    ],
+)
+def test_related_fields_descriptions_and_defaults(field, expected):
+    assert schema_of(field) == expected
+
+
+@pytest.mark.django_db
+def test_related_fields_accept_existing_rows_only():
+    tag = Tag.objects.create(slug="red")
+    field = serializers.PrimaryKeyRelatedField(queryset=Tag.objects.all())
+    validator = schemas.argument_validator(schema_of(field))
+    assert drf_accepts(field, tag.pk) and validator.is_valid(tag.pk)
+    assert not drf_accepts(field, "red") and not validator.is_valid("red")
+
+
+def test_read_only_hidden_and_file_fields_are_left_out_and_partial_requires_nothing():
+    class Upload(serializers.Serializer):
+        id = serializers.IntegerField(read_only=True)
+        owner = serializers.HiddenField(default=None)
+        secret = serializers.CharField(write_only=True)
+        document = serializers.FileField()
+        picture = serializers.ImageField(required=False)
+
+    context = schemas.SchemaContext(files_unsupported=True)
+    assert schemas.serializer_schema(Upload(), context=context) == {
+        "type": "object",
+        "properties": {
+            "secret": {
+                "type": "string",
+                "minLength": 1,
+                "pattern": schemas._trimmed_length_pattern(1),
+            }
+        },
+        "required": ["secret"],
+        "additionalProperties": False,
+    }
+    assert context.unsupported == ["document", "picture"]
+    partial = schemas.serializer_schema(Upload(), partial=True)
+    assert "required" not in partial
+
+
+def test_a_recursive_serializer_becomes_a_ref_to_its_defs():
+    schema = schemas.serializer_schema(NodeSerializer())
+    children = {"type": "array", "items": {"allOf": [{"$ref": "#/$defs/NodeSerializer"}]}}
+    assert schema["properties"]["children"] == children
+    assert schema["$defs"]["NodeSerializer"]["properties"]["children"] == children
+    validator = schemas.argument_validator(schema)
+    tree = {"name": "a", "children": [{"name": "b", "children": [{"name": "c"}]}]}
+    assert validator.is_valid(tree)
+    assert not validator.is_valid({"name": "a", "children": [{"children": []}]})
+    assert NodeSerializer(data=tree).is_valid()
+
+
+def test_nested_and_many_serializers_and_nullable_nested():
+    class Point(serializers.Serializer):
+        x = serializers.IntegerField()
+
+    class Shape(serializers.Serializer):
+        origin = Point(allow_null=True)
+        points = Point(many=True, allow_empty=False)
+
+    schema = schemas.serializer_schema(Shape())
+    point = {
+        "type": "object",
+        "properties": {"x": {"type": "integer"}},
+        "required": ["x"],
+        "additionalProperties": False,
+    }
+    assert schema["properties"] == {
+        "origin": {**point, "type": ["object", "null"]},
+        "points": {"type": "array", "items": point, "minItems": 1},
+    }
+
+
+@pytest.mark.parametrize(
+    ("route", "param", "schema", "good", "bad"),
+    [
+        (path("i/<int:v>/", lambda r: None), "v", {"type": "integer", "minimum": 0}, 3, -1),
+        (
+            path("s/<str:v>/", lambda r: None),
+            "v",
+            {"type": "string", "pattern": "^[^/]+$"},
+            "a.b",
+            "a/b",
+        ),
+        (path("p/<path:v>", lambda r: None), "v", {"type": "string", "pattern": "^.+$"}, "a/b", ""),
+        (
+            path("u/<uuid:v>/", lambda r: None),
+            "v",
+            {
+                "type": "string",
+                "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+            },
+            "12345678-1234-5678-1234-567812345678",
+            "12345678123456781234567812345678",
+        ),
+        (
+            re_path(r"^r/(?P<v>[a-z]{2})/$", lambda r: None),
+            "v",
+            {"type": "string", "pattern": "^(?:[a-z]{2})$"},
+            "ab",
+            "abc",
+        ),
+    ],
+)
+def test_path_parameters_are_typed_by_their_converters(route, param, schema, good, bad):
+    from django.urls import get_resolver
+
+    from mcp_tools.routes import iter_routes
+
+    module = types.ModuleType("converter_urls")
+    module.urlpatterns = [route]
+    (found,) = iter_routes(get_resolver(module))
+    made = schemas.converter_schema(found.converters.get(param), found.group_patterns.get(param))
+    assert made == schema
+    validator = schemas.argument_validator(made)
+    assert validator.is_valid(good) and not validator.is_valid(bad)
+    assert found.build_path({param: good})
+
+
+def all_tools():
+    return list(registry.tools("tests.urls"))
+
+
+@pytest.mark.parametrize("tool", all_tools(), ids=lambda tool: tool.name)
+def test_every_input_schema_is_valid_json_schema_2020_12_and_draft_07(tool):
+    Draft202012Validator.check_schema(tool.input_schema)
+    Draft7Validator.check_schema(tool.input_schema)
+    # draft-07 resolves the $defs pointer too: a recursive schema validates the same way.
+    draft7 = Draft7Validator(tool.input_schema)
+    assert list(draft7.iter_errors({"unexpected": object()})) is not None
+
+
+def test_draft_07_reads_a_recursive_schema_as_2020_12_does():
+    schema = next(tool for tool in all_tools() if tool.name == "s_node").input_schema
+    good = {"name": "a", "children": [{"name": "b", "children": []}]}
+    bad = {"name": "a", "children": [{"name": ""}]}
+    for validator_class in (Draft202012Validator, Draft7Validator):
+        assert validator_class(schema).is_valid(good)
+        assert not validator_class(schema).is_valid(bad)
+
+
+def test_a_declared_input_schema_is_checked_against_both_metaschemas():
+    local = ToolRegistry()
+    view = mcp_tool(
+        "bad_schema",
+        registry=local,
+        input_schema={"type": "object", "properties": {"a": {"type": 5}}},
+    )(type("V", (APIView,), {"post": lambda self, request: Response()}))
+    module = types.ModuleType("bad_schema_urls")
+    module.urlpatterns = [path("bad/", view.as_view())]
+    (problem,) = local.inspect(module).problems
+    assert problem.id == "mcp_tools.E005"
+    assert problem.message.startswith(
+        "The input_schema of tool 'bad_schema' is not a valid JSON Schema: 5 is not valid"
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_sdk_client_lists_the_schemas_and_calls_with_lenient_arguments(live_server, alice):
+    import asyncio
+
+    from tests.schema_app.models import Gadget
+    from tests.sdk import connect
+
+    Gadget.objects.create(name="Hammer", kind="tool", price="9.50")
+    Gadget.objects.create(name="Yo-yo", kind="toy", price="2.00")
+    Gadget.objects.create(name="Kite", kind="toy", price="15.00")
+    url = f"{live_server.url}/mcp"
+
+    async def scenario():
+        async with connect(url, token=alice.token, mode="legacy") as client:
+            listed, cursor = {}, None
+            while True:  # tools/list pages with cursors
+                page = await client.list_tools(cursor=cursor)
+                listed.update((tool.name, tool) for tool in page.tools)
+                cursor = page.next_cursor
+                if not cursor:
+                    break
+            every = await client.call_tool(
+                "s_every",
+                {
+                    "title": "Hello",
+                    "count": "5",
+                    "flag": "true",
+                    "numbers": "[1, 2]",
+                    "size": '{"width": 3}',
+                    "price": "12.50",
+                },
+            )
+            refused = await client.call_tool("s_every", {"title": "x", "count": "many"})
+            toys = await client.call_tool(
+                "s_gadget_list", {"kind": "toy", "ordering": "-price", "page_size": "1"}
+            )
+        async with connect(
+            f"{live_server.url}/s/mcp-forms", token=alice.token, mode="legacy"
+        ) as client:
+            forms = sorted(tool.name for tool in (await client.list_tools()).tools)
+        return listed, every, refused, toys, forms
+
+    listed, every, refused, toys, forms = asyncio.run(asyncio.wait_for(scenario(), 60))
+    expected = registry.get_tool("s_every", "tests.urls")
+    assert listed["s_every"].input_schema == expected.input_schema
+    assert listed["s_every"].description == "Accept one argument of every DRF field type."
+    destroy = listed["s_gadget_destroy"].annotations
+    assert (destroy.read_only_hint, destroy.destructive_hint, destroy.idempotent_hint) == (
+        False,
+        True,
+        True,
+    )
+    assert every.is_error is False, every.content
+    assert {"count", "flag", "numbers", "size", "price"} <= set(
+        every.structured_content["accepted"]
+    )
+    assert refused.is_error is True
+    assert refused.content[0].text.splitlines() == [
+        "Invalid arguments: $.count: 'many' is not of type 'integer'",
+        "Invalid arguments: $.title: 'x' is too short",
+    ]
+    assert toys.is_error is False, toys.content
+    assert toys.structured_content["count"] == 2
+    assert [item["name"] for item in toys.structured_content["results"]] == ["Kite"]
+    assert forms == ["s_every", "s_node"]
