@@ -20,6 +20,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "mcp_tools",
     "demo_project.todos",
+    "demo_project.showcase",
 ]
 
 MIDDLEWARE = [

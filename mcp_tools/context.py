@@ -10,6 +10,7 @@ import base64
 import binascii
 import copy
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 ATTRIBUTE = "_mcp_tool_call"
@@ -51,10 +52,12 @@ def _http_request(request: Any) -> Any:
 
 
 def get_context(request: Any) -> ToolCallContext | None:
+    """Return the tool-call context of ``request`` (DRF or Django), or None."""
     return getattr(_http_request(request), ATTRIBUTE, None)
 
 
 def attach_context(http_request: Any, context: ToolCallContext) -> None:
+    """Mark ``http_request`` as the inner request of a tool call."""
     setattr(http_request, ATTRIBUTE, context)
 
 
@@ -95,21 +98,33 @@ def check_block(block: Any) -> None:
     if kind == "text" and not isinstance(block["text"], str):
         raise ValueError("mcp_output: a 'text' content block's text must be a string")
     if kind in ("image", "audio"):
-        data = block["data"]
-        if not isinstance(data, str) or data.startswith("data:"):
-            raise ValueError(f"mcp_output: {kind!r} data must be a base64 string, not a data: URL")
-        try:
-            base64.b64decode(data, validate=True)
-        except (binascii.Error, ValueError) as exc:
-            raise ValueError(f"mcp_output: {kind!r} data is not valid base64") from exc
+        _check_base64(block["data"], f"{kind!r} data")
+        if not isinstance(block["mimeType"], str) or "/" not in block["mimeType"]:
+            raise ValueError(f"mcp_output: {kind!r} mimeType must be a media type string")
     if kind == "resource":
         resource = block["resource"]
-        if not isinstance(resource, dict) or "uri" not in resource or not (
-            "text" in resource or "blob" in resource
-        ):
-            raise ValueError("mcp_output: a 'resource' block needs uri and text or blob")
+        if not isinstance(resource, dict) or not isinstance(resource.get("uri"), str):
+            raise ValueError("mcp_output: a 'resource' block needs a resource dict with a uri")
+        if "text" in resource:
+            if not isinstance(resource["text"], str):
+                raise ValueError("mcp_output: a resource's text must be a string")
+        elif "blob" in resource:
+            _check_base64(resource["blob"], "a resource's blob")
+        else:
+            raise ValueError("mcp_output: a 'resource' block needs text or blob")
+    if kind == "resource_link" and not all(isinstance(block[k], str) for k in ("uri", "name")):
+        raise ValueError("mcp_output: a 'resource_link' block's uri and name must be strings")
     if "annotations" in block:
         check_annotations(block["annotations"])
+
+
+def _check_base64(data: Any, what: str) -> None:
+    if not isinstance(data, str) or data.startswith("data:"):
+        raise ValueError(f"mcp_output: {what} must be a base64 string, not a data: URL")
+    try:
+        base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise ValueError(f"mcp_output: {what} is not valid base64") from exc
 
 
 def check_annotations(annotations: Any) -> None:
@@ -126,12 +141,26 @@ def check_annotations(annotations: Any) -> None:
         raise ValueError("mcp_output: audience must be a list of 'user' and 'assistant'")
     priority = annotations.get("priority")
     if priority is not None and (
-        isinstance(priority, bool) or not isinstance(priority, int | float) or not 0 <= priority <= 1
+        isinstance(priority, bool)
+        or not isinstance(priority, int | float)
+        or not 0 <= priority <= 1
     ):
         raise ValueError(f"mcp_output: priority must be a number from 0 to 1, not {priority!r}")
     last_modified = annotations.get("lastModified")
-    if last_modified is not None and not isinstance(last_modified, str):
-        raise ValueError("mcp_output: lastModified must be an ISO 8601 string")
+    if last_modified is not None and not _is_iso_datetime(last_modified):
+        raise ValueError(
+            f"mcp_output: lastModified must be an ISO 8601 date-time string, not {last_modified!r}"
+        )
+
+
+def _is_iso_datetime(value: Any) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
 
 
 def mcp_output(
@@ -158,6 +187,9 @@ def mcp_output(
         raise ValueError("mcp_output: meta must be a dict")
     if annotations is not None:
         check_annotations(annotations)
+        annotations = dict(annotations)
+        if "audience" in annotations:
+            annotations["audience"] = list(annotations["audience"])
     context = get_context(request)
     if context is None:
         return

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from django.core.handlers.base import BaseHandler
 from django.http import HttpRequest, HttpResponseBase
 
@@ -34,9 +36,7 @@ def release(response: HttpResponseBase) -> None:
     in the middle of the outer /mcp request.
     """
     for closer in response._resource_closers:
-        try:
+        with contextlib.suppress(Exception):
             closer()
-        except Exception:
-            pass
     response._resource_closers.clear()
     response.closed = True

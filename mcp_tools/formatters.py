@@ -7,7 +7,6 @@ another class in ``MCP_TOOLS["FORMATTER_CLASS"]``.
 from __future__ import annotations
 
 import base64
-import json
 import logging
 import uuid
 from typing import Any
@@ -19,8 +18,10 @@ from rest_framework.renderers import JSONRenderer
 
 from .conf import mcp_settings
 from .context import KEEP, Override, get_context
-from .encoding import ResultEncodingError, encode_value
+from .encoding import ResultEncodingError, encode_value, parse_json
+from .exceptions import ClientDisconnected, ToolError
 from .jsonrpc import RawJSON
+from .output_schemas import include_structured_content
 from .results import (
     ERROR_REF_META_KEY,
     INTERNAL_SERVER_ERROR,
@@ -40,7 +41,7 @@ SERVER_META_PREFIXES = ("django-mcp-tools/", "io.modelcontextprotocol/")
 
 
 class ResponseTooLarge(Exception):
-    pass
+    """The body is longer than ``MAX_RESPONSE_BYTES``."""
 
 
 def media_type(response: HttpResponseBase) -> tuple[str, str | None]:
@@ -56,10 +57,12 @@ def media_type(response: HttpResponseBase) -> tuple[str, str | None]:
 
 
 def is_json_type(kind: str) -> bool:
+    """Return whether ``kind`` is JSON: ``application/json`` or any ``+json`` type."""
     return kind == "application/json" or kind.endswith("+json")
 
 
 def is_text_type(kind: str) -> bool:
+    """Return whether ``kind`` is read as text (``image/svg+xml`` included, via ``+xml``)."""
     return kind.startswith("text/") or kind in TEXT_TYPES or kind.endswith("+xml")
 
 
@@ -81,6 +84,7 @@ def read_body(response: HttpResponseBase, limit: int) -> bytes:
 
 
 def decode(body: bytes, charset: str | None) -> str:
+    """Decode with the response charset (UTF-8 by default), replacing invalid bytes."""
     try:
         return body.decode(charset or "utf-8", errors="replace")
     except LookupError:  # an unknown charset name
@@ -105,13 +109,13 @@ class ResponseFormatter(BaseFormatter):
     def format_response(
         self, response: HttpResponseBase, request: HttpRequest, tool: Tool
     ) -> ToolResult:
-        context = get_context(request)
-        override = context.pop_override() if context is not None else None
+        override = self.take_override(request)
         try:
             body = read_body(response, mcp_settings.MAX_RESPONSE_BYTES)
         except ResponseTooLarge:
             limit = mcp_settings.MAX_RESPONSE_BYTES
-            return ToolResult.error(f"Response too large: more than {limit} bytes")
+            result = ToolResult.error(f"Response too large: more than {limit} bytes")
+            return self.apply_override(result, override)
         status = response.status_code
         if status >= 500:
             result = self.server_error(response, body, request, tool)
@@ -123,27 +127,37 @@ class ResponseFormatter(BaseFormatter):
             location = response.get("Location", "")
             result = ToolResult.error(f"Redirect to {location} was not followed")
         else:
-            result = self.success(response, body, tool)
+            result = self.success(response, body, request, tool)
         return self.apply_override(result, override)
 
     def format_exception(self, exc: BaseException, request: HttpRequest, tool: Tool) -> ToolResult:
-        context = get_context(request)
-        if context is not None:
-            context.pop_override()
+        override = self.take_override(request)
+        if isinstance(exc, ToolError):
+            # Outside DRF's exception handler (a plain Django view): still the view's message.
+            return self.apply_override(ToolResult.error(str(exc.detail)), override)
+        if isinstance(exc, ClientDisconnected):
+            # The view stopped as asked; nobody is left to read the result.
+            logger.info("Tool %s stopped: the client disconnected", tool.name)
+            return ToolResult.error("Client disconnected")
         reference = uuid.uuid4().hex
-        logger.error(
-            "Tool %s failed (error reference %s)", tool.name, reference, exc_info=exc
-        )
+        logger.error("Tool %s failed (error reference %s)", tool.name, reference, exc_info=exc)
         got_request_exception.send(sender=type(self), request=request)
         if mcp_settings.mask_errors:
             return ToolResult.error(INTERNAL_SERVER_ERROR, **{ERROR_REF_META_KEY: reference})
-        result = ToolResult.error(f"{type(exc).__name__}: {exc}")
-        result.meta[ERROR_REF_META_KEY] = reference
-        return result
+        result = ToolResult.error(f"{type(exc).__name__}: {exc}", **{ERROR_REF_META_KEY: reference})
+        return self.apply_override(result, override)
+
+    def take_override(self, request: HttpRequest) -> Override | None:
+        """Consume the override the view stored; a second formatting pass sees none."""
+        context = get_context(request)
+        return context.pop_override() if context is not None else None
 
     # -- by status ---------------------------------------------------------------------------
 
-    def success(self, response: HttpResponseBase, body: bytes, tool: Tool) -> ToolResult:
+    def success(
+        self, response: HttpResponseBase, body: bytes, request: HttpRequest, tool: Tool
+    ) -> ToolResult:
+        """Format a 2xx body by its content type (DESIGN §4.2)."""
         if not body:
             return ToolResult(content=[])
         kind, charset = media_type(response)
@@ -151,13 +165,29 @@ class ResponseFormatter(BaseFormatter):
             return self.json_result(response, body, charset, tool)
         if is_text_type(kind):
             return ToolResult(content=[text_block(decode(body, charset))])
-        if kind.startswith("image/") or kind.startswith("audio/"):
+        if kind.startswith(("image/", "audio/")):
             block_type = "image" if kind.startswith("image/") else "audio"
             data = base64.b64encode(body).decode("ascii")
             return ToolResult(content=[{"type": block_type, "data": data, "mimeType": kind}])
+        if mcp_settings.BINARY_AS_RESOURCE:
+            return ToolResult(content=[self.resource_block(body, kind, request)])
         return ToolResult.error(f"Unsupported response content type {kind or 'none'}")
 
+    def resource_block(self, body: bytes, kind: str, request: HttpRequest) -> dict[str, Any]:
+        """Return an embedded blob resource whose uri is the view's absolute URL."""
+        try:
+            uri = request.build_absolute_uri()
+        except KeyError:  # a request without a host (built by hand, not by the endpoint)
+            uri = request.get_full_path()
+        resource = {
+            "uri": uri,
+            "mimeType": kind or "application/octet-stream",
+            "blob": base64.b64encode(body).decode("ascii"),
+        }
+        return {"type": "resource", "resource": resource}
+
     def client_error(self, response: HttpResponseBase, body: bytes) -> ToolResult:
+        """Return the 4xx body as error text; a ``ToolError`` gives just its message."""
         data = getattr(response, "data", None)
         detail = data.get("detail") if isinstance(data, dict) else None
         if isinstance(detail, ErrorDetail) and detail.code == "tool_error":
@@ -167,6 +197,7 @@ class ResponseFormatter(BaseFormatter):
     def server_error(
         self, response: HttpResponseBase, body: bytes, request: HttpRequest, tool: Tool
     ) -> ToolResult:
+        """Keep a 5xx body only when DRF rendered it from an ``APIException``; else mask it."""
         data = getattr(response, "data", None)
         detail = data.get("detail") if isinstance(data, dict) else None
         if getattr(response, "exception", False) and isinstance(detail, ErrorDetail):
@@ -184,6 +215,7 @@ class ResponseFormatter(BaseFormatter):
     def json_result(
         self, response: HttpResponseBase, body: bytes, charset: str | None, tool: Tool
     ) -> ToolResult:
+        """Return the body as text and, unless turned off, its value as structured content."""
         text = decode(body, charset)
         renderer = getattr(response, "accepted_renderer", None)
         if type(renderer) is JSONRenderer:
@@ -194,23 +226,23 @@ class ResponseFormatter(BaseFormatter):
             scalar_string = data if isinstance(data, str) else None
         else:
             try:
-                parsed = json.loads(text, parse_constant=_reject_constant)
+                parsed = parse_json(text, nan=mcp_settings.JSON_NAN)
+            except ResultEncodingError as exc:
+                return ToolResult.error(str(exc))
             except ValueError:
-                return ToolResult(content=[text_block(text)])
-            value = RawJSON(text, parsed)
+                return ToolResult(content=[text_block(text)])  # not JSON after all: text
+            # The body's own bytes are spliced, unless NaN/Infinity literals were replaced.
+            strict = "NaN" not in text and "Infinity" not in text
+            value = RawJSON(text, parsed) if strict else encode_value(parsed)
             scalar_string = parsed if isinstance(parsed, str) else None
         if scalar_string is not None:
+            # The string itself, unquoted and never parsed, even when it looks like JSON.
             result = ToolResult(content=[text_block(scalar_string)], structured=scalar_string)
         else:
             result = ToolResult(content=[text_block(text)], structured=value)
-        if not self.include_structured_content(tool):
+        if not include_structured_content(tool):
             result.structured = NO_STRUCTURED
         return result
-
-    def include_structured_content(self, tool: Tool) -> bool:
-        if tool.options.include_structured_content is not None:
-            return tool.options.include_structured_content
-        return bool(mcp_settings.INCLUDE_STRUCTURED_CONTENT)
 
     # -- overrides ---------------------------------------------------------------------------
 
@@ -218,26 +250,41 @@ class ResponseFormatter(BaseFormatter):
         """Apply what the view stored with ``mcp_output`` (DESIGN §5)."""
         if override is None:
             return result
-        if override.content is not KEEP:
-            result.content = [dict(block) for block in override.content]
-        if not result.is_error and override.structured_content is not KEEP:
-            if override.structured_content is None:
-                result.structured = NO_STRUCTURED
-            else:
-                try:
-                    result.structured = encode_value(override.structured_content)
-                except ResultEncodingError as exc:
-                    return ToolResult.error(str(exc))
-                if override.content is KEEP:
-                    result.content = [text_block(result.structured.text)]
-        if override.meta is not KEEP:
-            owned = {k: v for k, v in result.meta.items() if k.startswith(SERVER_META_PREFIXES)}
-            result.meta = {**(override.meta or {}), **owned}
+        nan = mcp_settings.JSON_NAN
+        try:
+            if override.content is not KEEP:
+                result.content = encode_value(list(override.content), nan=nan).value
+            if not result.is_error and override.structured_content is not KEEP:
+                self.apply_structured(result, override)
+            if override.meta is not KEEP:
+                meta = encode_value(override.meta or {}, nan=nan).value
+                # Server-owned keys come from the server only: a view can't set or drop them.
+                mine = {k: v for k, v in meta.items() if not k.startswith(SERVER_META_PREFIXES)}
+                result.meta = {**mine, **_owned(result.meta)}
+        except ResultEncodingError as exc:
+            return ToolResult.error(str(exc), **_owned(result.meta))
         if override.annotations:
             for block in result.content:
                 block["annotations"] = dict(override.annotations)
         return result
 
+    def apply_structured(self, result: ToolResult, override: Override) -> None:
+        """Replace the structured value; without a content override, the text follows it."""
+        value = override.structured_content
+        if value is None:
+            result.structured = NO_STRUCTURED
+            return
+        if isinstance(value, str):
+            # A Python string stays a string (never parsed), and its text is the string itself,
+            # as for a JSON string scalar (§4.2).
+            result.structured = value
+            text = value
+        else:
+            result.structured = encode_value(value, nan=mcp_settings.JSON_NAN)
+            text = result.structured.text
+        if override.content is KEEP:
+            result.content = [text_block(text)]
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+
+def _owned(meta: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in meta.items() if k.startswith(SERVER_META_PREFIXES)}

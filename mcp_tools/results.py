@@ -19,6 +19,7 @@ NO_STRUCTURED = object()
 
 
 def text_block(text: str) -> dict[str, Any]:
+    """Return a text content block."""
     return {"type": "text", "text": text}
 
 
@@ -38,6 +39,7 @@ class ToolResult:
 
     @property
     def has_structured(self) -> bool:
+        """Return whether the result carries a structured value (``null`` counts)."""
         return self.structured is not NO_STRUCTURED
 
     def structured_value(self) -> Any:
@@ -47,4 +49,5 @@ class ToolResult:
         return self.structured
 
     def texts(self) -> list[str]:
+        """Return the text of every text block, in order."""
         return [block["text"] for block in self.content if block.get("type") == "text"]

@@ -23,8 +23,9 @@ from rest_framework.test import APIRequestFactory
 from mcp_tools import ToolError
 from mcp_tools.dispatch import release
 from mcp_tools.formatters import ResponseFormatter
-from mcp_tools.jsonrpc import encode
+from mcp_tools.jsonrpc import RawJSON, encode
 from mcp_tools.projection import project_result
+from mcp_tools.test import MCPClient
 from mcp_tools.tools import ToolOptions
 
 TOOL = types.SimpleNamespace(name="t", options=ToolOptions())
@@ -71,31 +72,198 @@ def wire(result):
 
 
 CASES = [
-    ("drf object", lambda: drf({"a": 1, "b": "é"}), {**text('{"a":1,"b":"é"}'), "structuredContent": {"a": 1, "b": "é"}}),
+    (
+        "drf object",
+        lambda: drf({"a": 1, "b": "é"}),
+        {**text('{"a":1,"b":"é"}'), "structuredContent": {"a": 1, "b": "é"}},
+    ),
     ("drf array", lambda: drf([1, 2]), {**text("[1,2]"), "structuredContent": {"items": [1, 2]}}),
-    ("drf string", lambda: drf('{"looks": "like json"}'), {**text('{"looks": "like json"}'), "structuredContent": {"result": '{"looks": "like json"}'}}),
+    (
+        "drf string",
+        lambda: drf('{"looks": "like json"}'),
+        {
+            **text('{"looks": "like json"}'),
+            "structuredContent": {"result": '{"looks": "like json"}'},
+        },
+    ),
     ("drf number", lambda: drf(3.5), {**text("3.5"), "structuredContent": {"result": 3.5}}),
     ("drf boolean", lambda: drf(True), {**text("true"), "structuredContent": {"result": True}}),
-    ("json object", lambda: JsonResponse({"x": [1]}), {**text('{"x": [1]}'), "structuredContent": {"x": [1]}}),
-    ("json array", lambda: JsonResponse([{"x": 1}], safe=False), {**text('[{"x": 1}]'), "structuredContent": {"items": [{"x": 1}]}}),
-    ("json null", lambda: HttpResponse(b"null", content_type="application/json"), {**text("null"), "structuredContent": {"result": None}}),
-    ("problem+json", lambda: HttpResponse(b'{"title": "x"}', content_type="application/problem+json"), {**text('{"title": "x"}'), "structuredContent": {"title": "x"}}),
-    ("text utf-8 default", lambda: HttpResponse("héllo".encode(), content_type="text/plain"), text("héllo")),
-    ("text latin-1", lambda: HttpResponse("héllo".encode("latin-1"), content_type="text/plain; charset=latin-1"), text("héllo")),
-    ("text invalid bytes", lambda: HttpResponse(b"ok\xff", content_type="text/plain; charset=utf-8"), text("ok\ufffd")),
+    (
+        "json object",
+        lambda: JsonResponse({"x": [1]}),
+        {**text('{"x": [1]}'), "structuredContent": {"x": [1]}},
+    ),
+    (
+        "json array",
+        lambda: JsonResponse([{"x": 1}], safe=False),
+        {**text('[{"x": 1}]'), "structuredContent": {"items": [{"x": 1}]}},
+    ),
+    (
+        "json null",
+        lambda: HttpResponse(b"null", content_type="application/json"),
+        {**text("null"), "structuredContent": {"result": None}},
+    ),
+    (
+        "problem+json",
+        lambda: HttpResponse(b'{"title": "x"}', content_type="application/problem+json"),
+        {**text('{"title": "x"}'), "structuredContent": {"title": "x"}},
+    ),
+    (
+        "text utf-8 default",
+        lambda: HttpResponse("héllo".encode(), content_type="text/plain"),
+        text("héllo"),
+    ),
+    (
+        "text latin-1",
+        lambda: HttpResponse("héllo".encode("latin-1"), content_type="text/plain; charset=latin-1"),
+        text("héllo"),
+    ),
+    (
+        "text invalid bytes",
+        lambda: HttpResponse(b"ok\xff", content_type="text/plain; charset=utf-8"),
+        text("ok\ufffd"),
+    ),
     ("csv", lambda: HttpResponse(b"a,b\n1,2\n", content_type="text/csv"), text("a,b\n1,2\n")),
     ("xml", lambda: HttpResponse(b"<a/>", content_type="application/xml"), text("<a/>")),
     ("svg", lambda: HttpResponse(b"<svg/>", content_type="image/svg+xml"), text("<svg/>")),
-    ("png", lambda: HttpResponse(PNG, content_type="image/png"), {"content": [{"type": "image", "data": base64.b64encode(PNG).decode(), "mimeType": "image/png"}], "isError": False}),
-    ("wav", lambda: HttpResponse(b"RIFF", content_type="audio/wav; codecs=1"), {"content": [{"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"}], "isError": False}),
+    (
+        "png",
+        lambda: HttpResponse(PNG, content_type="image/png"),
+        {
+            "content": [
+                {"type": "image", "data": base64.b64encode(PNG).decode(), "mimeType": "image/png"}
+            ],
+            "isError": False,
+        },
+    ),
+    (
+        "wav",
+        lambda: HttpResponse(b"RIFF", content_type="audio/wav; codecs=1"),
+        {
+            "content": [{"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"}],
+            "isError": False,
+        },
+    ),
     ("204", lambda: HttpResponse(status=204), {"content": [], "isError": False}),
-    ("pdf", lambda: HttpResponse(b"%PDF", content_type="application/pdf; x=y"), error("Unsupported response content type application/pdf")),
-    ("redirect", lambda: HttpResponseRedirect("/elsewhere/"), error("Redirect to /elsewhere/ was not followed")),
-    ("drf validation 400", lambda: drf(raise_exc=validation_error()), error('{"name":["This field is required."]}')),
+    (
+        "pdf",
+        lambda: HttpResponse(b"%PDF", content_type="application/pdf; x=y"),
+        error("Unsupported response content type application/pdf"),
+    ),
+    (
+        "redirect",
+        lambda: HttpResponseRedirect("/elsewhere/"),
+        error("Redirect to /elsewhere/ was not followed"),
+    ),
+    (
+        "drf validation 400",
+        lambda: drf(raise_exc=validation_error()),
+        error('{"name":["This field is required."]}'),
+    ),
     ("drf 404", lambda: drf(raise_exc=exceptions.NotFound()), error('{"detail":"Not found."}')),
-    ("tool error", lambda: drf(raise_exc=ToolError("Pick a date in the future.")), error("Pick a date in the future.")),
-    ("drf api exception 503", lambda: drf(raise_exc=exceptions.APIException("Upstream down")), error('{"detail":"Upstream down"}')),
-    ("streaming text", lambda: StreamingHttpResponse(iter([b"a", b"b"]), content_type="text/plain"), text("ab")),
+    (
+        "tool error",
+        lambda: drf(raise_exc=ToolError("Pick a date in the future.")),
+        error("Pick a date in the future."),
+    ),
+    (
+        "drf api exception 503",
+        lambda: drf(raise_exc=exceptions.APIException("Upstream down")),
+        error('{"detail":"Upstream down"}'),
+    ),
+    (
+        "streaming text",
+        lambda: StreamingHttpResponse(iter([b"a", b"b"]), content_type="text/plain"),
+        text("ab"),
+    ),
+    ("drf null renders no body", lambda: drf(None), {"content": [], "isError": False}),
+    (
+        "json string scalar, not DRF",
+        lambda: JsonResponse('{"a": 1}', safe=False),
+        {**text('{"a": 1}'), "structuredContent": {"result": '{"a": 1}'}},
+    ),
+    (
+        "json false",
+        lambda: HttpResponse(b"false", content_type="application/json"),
+        {**text("false"), "structuredContent": {"result": False}},
+    ),
+    (
+        "vendor +json",
+        lambda: HttpResponse(b'{"v": 1}', content_type="application/vnd.api+json; charset=utf-8"),
+        {**text('{"v": 1}'), "structuredContent": {"v": 1}},
+    ),
+    (
+        "json that is not JSON",
+        lambda: HttpResponse(b"{oops", content_type="application/json"),
+        text("{oops"),
+    ),
+    (
+        "text/html utf-8",
+        lambda: HttpResponse("<b>é</b>".encode(), content_type="text/html; charset=utf-8"),
+        text("<b>é</b>"),
+    ),
+    (
+        "unknown charset",
+        lambda: HttpResponse(b"ok", content_type="text/plain; charset=nope"),
+        text("ok"),
+    ),
+    (
+        "atom +xml",
+        lambda: HttpResponse(b"<feed/>", content_type="application/atom+xml"),
+        text("<feed/>"),
+    ),
+    (
+        "javascript",
+        lambda: HttpResponse(b"f()", content_type="application/javascript"),
+        text("f()"),
+    ),
+    ("yaml", lambda: HttpResponse(b"a: 1", content_type="application/yaml"), text("a: 1")),
+    (
+        "ndjson",
+        lambda: HttpResponse(b'{"a":1}\n', content_type="application/x-ndjson"),
+        text('{"a":1}\n'),
+    ),
+    (
+        "jpeg, parameters dropped",
+        lambda: HttpResponse(b"\xff\xd8", content_type="IMAGE/JPEG; q=1"),
+        {
+            "content": [{"type": "image", "data": "/9g=", "mimeType": "image/jpeg"}],
+            "isError": False,
+        },
+    ),
+    (
+        "mpeg audio",
+        lambda: HttpResponse(b"ID3", content_type="audio/mpeg"),
+        {
+            "content": [{"type": "audio", "data": "SUQz", "mimeType": "audio/mpeg"}],
+            "isError": False,
+        },
+    ),
+    (
+        "octet-stream",
+        lambda: HttpResponse(b"\x00", content_type="application/octet-stream"),
+        error("Unsupported response content type application/octet-stream"),
+    ),
+    (
+        "200 with empty json body",
+        lambda: HttpResponse(b"", content_type="application/json"),
+        {"content": [], "isError": False},
+    ),
+    (
+        "301",
+        lambda: HttpResponse(status=301, headers={"Location": "https://example.com/x"}),
+        error("Redirect to https://example.com/x was not followed"),
+    ),
+    (
+        "drf 403 keeps its detail",
+        lambda: drf(raise_exc=exceptions.PermissionDenied()),
+        error('{"detail":"You do not have permission to perform this action."}'),
+    ),
+    (
+        "plain 400 body",
+        lambda: HttpResponse(b"bad input", status=400, content_type="text/plain"),
+        error("bad input"),
+    ),
 ]
 
 
@@ -131,7 +299,9 @@ def test_any_other_5xx_body_is_masked(caplog, settings):
     assert reference in caplog.text
 
 
-@pytest.mark.parametrize(("mask", "expected"), [(True, "Internal server error"), (False, "ValueError: secret /srv/x")])
+@pytest.mark.parametrize(
+    ("mask", "expected"), [(True, "Internal server error"), (False, "ValueError: secret /srv/x")]
+)
 def test_an_exception_is_masked_unless_masking_is_off(settings, caplog, mask, expected):
     settings.MCP_TOOLS = {"MASK_ERRORS": mask}
     caplog.set_level(logging.ERROR, "mcp_tools")
@@ -174,7 +344,105 @@ def test_file_responses_are_read_as_streams(tmp_path):
     path.write_bytes(b"file body")
     response = FileResponse(path.open("rb"), content_type="text/plain")
     try:
-        assert wire(ResponseFormatter().format_response(response, HttpRequest(), TOOL)) == text("file body")
+        assert wire(ResponseFormatter().format_response(response, HttpRequest(), TOOL)) == text(
+            "file body"
+        )
     finally:
         release(response)
     assert response.file_to_stream is None or response.file_to_stream.closed
+
+
+def test_drf_json_is_not_parsed_on_the_hot_path():
+    result = ResponseFormatter().format_response(drf({"a": 1}), HttpRequest(), TOOL)
+    assert result.structured._value is RawJSON._UNPARSED  # spliced as is, never decoded
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [
+        ("error", error("Result is not valid JSON: NaN or infinity")),
+        ("null", {**text('{"x": NaN}'), "structuredContent": {"x": None}}),
+        ("string", {**text('{"x": NaN}'), "structuredContent": {"x": "NaN"}}),
+    ],
+)
+def test_json_nan_applies_to_bodies_with_nan(settings, mode, expected):
+    settings.MCP_TOOLS = {"JSON_NAN": mode}
+    response = JsonResponse({"x": float("nan")})
+    assert wire(ResponseFormatter().format_response(response, HttpRequest(), TOOL)) == expected
+
+
+def test_binary_as_resource_embeds_the_body_with_the_views_url(settings):
+    settings.MCP_TOOLS = {"BINARY_AS_RESOURCE": True}
+    request = APIRequestFactory().get("/r/export.pdf?year=2026")
+    response = HttpResponse(b"%PDF", content_type="application/pdf; x=1")
+    assert wire(ResponseFormatter().format_response(response, request, TOOL)) == {
+        "content": [
+            {
+                "type": "resource",
+                "resource": {
+                    "uri": "http://testserver/r/export.pdf?year=2026",
+                    "mimeType": "application/pdf",
+                    "blob": "JVBERg==",
+                },
+            }
+        ],
+        "isError": False,
+    }
+
+
+def test_a_tool_error_escaping_a_plain_view_keeps_its_message(settings):
+    settings.MCP_TOOLS = {"MASK_ERRORS": True}
+    result = ResponseFormatter().format_exception(ToolError("No such date."), HttpRequest(), TOOL)
+    assert wire(result) == error("No such date.")
+
+
+def test_a_tool_error_is_an_ordinary_400_over_plain_http():
+    response = drf(raise_exc=ToolError("Pick a date in the future."))
+    assert response.status_code == 400
+    assert json.loads(response.content) == {"detail": "Pick a date in the future."}
+
+
+def test_an_exception_is_sent_through_got_request_exception(settings):
+    from django.core.signals import got_request_exception
+
+    seen = []
+
+    def receiver(sender, request, **kwargs):
+        seen.append(request)
+
+    request = HttpRequest()
+    got_request_exception.connect(receiver)
+    try:
+        ResponseFormatter().format_exception(RuntimeError("x"), request, TOOL)
+    finally:
+        got_request_exception.disconnect(receiver)
+    assert seen == [request]
+
+
+@pytest.mark.django_db
+def test_the_formatter_class_is_swappable(settings, alice):
+    settings.MCP_TOOLS = {"FORMATTER_CLASS": "tests.test_formatters.ShoutingFormatter"}
+    client = MCPClient(headers={"Authorization": f"Token {alice.token}"})
+    assert client.call_tool("r_text")["content"] == [{"type": "text", "text": "HÉLLO"}]
+
+
+class ShoutingFormatter(ResponseFormatter):
+    def success(self, response, body, request, tool):
+        result = super().success(response, body, request, tool)
+        for block in result.content:
+            block["text"] = block["text"].upper()
+        return result
+
+
+def test_a_large_file_response_is_read_only_past_the_limit(settings, tmp_path):
+    settings.MCP_TOOLS = {"MAX_RESPONSE_BYTES": 10}
+    path = tmp_path / "big.txt"
+    path.write_bytes(b"x" * 100_000)
+    handle = path.open("rb")
+    response = FileResponse(handle, content_type="text/plain")
+    try:
+        result = wire(ResponseFormatter().format_response(response, HttpRequest(), TOOL))
+        assert result == error("Response too large: more than 10 bytes")
+        assert handle.tell() == response.block_size  # one block read, not the whole file
+    finally:
+        release(response)

@@ -1,0 +1,391 @@
+"""Output schemas (DESIGN §4.5): resolution, switches, compiled validators, enforcement."""
+
+import logging
+import types
+
+import pytest
+from django.core import checks
+from django.urls import path
+from rest_framework import generics, serializers, viewsets
+from rest_framework.pagination import BasePagination, LimitOffsetPagination, PageNumberPagination
+from rest_framework.response import Response
+from rest_framework.routers import SimpleRouter
+from rest_framework.views import APIView
+
+from mcp_tools import output_schemas
+from mcp_tools.checks import check_output_schemas
+from mcp_tools.decorators import mcp_tool
+from mcp_tools.jsonrpc import RawJSON
+from mcp_tools.projection import project_tool
+from mcp_tools.registry import ToolRegistry
+from mcp_tools.results import ToolResult, text_block
+
+
+class Item(serializers.Serializer):
+    id = serializers.IntegerField(read_only=True)
+    name = serializers.CharField(max_length=5)
+    note = serializers.CharField(required=False, allow_null=True)
+    price = serializers.DecimalField(max_digits=5, decimal_places=2)
+    password = serializers.CharField(write_only=True)
+
+
+ITEM_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "integer"},
+        "name": {"type": "string"},
+        "note": {"type": ["string", "null"]},
+        "price": {"type": "string"},
+    },
+    "required": ["id", "name", "price"],
+}
+
+
+class Order(serializers.Serializer):
+    items = Item(many=True)
+    owner = Item(allow_null=True)
+
+
+def tools_of(settings, registry, *routes):
+    module = types.ModuleType("output_schema_urls")
+    module.urlpatterns = list(routes)
+    settings.ROOT_URLCONF = module
+    return {tool.name: tool for tool in registry.tools()}
+
+
+def api_view_class(name, method="get", **attributes):
+    def handler(self, request, *args, **kwargs):
+        return Response({})
+
+    return type(name, (APIView,), {method: handler, "__doc__": "A view.", **attributes})
+
+
+def resolved(settings, view_class, **options):
+    registry = ToolRegistry()
+    mcp_tool("t", registry=registry, **options)(view_class)
+    return tools_of(settings, registry, path("x/", view_class.as_view()))["t"]
+
+
+class ItemViewSet(viewsets.ViewSet):
+    """Items."""
+
+    serializer_class = Item
+
+    def get_serializer_class(self):
+        return self.serializer_class
+
+    def list(self, request):
+        return Response([])
+
+    def retrieve(self, request, pk=None):
+        return Response({})
+
+    def destroy(self, request, pk=None):
+        return Response(status=204)
+
+
+class Pages(PageNumberPagination):
+    page_size = 2
+
+
+class BarePages(BasePagination):
+    """A paginator that keeps BasePagination's page schema: the array itself."""
+
+
+RESOLUTION = [
+    (
+        "decorator dict",
+        api_view_class("A"),
+        {"output_schema": {"type": "integer"}},
+        {"type": "integer"},
+    ),
+    ("decorator serializer class", api_view_class("B"), {"output_schema": Item}, ITEM_SCHEMA),
+    (
+        "decorator serializer instance, many",
+        api_view_class("C"),
+        {"output_schema": Item(many=True)},
+        {"type": "array", "items": ITEM_SCHEMA},
+    ),
+    (
+        "the view's serializer",
+        type("D", (generics.RetrieveAPIView,), {"serializer_class": Item}),
+        {},
+        ITEM_SCHEMA,
+    ),
+    (
+        "a list view's array",
+        type("E", (generics.ListAPIView,), {"serializer_class": Item}),
+        {},
+        {"type": "array", "items": ITEM_SCHEMA},
+    ),
+    (
+        "a list view's page",
+        type("F", (generics.ListAPIView,), {"serializer_class": Item, "pagination_class": Pages}),
+        {},
+        {
+            "type": "object",
+            "required": ["count", "results"],
+            "properties": {
+                "count": {"type": "integer"},
+                "next": {"type": ["string", "null"], "format": "uri"},
+                "previous": {"type": ["string", "null"], "format": "uri"},
+                "results": {"type": "array", "items": ITEM_SCHEMA},
+            },
+        },
+    ),
+    (
+        "a paginator with DRF's default page schema",
+        type(
+            "F2", (generics.ListAPIView,), {"serializer_class": Item, "pagination_class": BarePages}
+        ),
+        {},
+        {"type": "array", "items": ITEM_SCHEMA},
+    ),
+    ("a view without a serializer", api_view_class("G"), {}, None),
+    (
+        "DELETE answers 204",
+        type("H", (generics.DestroyAPIView,), {"serializer_class": Item}),
+        {},
+        None,
+    ),
+    (
+        "a serializer that needs a request",
+        type(
+            "I",
+            (generics.RetrieveAPIView,),
+            {"get_serializer_class": lambda self: self.request.user and Item},
+        ),
+        {},
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "view_class", "options", "expected"), RESOLUTION, ids=[c[0] for c in RESOLUTION]
+)
+def test_the_output_schema_comes_from_the_decorator_else_the_view(
+    settings, case, view_class, options, expected
+):
+    assert resolved(settings, view_class, **options).output_schema == expected
+
+
+def test_viewset_actions_resolve_their_own_shapes(settings):
+    registry = ToolRegistry()
+    mcp_tool(registry=registry)(ItemViewSet)
+    router = SimpleRouter()
+    router.register("items", ItemViewSet, basename="item")
+    tools = tools_of(settings, registry, *router.urls)
+    assert tools["item_list"].output_schema == {"type": "array", "items": ITEM_SCHEMA}
+    assert tools["item_retrieve"].output_schema == ITEM_SCHEMA
+    assert tools["item_destroy"].output_schema is None
+
+
+def test_limit_offset_pages_are_plain_json_schema():
+    paginator = LimitOffsetPagination()
+    schema = output_schemas.openapi_to_json_schema(
+        paginator.get_paginated_response_schema({"type": "array"})
+    )
+    assert "nullable" not in str(schema) and "example" not in str(schema)
+    assert schema["properties"]["next"]["type"] == ["string", "null"]
+
+
+def test_nested_serializers_render_their_readable_fields():
+    schema = output_schemas.serializer_output_schema(Order())
+    assert schema["properties"]["items"] == {"type": "array", "items": ITEM_SCHEMA}
+    assert schema["properties"]["owner"]["type"] == ["object", "null"]
+    assert schema["required"] == ["items", "owner"]
+
+
+def test_a_bad_output_schema_type_is_a_clear_error(settings):
+    tool = resolved(settings, api_view_class("J"), output_schema=42, include_output_schema=True)
+    with pytest.raises(TypeError, match="output_schema of tool t must be a JSON Schema dict"):
+        output_schemas.resolve_output_schema(tool)
+    assert "outputSchema" not in tool.definition()  # tools/list still answers
+
+
+SWITCHES = [
+    # (setting, decorator include_output_schema, advertised?)
+    ({}, None, False),
+    ({}, True, True),
+    ({"INCLUDE_OUTPUT_SCHEMA": True}, None, True),
+    ({"INCLUDE_OUTPUT_SCHEMA": True}, False, False),
+]
+
+
+@pytest.mark.parametrize(("setting", "declared", "advertised"), SWITCHES)
+def test_include_output_schema_from_the_decorator_else_the_setting(
+    settings, setting, declared, advertised
+):
+    tool = resolved(
+        settings, api_view_class("K"), output_schema=ITEM_SCHEMA, include_output_schema=declared
+    )
+    settings.MCP_TOOLS = setting
+    assert ("outputSchema" in tool.definition()) is advertised
+    if advertised:
+        assert tool.definition()["outputSchema"] == ITEM_SCHEMA
+
+
+def test_include_output_schema_forces_structured_content_with_a_warning(settings, caplog):
+    caplog.set_level(logging.WARNING, "mcp_tools")
+    tool = resolved(
+        settings,
+        api_view_class("L"),
+        output_schema=ITEM_SCHEMA,
+        include_output_schema=True,
+        include_structured_content=False,
+    )
+    assert output_schemas.include_structured_content(tool) is True
+    assert output_schemas.include_structured_content(tool) is True
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warnings == ["Tool t: include_output_schema forces include_structured_content on"]
+
+
+def test_without_an_output_schema_structured_content_can_be_off(settings):
+    tool = resolved(settings, api_view_class("M"), include_structured_content=False)
+    assert output_schemas.include_structured_content(tool) is False
+
+
+def test_the_system_check_names_the_tool(settings):
+    registry = ToolRegistry()
+    forced = mcp_tool(
+        "forced",
+        registry=registry,
+        output_schema=ITEM_SCHEMA,
+        include_output_schema=True,
+        include_structured_content=False,
+    )(api_view_class("N"))
+    unknown = mcp_tool("unknown", registry=registry, include_output_schema=True)(
+        api_view_class("O")
+    )
+    bad = mcp_tool("bad", registry=registry, output_schema="x", include_output_schema=True)(
+        api_view_class("P")
+    )
+    tools_of(
+        settings,
+        registry,
+        path("n/", forced.as_view()),
+        path("o/", unknown.as_view()),
+        path("p/", bad.as_view()),
+    )
+    messages = {message.id: message for message in check_output_schemas(registry=registry)}
+    assert sorted(messages) == ["mcp_tools.E020", "mcp_tools.W020", "mcp_tools.W021"]
+    assert messages["mcp_tools.W020"].msg.startswith("Tool forced: include_output_schema forces")
+    assert messages["mcp_tools.W020"].hint
+    assert messages["mcp_tools.W021"].msg.startswith("Tool unknown: include_output_schema is on")
+    assert isinstance(messages["mcp_tools.E020"], checks.Error)
+
+
+# -- enforcement --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def count_tool(settings):
+    schema = {
+        "type": "object",
+        "properties": {
+            "count": {"type": "integer", "minimum": 0},
+            "tags": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["count"],
+    }
+    return resolved(settings, api_view_class("Q"), output_schema=schema, include_output_schema=True)
+
+
+PREFIX = "Output does not match the tool's output schema at "
+ENFORCED = [
+    ("conforming raw JSON", ToolResult([text_block("x")], RawJSON('{"count": 2}')), None),
+    ("conforming Python value", ToolResult([text_block("x")], {"count": 0}), None),
+    (
+        "wrong type",
+        ToolResult([], RawJSON('{"count": "2"}')),
+        [f"{PREFIX}$.count: '2' is not of type 'integer'"],
+    ),
+    (
+        "two problems, one line each",
+        ToolResult([], {"count": -1, "tags": [1]}),
+        [
+            f"{PREFIX}$.count: -1 is less than the minimum of 0",
+            f"{PREFIX}$.tags[0]: 1 is not of type 'string'",
+        ],
+    ),
+    ("missing field", ToolResult([], {}), [f"{PREFIX}$: 'count' is a required property"]),
+    (
+        "no structured value (text)",
+        ToolResult([text_block("hi")]),
+        [f"{PREFIX}$: the result has no structured content"],
+    ),
+    (
+        "no structured value (204)",
+        ToolResult([]),
+        [f"{PREFIX}$: the result has no structured content"],
+    ),
+    (
+        "an array where an object is due",
+        ToolResult([], RawJSON("[1]")),
+        [f"{PREFIX}$: [1] is not of type 'object'"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("case", "result", "lines"), ENFORCED, ids=[c[0] for c in ENFORCED])
+def test_enforcement(count_tool, case, result, lines):
+    enforced = output_schemas.enforce(count_tool, result)
+    if lines is None:
+        assert enforced is result and not enforced.is_error
+    else:
+        assert enforced.is_error is True
+        assert enforced.has_structured is False
+        assert enforced.texts() == ["\n".join(lines)]
+
+
+def test_enforcement_is_skipped_on_the_error_path(count_tool):
+    result = ToolResult.error("No count today.")
+    assert output_schemas.enforce(count_tool, result) is result
+
+
+def test_enforcement_needs_an_advertised_schema(settings):
+    tool = resolved(settings, api_view_class("R"), output_schema={"type": "object"})
+    result = ToolResult([text_block("text only")])
+    assert output_schemas.enforce(tool, result) is result
+
+
+def test_the_validator_is_compiled_once_per_tool(count_tool, monkeypatch):
+    built = []
+    real = output_schemas.build_validator
+    monkeypatch.setattr(output_schemas, "build_validator", lambda s: built.append(s) or real(s))
+    for _ in range(3):
+        output_schemas.enforce(count_tool, ToolResult([], {"count": 1}))
+    assert len(built) == 1
+
+
+def test_an_invalid_schema_is_a_tool_error_not_a_crash(settings):
+    tool = resolved(
+        settings, api_view_class("S"), output_schema={"type": "nope"}, include_output_schema=True
+    )
+    result = output_schemas.enforce(tool, ToolResult([], {"a": 1}))
+    assert result.is_error and result.texts()[0].startswith(f"{PREFIX}$: the schema is invalid")
+
+
+@pytest.mark.parametrize(
+    ("schema", "wire"),
+    [
+        ({"type": "object"}, {"type": "object"}),
+        (
+            {"type": "array"},
+            {"type": "object", "properties": {"items": {"type": "array"}}, "required": ["items"]},
+        ),
+        (
+            {"type": "string"},
+            {
+                "type": "object",
+                "properties": {"result": {"type": "string"}},
+                "required": ["result"],
+            },
+        ),
+    ],
+)
+def test_projection_wraps_non_object_schemas_as_it_wraps_values(schema, wire):
+    definition = {"name": "t", "inputSchema": {"type": "object"}, "outputSchema": schema}
+    assert project_tool(definition, "2025-11-25")["outputSchema"] == wire
+    assert definition["outputSchema"] == schema  # the internal definition stays unwrapped
