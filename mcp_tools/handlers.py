@@ -1,21 +1,29 @@
-"""JSON-RPC method handlers, dispatched from one table as the MCP SDK's lowlevel server does."""
+"""JSON-RPC method handlers, dispatched from one table per era as the MCP SDK's server does."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponseBase
 
-from . import protocol
+from . import protocol, streaming
 from .authentication import Caller
 from .conf import mcp_settings
+from .invocation import finish as finish_result
 from .invocation import run_tool
 from .jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, JSONRPCError, Message
-from .projection import project_result, project_tool
+from .projection import project_common, project_result, project_tool
+from .protocol import SERVER_INFO_META_KEY, Era
 from .registry import ToolRegistry
 from .tools import Tool
+
+CAPABILITIES = {"tools": {"listChanged": False}, "logging": {}}
+CURSOR_PREFIX = "offset:"
+
 
 @dataclass
 class Call:
@@ -24,11 +32,18 @@ class Call:
     message: Message
     request: HttpRequest
     caller: Caller
-    version: str
+    era: Era
     registry: ToolRegistry
     tags: frozenset[str] | None = None
+    #: Whether the answer may be an SSE stream (the client accepts it; not in a batch).
+    can_stream: bool = False
+
+    @property
+    def version(self) -> str:
+        return self.era.version
 
     def tools(self) -> list[Tool]:
+        """Return the tools this endpoint serves, in registry order."""
         toolset = self.registry.tools(getattr(self.request, "urlconf", None))
         return [tool for tool in toolset if self.serves(tool)]
 
@@ -40,17 +55,35 @@ class Call:
         return tool if tool is not None and self.serves(tool) else None
 
 
-def initialize(call: Call) -> dict[str, Any]:
-    server_info: dict[str, Any] = {
+def server_info() -> dict[str, Any]:
+    """Return the ``Implementation`` object naming this server (``SERVER_*`` settings)."""
+    info: dict[str, Any] = {
         "name": mcp_settings.SERVER_NAME,
         "version": mcp_settings.SERVER_VERSION,
     }
     if mcp_settings.SERVER_TITLE:
-        server_info["title"] = mcp_settings.SERVER_TITLE
+        info["title"] = str(mcp_settings.SERVER_TITLE)
+    return info
+
+
+def initialize(call: Call) -> dict[str, Any]:
     result: dict[str, Any] = {
         "protocolVersion": call.version,
-        "capabilities": {"tools": {"listChanged": False}, "logging": {}},
-        "serverInfo": server_info,
+        "capabilities": CAPABILITIES,
+        "serverInfo": server_info(),
+    }
+    if mcp_settings.INSTRUCTIONS:
+        result["instructions"] = str(mcp_settings.INSTRUCTIONS)
+    return result
+
+
+def discover(call: Call) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "supportedVersions": list(protocol.SUPPORTED_VERSIONS),
+        "capabilities": CAPABILITIES,
+        # Nothing here depends on the caller: any cache may share it.
+        "cacheScope": "public",
+        "ttlMs": mcp_settings.CACHE_TTL_MS,
     }
     if mcp_settings.INSTRUCTIONS:
         result["instructions"] = str(mcp_settings.INSTRUCTIONS)
@@ -61,11 +94,59 @@ def ping(call: Call) -> dict[str, Any]:
     return {}
 
 
+def set_level(call: Call) -> dict[str, Any]:
+    # Stateless: no level outlives this request; a client picks one per request in _meta.
+    if call.message.params.get("level") not in protocol.LOG_LEVELS:
+        raise JSONRPCError(
+            INVALID_PARAMS, f"Invalid params: level must be one of {', '.join(protocol.LOG_LEVELS)}"
+        )
+    return {}
+
+
+def encode_cursor(offset: int) -> str:
+    return base64.urlsafe_b64encode(f"{CURSOR_PREFIX}{offset}".encode()).decode()
+
+
+def decode_cursor(cursor: Any, total: int) -> int:
+    """Return the offset an opaque cursor stands for; raise -32602 for any other value."""
+    invalid = JSONRPCError(INVALID_PARAMS, "Invalid params: invalid cursor")
+    if not isinstance(cursor, str) or len(cursor) > 64:
+        raise invalid
+    try:
+        text = base64.urlsafe_b64decode(cursor.encode("ascii")).decode("ascii")
+    except (binascii.Error, UnicodeError, ValueError) as exc:
+        raise invalid from exc
+    digits = text.removeprefix(CURSOR_PREFIX)
+    if not text.startswith(CURSOR_PREFIX) or not digits.isdigit() or not 0 < int(digits) < total:
+        raise invalid
+    return int(digits)
+
+
 def list_tools(call: Call) -> dict[str, Any]:
-    return {"tools": [project_tool(tool.definition(), call.version) for tool in call.tools()]}
+    tools = call.tools()
+    size = mcp_settings.PAGE_SIZE
+    cursor = call.message.params.get("cursor")
+    start = decode_cursor(cursor, len(tools)) if cursor is not None else 0
+    end = start + size if size else len(tools)
+    result: dict[str, Any] = {
+        "tools": [project_tool(tool.definition(), call.version) for tool in tools[start:end]]
+    }
+    if end < len(tools):
+        result["nextCursor"] = encode_cursor(end)
+    # Who sees which tool can depend on the caller's identity (permissions, groups).
+    result["cacheScope"] = "private" if call.caller.is_authenticated else "public"
+    result["ttlMs"] = mcp_settings.CACHE_TTL_MS
+    return result
 
 
-def call_tool(call: Call) -> dict[str, Any]:
+def progress_token(message: Message) -> str | int | None:
+    token = message.meta.get("progressToken")
+    if isinstance(token, str | int) and not isinstance(token, bool):
+        return token
+    return None
+
+
+def call_tool(call: Call) -> dict[str, Any] | HttpResponseBase:
     params = call.message.params
     name = params.get("name")
     if not isinstance(name, str):
@@ -78,34 +159,81 @@ def call_tool(call: Call) -> dict[str, Any]:
         args = {}
     if not isinstance(args, dict):
         raise JSONRPCError(INVALID_PARAMS, "Invalid params: arguments must be an object")
-    result = run_tool(call.request, call.caller, tool, call.message.params, args)
-    return project_result(result, call.version)
+    token = progress_token(call.message)
+    if call.can_stream and (token is not None or tool.options.stream):
+        return stream_tool(call, tool, args, token)
+    return project_result(run_tool(call.request, call.caller, tool, params, args), call.version)
 
 
-def discard(call: Call) -> None:
-    return None
+def stream_tool(
+    call: Call, tool: Tool, args: dict[str, Any], token: str | int | None
+) -> HttpResponseBase:
+    """Run the tool in a worker thread and answer with its notifications, then its result."""
+    timeout = mcp_settings.CALL_TIMEOUT
+
+    def run(notifier: streaming.Notifier) -> dict[str, Any]:
+        params = call.message.params
+        result = run_tool(call.request, call.caller, tool, params, args, notifier=notifier)
+        return finish(call, project_result(result, call.version))
+
+    def timed_out() -> dict[str, Any]:
+        result = finish_result(streaming.timeout_result(timeout), tool, None)
+        return finish(call, project_result(result, call.version))
+
+    spec = streaming.StreamSpec(
+        request_id=call.message.id,
+        era=call.era,
+        progress_token=token,
+        logger=tool.name,
+        timeout=timeout,
+        on_timeout=timed_out,
+    )
+    return streaming.stream_call(call.request, run, spec)
 
 
 Handler = Callable[[Call], Any]
 
-#: method → handler. ``initialize`` negotiates the version itself; the rest use the header's.
-REQUEST_HANDLERS: dict[str, Handler] = {
+#: method → handler, for requests of the handshake era (2024-11-05 to 2025-11-25).
+HANDSHAKE_HANDLERS: dict[str, Handler] = {
     "initialize": initialize,
     "ping": ping,
+    "logging/setLevel": set_level,
+    "tools/list": list_tools,
+    "tools/call": call_tool,
+}
+
+#: method → handler, for requests of the modern era (2026-07-28): no handshake, no ping.
+MODERN_HANDLERS: dict[str, Handler] = {
+    "server/discover": discover,
     "tools/list": list_tools,
     "tools/call": call_tool,
 }
 
 
+def finish(call: Call, result: dict[str, Any]) -> dict[str, Any]:
+    """Stamp a modern result (``resultType``, server info), or drop the modern-only fields."""
+    if not call.era.modern:
+        return project_common(result, call.version)
+    meta = result.get("_meta")
+    meta = {**(meta if isinstance(meta, dict) else {}), SERVER_INFO_META_KEY: server_info()}
+    return {**result, "resultType": "complete", "_meta": meta}
+
+
 def handle(call: Call) -> Any:
-    """Answer one request; raise ``JSONRPCError`` for protocol faults."""
-    handler = REQUEST_HANDLERS.get(call.message.method or "")
+    """Answer one request; raise ``JSONRPCError`` for protocol faults.
+
+    Returns the result, or a ready ``HttpResponse`` when the answer is an SSE stream.
+    """
+    table = MODERN_HANDLERS if call.era.modern else HANDSHAKE_HANDLERS
+    handler = table.get(call.message.method or "")
     if handler is None:
-        raise JSONRPCError(METHOD_NOT_FOUND, f"Method not found: {call.message.method}")
-    return handler(call)
-
-
-def version_of(message: Message, request: HttpRequest) -> str:
-    if message.method == "initialize":
-        return protocol.negotiate(message.params.get("protocolVersion"))
-    return protocol.version_from_header(request.META.get(protocol.PROTOCOL_VERSION_HEADER))
+        raise JSONRPCError(
+            METHOD_NOT_FOUND,
+            f"Method not found: {call.message.method}",
+            # The modern era answers an unknown method at the HTTP layer too.
+            status=404 if call.era.modern else 200,
+        )
+    result = handler(call)
+    if isinstance(result, HttpResponseBase):
+        return result
+    return finish(call, result)

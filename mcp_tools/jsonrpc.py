@@ -15,6 +15,8 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 UNAUTHORIZED = -32001
+HEADER_MISMATCH = -32020
+UNSUPPORTED_PROTOCOL_VERSION = -32022
 
 
 class JSONRPCError(Exception):
@@ -95,7 +97,22 @@ def result_envelope(request_id: Any, result: Any) -> str:
 
 
 def error_envelope(request_id: Any, error: JSONRPCError) -> str:
-    return _dumps({"jsonrpc": "2.0", "id": request_id, "error": error.error_object()})
+    # ASCII: an error may echo client input, and a lone surrogate in it can't be UTF-8.
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error.error_object()})
+
+
+def notification_envelope(method: str, params: dict[str, Any]) -> str:
+    """Encode a notification the server sends (progress, log messages)."""
+    return f'{{"jsonrpc":"2.0","method":{_dumps(method)},"params":{encode(params)}}}'
+
+
+def request_id_of(value: Any) -> Any:
+    """Return the id of a decoded message when it is a valid one, for error envelopes."""
+    if isinstance(value, dict):
+        request_id = value.get("id")
+        if isinstance(request_id, str | int) and not isinstance(request_id, bool):
+            return request_id
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +148,9 @@ def loads(body: bytes, *, max_depth: int) -> Any:
     try:
         value = json.loads(body)
     except (ValueError, RecursionError) as exc:
-        raise JSONRPCError(PARSE_ERROR, "Parse error: the body is not valid JSON", status=400) from exc
+        raise JSONRPCError(
+            PARSE_ERROR, "Parse error: the body is not valid JSON", status=400
+        ) from exc
     if isinstance(value, dict | list) and _depth_exceeds(value, max_depth):
         raise JSONRPCError(
             INVALID_REQUEST, f"Invalid Request: JSON nested deeper than {max_depth}", status=400
@@ -143,7 +162,7 @@ def parse_message(value: Any) -> Message:
     """Check one JSON-RPC message's shape and return it, raising -32600 when it is wrong."""
     if not isinstance(value, dict) or value.get("jsonrpc") != "2.0":
         raise JSONRPCError(
-            INVALID_REQUEST, 'Invalid Request: expected a JSON-RPC 2.0 object', status=400
+            INVALID_REQUEST, "Invalid Request: expected a JSON-RPC 2.0 object", status=400
         )
     request_id = value.get("id")
     has_id = "id" in value

@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .context import get_context
-
-LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+from .protocol import LOG_LEVELS
 
 
 def report_progress(

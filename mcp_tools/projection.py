@@ -1,8 +1,8 @@
 """Projection of the internal model (tools, results) onto one protocol version's wire form.
 
-Pure protocol logic: nothing here imports Django settings or models. The internal model
-keeps structured values and schemas unwrapped; versions before 2026-07-28 need non-object
-values wrapped (DESIGN §4.2, §6.5).
+Pure protocol logic: nothing here imports Django settings or models. The internal model is
+the richest form (2025-11-25 fields, 2026-07-28 fields, unwrapped structured values and
+output schemas); each older version drops or rewrites what it can't carry (DESIGN §6.5).
 """
 
 from __future__ import annotations
@@ -11,6 +11,14 @@ from typing import Any
 
 from .jsonrpc import RawJSON
 from .results import ToolResult
+
+V2025_03_26 = "2025-03-26"
+V2025_06_18 = "2025-06-18"
+V2025_11_25 = "2025-11-25"
+V2026_07_28 = "2026-07-28"
+
+#: Fields of results that only 2026-07-28 knows.
+MODERN_RESULT_FIELDS = ("resultType", "ttlMs", "cacheScope")
 
 
 def wrap_structured(value: Any, *, is_object: bool) -> Any:
@@ -28,23 +36,98 @@ def wrap_structured(value: Any, *, is_object: bool) -> Any:
 
 
 def is_json_object(value: Any) -> bool:
+    """Return whether a structured value (decoded, or ``RawJSON`` text) is a JSON object."""
     if isinstance(value, RawJSON):
         return value.text.lstrip().startswith("{")
     return isinstance(value, dict)
 
 
+def wrap_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """Wrap a non-object output schema the way ``wrap_structured`` wraps its values."""
+    if schema.get("type") == "object":
+        return schema
+    key = "items" if schema.get("type") == "array" else "result"
+    return {"type": "object", "properties": {key: schema}, "required": [key]}
+
+
+def project_block(block: dict[str, Any], version: str) -> dict[str, Any]:
+    """Return one content block as ``version`` can carry it."""
+    kind = block.get("type")
+    if version < V2025_03_26 and kind == "audio":
+        return {
+            "type": "text",
+            "text": f"Audio content ({block.get('mimeType')}) is not supported by this "
+            "protocol version",
+        }
+    if version >= V2025_06_18:
+        return block
+    if kind == "resource_link":
+        return {"type": "text", "text": f"Resource: {block.get('name')} {block.get('uri')}"}
+    block = {key: value for key, value in block.items() if key != "_meta"}
+    annotations = block.get("annotations")
+    if isinstance(annotations, dict) and "lastModified" in annotations:
+        trimmed = {key: value for key, value in annotations.items() if key != "lastModified"}
+        if trimmed:
+            block["annotations"] = trimmed
+        else:
+            del block["annotations"]
+    resource = block.get("resource")
+    if isinstance(resource, dict) and "_meta" in resource:
+        block["resource"] = {key: value for key, value in resource.items() if key != "_meta"}
+    return block
+
+
 def project_result(result: ToolResult, version: str) -> dict[str, Any]:
     """Return the wire form of ``result`` for protocol ``version``."""
-    wire: dict[str, Any] = {"content": result.content}
-    if result.has_structured and not result.is_error:
+    content = result.content
+    if version < V2025_06_18:
+        content = [project_block(block, version) for block in content]
+    wire: dict[str, Any] = {"content": content}
+    if result.has_structured and not result.is_error and version >= V2025_06_18:
         value = result.structured
-        wire["structuredContent"] = wrap_structured(value, is_object=is_json_object(value))
+        if version < V2026_07_28:
+            value = wrap_structured(value, is_object=is_json_object(value))
+        wire["structuredContent"] = value
     if result.meta:
         wire["_meta"] = result.meta
     wire["isError"] = result.is_error
+    if version >= V2026_07_28:
+        wire["resultType"] = "complete"
     return wire
 
 
 def project_tool(definition: dict[str, Any], version: str) -> dict[str, Any]:
     """Return the wire form of a tool definition for protocol ``version``."""
-    return definition
+    tool = dict(definition)
+    if version != V2025_11_25:
+        tool.pop("execution", None)
+    if version < V2025_11_25:
+        tool.pop("icons", None)
+    if version < V2025_06_18:
+        title = tool.pop("title", None)
+        tool.pop("outputSchema", None)
+        tool.pop("_meta", None)
+        if version == V2025_03_26 and title and isinstance(tool.get("annotations"), dict):
+            tool["annotations"] = {"title": title, **tool["annotations"]}
+        elif version == V2025_03_26 and title:
+            tool["annotations"] = {"title": title}
+    if version < V2025_03_26:
+        tool.pop("annotations", None)
+    schema = tool.get("outputSchema")
+    if isinstance(schema, dict) and version < V2026_07_28:
+        tool["outputSchema"] = wrap_schema(schema)
+    return tool
+
+
+def project_common(result: dict[str, Any], version: str) -> dict[str, Any]:
+    """Drop, before 2026-07-28, the result fields only that version knows."""
+    if version >= V2026_07_28:
+        return result
+    return {key: value for key, value in result.items() if key not in MODERN_RESULT_FIELDS}
+
+
+def project_progress(params: dict[str, Any], version: str) -> dict[str, Any]:
+    """Return ``notifications/progress`` params as ``version`` can carry them."""
+    if version < V2025_03_26:
+        return {key: value for key, value in params.items() if key != "message"}
+    return params

@@ -1,19 +1,64 @@
-"""Protocol versions and their negotiation.
+"""Protocol versions, eras and the rules that tell which one a request speaks (DESIGN §6.1).
 
 Pure protocol logic: nothing here imports Django settings or models.
 """
 
 from __future__ import annotations
 
-from .jsonrpc import INVALID_REQUEST, JSONRPCError
+import base64
+import binascii
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .jsonrpc import (
+    HEADER_MISMATCH,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    JSONRPCError,
+    Message,
+)
 
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 MODERN_VERSIONS = ("2026-07-28",)
+SUPPORTED_VERSIONS = HANDSHAKE_VERSIONS + MODERN_VERSIONS
 LATEST_HANDSHAKE_VERSION = HANDSHAKE_VERSIONS[-1]
 #: The version assumed for a request that names none (the Streamable HTTP rule).
 DEFAULT_NEGOTIATED_VERSION = "2025-03-26"
+#: The only version whose requests may come in JSON-RPC batches.
+BATCH_VERSION = "2025-03-26"
 
+# WSGI META keys of the transport headers.
 PROTOCOL_VERSION_HEADER = "HTTP_MCP_PROTOCOL_VERSION"
+METHOD_HEADER = "HTTP_MCP_METHOD"
+NAME_HEADER = "HTTP_MCP_NAME"
+
+# Reserved ``_meta`` keys of the 2026-07-28 per-request envelope.
+PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion"
+CLIENT_CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities"
+CLIENT_INFO_META_KEY = "io.modelcontextprotocol/clientInfo"
+LOG_LEVEL_META_KEY = "io.modelcontextprotocol/logLevel"
+SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
+
+#: Request params naming what the call is about, mirrored in the ``Mcp-Name`` header.
+NAME_BEARING_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+
+@dataclass(frozen=True, slots=True)
+class Era:
+    """The protocol version a request speaks, and whether it is the modern (stateless) era."""
+
+    version: str
+    modern: bool = False
+    #: The lowest level of ``notifications/message`` the client wants; None sends none.
+    log_level: str | None = None
+
+    def before(self, version: str) -> bool:
+        """Return whether this era's version is older than ``version``."""
+        return self.version < version
 
 
 def negotiate(requested: object) -> str:
@@ -31,7 +76,106 @@ def version_from_header(header: str | None) -> str:
         return header
     raise JSONRPCError(
         INVALID_REQUEST,
-        f"Bad Request: unsupported MCP-Protocol-Version {header!r}",
-        data={"supported": list(HANDSHAKE_VERSIONS), "requested": header},
+        f"Bad Request: unsupported MCP-Protocol-Version {header[:64]!r}",
+        data={"supported": list(HANDSHAKE_VERSIONS), "requested": header[:64]},
         status=400,
     )
+
+
+def is_modern(message: Message) -> bool:
+    """Return whether ``message`` belongs to the modern era (2026-07-28)."""
+    return message.method == "server/discover" or PROTOCOL_VERSION_META_KEY in message.meta
+
+
+def detect(message: Message, headers: Mapping[str, Any]) -> Era:
+    """Return the era of one request, raising the JSON-RPC error DESIGN §6.1 names.
+
+    ``headers`` are WSGI ``META`` keys. An ``initialize`` that carries the modern envelope
+    is a modern request (it is then an unknown method), never a way to negotiate 2026-07-28.
+    """
+    if is_modern(message):
+        return modern_era(message, headers)
+    if message.method == "initialize":
+        return Era(negotiate(message.params.get("protocolVersion")), log_level=_level(message))
+    version = version_from_header(headers.get(PROTOCOL_VERSION_HEADER))
+    return Era(version, log_level=_level(message) or LOG_LEVELS[0])
+
+
+def modern_era(message: Message, headers: Mapping[str, Any]) -> Era:
+    """Check the per-request envelope and headers of a modern request, in the SDK's order.
+
+    Missing envelope keys (-32602) come first, as nothing can be compared without them;
+    then the headers against the body (-32020); then the version itself (-32022).
+    """
+    meta = message.params.get("_meta")
+    if not isinstance(meta, dict):
+        raise JSONRPCError(
+            INVALID_PARAMS,
+            f"Invalid params: _meta must be an object carrying {PROTOCOL_VERSION_META_KEY!r} "
+            f"and {CLIENT_CAPABILITIES_META_KEY!r}",
+            status=400,
+        )
+    missing = [
+        key for key in (PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY) if key not in meta
+    ]
+    if missing:
+        raise JSONRPCError(
+            INVALID_PARAMS, f"Invalid params: _meta is missing {', '.join(missing)}", status=400
+        )
+    requested = meta[PROTOCOL_VERSION_META_KEY]
+    if not isinstance(requested, str) or not isinstance(meta[CLIENT_CAPABILITIES_META_KEY], dict):
+        raise JSONRPCError(
+            INVALID_PARAMS,
+            "Invalid params: the protocol version must be a string and the client "
+            "capabilities an object",
+            status=400,
+        )
+    check_headers(message, headers, requested)
+    if requested not in MODERN_VERSIONS:
+        raise JSONRPCError(
+            UNSUPPORTED_PROTOCOL_VERSION,
+            "Unsupported protocol version",
+            data={"supported": list(SUPPORTED_VERSIONS), "requested": requested},
+            status=400,
+        )
+    return Era(requested, modern=True, log_level=_level(message))
+
+
+def check_headers(message: Message, headers: Mapping[str, Any], version: str) -> None:
+    """Raise -32020 unless ``MCP-Protocol-Version``, ``Mcp-Method`` and ``Mcp-Name`` match."""
+    if headers.get(PROTOCOL_VERSION_HEADER) != version:
+        raise _mismatch("MCP-Protocol-Version header does not match _meta's protocol version")
+    if headers.get(METHOD_HEADER) != message.method:
+        raise _mismatch("Mcp-Method header does not match the request's method")
+    key = NAME_BEARING_METHODS.get(message.method or "")
+    named = message.params.get(key) if key is not None else None
+    if named is not None and decode_header_value(headers.get(NAME_HEADER)) != named:
+        raise _mismatch(f"Mcp-Name header does not match the request's {key!r}")
+
+
+def decode_header_value(value: str | None) -> str | None:
+    """Decode an ``Mcp-*`` header value, which non-ASCII values carry as ``=?base64?…?=``."""
+    if value is None:
+        return None
+    if value.startswith("=?base64?") and value.endswith("?="):
+        try:
+            return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            return None
+    return value
+
+
+def _mismatch(message: str) -> JSONRPCError:
+    return JSONRPCError(HEADER_MISMATCH, f"Header mismatch: {message}", status=400)
+
+
+def _level(message: Message) -> str | None:
+    level = message.meta.get(LOG_LEVEL_META_KEY)
+    return level if level in LOG_LEVELS else None
+
+
+def sends_log(era: Era, level: str) -> bool:
+    """Return whether a ``notifications/message`` at ``level`` goes to this request's client."""
+    if era.log_level is None:
+        return False
+    return LOG_LEVELS.index(level) >= LOG_LEVELS.index(era.log_level)

@@ -27,8 +27,8 @@ class MCPClient(Client):
     """Initialize, list and call tools through ``/mcp`` and return parsed results.
 
     A view's exception comes back as an ``isError`` result (``raise_request_exception``
-    defaults to False). Authenticate as with any Django test client (``force_login``, or ``headers=`` such as
-    ``{"Authorization": "Token ..."}``)::
+    defaults to False). Authenticate as with any Django test client (``force_login``, or
+    ``headers=`` such as ``{"Authorization": "Token ..."}``)::
 
         client = MCPClient(headers={"Authorization": f"Token {token.key}"})
         result = client.call_tool("todo_list")
@@ -64,11 +64,22 @@ class MCPClient(Client):
                 "MCP-Protocol-Version": self.protocol_version,
             },
         )
-        payload = json.loads(response.content) if response.content else {}
+        payload = self._final_message(response)
         if "error" in payload:
             error = payload["error"]
             raise MCPError(error["code"], error["message"], error.get("data"), response.status_code)
         return payload["result"]
+
+    @staticmethod
+    def _final_message(response: Any) -> dict[str, Any]:
+        """Return the JSON-RPC answer: the body, or the last event of an SSE stream."""
+        if not response.streaming:
+            return json.loads(response.content) if response.content else {}
+        body = b"".join(response.streaming_content).decode()
+        events = [
+            line[len("data:") :].strip() for line in body.splitlines() if line.startswith("data:")
+        ]
+        return json.loads(events[-1])
 
     def initialize(self) -> dict[str, Any]:
         return self.rpc(

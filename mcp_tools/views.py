@@ -10,16 +10,19 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
-from django.http import HttpRequest, HttpResponse
+from django.core.exceptions import DisallowedHost
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
 
-from . import handlers, jsonrpc
-from .authentication import authenticate
+from . import handlers, jsonrpc, protocol
+from .authentication import Caller, authenticate
 from .conf import mcp_settings
 from .jsonrpc import INVALID_REQUEST, JSONRPCError
+from .protocol import Era
 from .registry import ToolRegistry
 from .registry import registry as default_registry
+from .streaming import accepts_event_stream
 
 JSON = "application/json"
 
@@ -42,6 +45,16 @@ def _accepts_json(accept: str) -> bool:
     return False
 
 
+def error_response(request_id: Any, error: JSONRPCError) -> HttpResponse:
+    """Answer a protocol fault: its envelope, its HTTP status and headers."""
+    response = HttpResponse(
+        jsonrpc.error_envelope(request_id, error), status=error.status, content_type=JSON
+    )
+    for name, value in error.headers.items():
+        response[name] = value
+    return response
+
+
 class MCPView(View):
     """Serve MCP over Streamable HTTP for the tools of a registry (optionally some tags)."""
 
@@ -54,46 +67,105 @@ class MCPView(View):
         view = super().as_view(**initkwargs)
         # Session callers pass CSRF through DRF's SessionAuthentication, as DRF views do.
         view = csrf_exempt(view)
-        view._non_atomic_requests = _AllDatabases()
+        view._non_atomic_requests = _AllDatabases()  # type: ignore[attr-defined]
         return view
 
-    def post(self, request: HttpRequest) -> HttpResponse:
-        request_id = None
+    def post(self, request: HttpRequest) -> HttpResponseBase:
         try:
             self.check_transport(request)
             value = jsonrpc.loads(self.read_body(request), max_depth=mcp_settings.MAX_JSON_DEPTH)
-            if isinstance(value, list):
-                raise JSONRPCError(
-                    INVALID_REQUEST, "Invalid Request: batches are not supported", status=400
-                )
-            if isinstance(value, dict):
-                request_id = value.get("id") if isinstance(value.get("id"), str | int) else None
-            message = jsonrpc.parse_message(value)
-            caller = authenticate(request, self)
-            if not message.is_request:
-                return HttpResponse(status=202)  # notifications and responses
-            call = handlers.Call(
-                message=message,
-                request=request,
-                caller=caller,
-                version=handlers.version_of(message, request),
-                registry=self.registry or default_registry,
-                tags=frozenset(self.tags) if self.tags is not None else None,
-            )
-            result = handlers.handle(call)
         except JSONRPCError as error:
-            response = HttpResponse(
-                jsonrpc.error_envelope(request_id, error), status=error.status, content_type=JSON
-            )
-            for name, value in error.headers.items():
-                response[name] = value
-            return response
+            return error_response(None, error)
+        if isinstance(value, list):
+            return self.batch(request, value)
+        return self.single(request, value)
+
+    def single(self, request: HttpRequest, value: Any) -> HttpResponseBase:
+        """Answer one JSON-RPC message."""
+        request_id = jsonrpc.request_id_of(value)
+        try:
+            message = jsonrpc.parse_message(value)
+            if not message.is_request:
+                authenticate(request, self)
+                return HttpResponse(status=202)  # notifications and responses
+            era = protocol.detect(message, request.META)
+            caller = authenticate(request, self)
+            result = handlers.handle(self.call(request, message, era, caller, streams=True))
+        except JSONRPCError as error:
+            return error_response(request_id, error)
+        if isinstance(result, HttpResponseBase):
+            return result
         return HttpResponse(jsonrpc.result_envelope(message.id, result), content_type=JSON)
 
+    def batch(self, request: HttpRequest, values: list[Any]) -> HttpResponseBase:
+        """Answer a JSON-RPC batch, which only 2025-03-26 allows; never streamed."""
+        try:
+            version = protocol.version_from_header(
+                request.META.get(protocol.PROTOCOL_VERSION_HEADER)
+            )
+            if version != protocol.BATCH_VERSION:
+                raise JSONRPCError(
+                    INVALID_REQUEST,
+                    f"Invalid Request: batches are not supported in protocol version {version}",
+                    status=400,
+                )
+            if not values:
+                raise JSONRPCError(INVALID_REQUEST, "Invalid Request: empty batch", status=400)
+            caller = authenticate(request, self)
+        except JSONRPCError as error:
+            return error_response(None, error)
+        answers = [
+            answer for value in values if (answer := self.batch_item(request, caller, value))
+        ]
+        if not answers:
+            return HttpResponse(status=202)
+        return HttpResponse("[" + ",".join(answers) + "]", content_type=JSON)
+
+    def batch_item(self, request: HttpRequest, caller: Caller, value: Any) -> str | None:
+        request_id = jsonrpc.request_id_of(value)
+        try:
+            message = jsonrpc.parse_message(value)
+            if not message.is_request:
+                return None
+            if message.method == "initialize" or protocol.is_modern(message):
+                raise JSONRPCError(
+                    INVALID_REQUEST, f"Invalid Request: {message.method} cannot be batched"
+                )
+            era = protocol.detect(message, request.META)
+            result = handlers.handle(self.call(request, message, era, caller, streams=False))
+        except JSONRPCError as error:
+            return jsonrpc.error_envelope(request_id, error)
+        return jsonrpc.result_envelope(message.id, result)
+
+    def call(
+        self,
+        request: HttpRequest,
+        message: jsonrpc.Message,
+        era: Era,
+        caller: Caller,
+        *,
+        streams: bool,
+    ) -> handlers.Call:
+        return handlers.Call(
+            message=message,
+            request=request,
+            caller=caller,
+            era=era,
+            registry=self.registry or default_registry,
+            tags=frozenset(self.tags) if self.tags is not None else None,
+            can_stream=streams and accepts_event_stream(request.headers.get("Accept")),
+        )
+
     def check_transport(self, request: HttpRequest) -> None:
-        """Refuse foreign origins, non-JSON bodies and clients that can't read JSON."""
+        """Refuse foreign hosts and origins, non-JSON bodies and clients that can't read JSON."""
+        try:
+            host = request.get_host()
+        except DisallowedHost as exc:
+            raise JSONRPCError(
+                INVALID_REQUEST, "Bad Request: host not allowed", status=400
+            ) from exc
         origin = request.headers.get("Origin")
-        if origin and not self.origin_allowed(origin, request):
+        if origin and not self.origin_allowed(origin, host):
             raise JSONRPCError(INVALID_REQUEST, "Forbidden: origin not allowed", status=403)
         content_type = (request.content_type or "").lower()
         if content_type != JSON:
@@ -103,13 +175,19 @@ class MCPView(View):
         accept = request.headers.get("Accept")
         if accept and not _accepts_json(accept):
             raise JSONRPCError(
-                INVALID_REQUEST, "Not Acceptable: the client must accept application/json", status=406
+                INVALID_REQUEST,
+                "Not Acceptable: the client must accept application/json",
+                status=406,
             )
 
-    def origin_allowed(self, origin: str, request: HttpRequest) -> bool:
+    def origin_allowed(self, origin: str, host: str) -> bool:
         if origin in mcp_settings.ALLOWED_ORIGINS:
             return True
-        return urlsplit(origin).netloc.lower() == request.get_host().lower()
+        try:
+            netloc = urlsplit(origin).netloc
+        except ValueError:  # e.g. an unbalanced IPv6 bracket
+            return False
+        return netloc.lower() == host.lower()
 
     def read_body(self, request: HttpRequest) -> bytes:
         """Read the body with a bound, before anything parses it."""

@@ -24,7 +24,12 @@ class Wire:
         body = request.content
         message = json.loads(body) if body else None
         self.exchanges.append(
-            (message, response.status_code, response.headers.get("content-type", ""), response.content)
+            (
+                message,
+                response.status_code,
+                response.headers.get("content-type", ""),
+                response.content,
+            )
         )
 
     def posts(self) -> list[tuple[Any, int, str, bytes]]:
@@ -32,10 +37,12 @@ class Wire:
 
 
 @asynccontextmanager
-async def connect(url: str, *, token: str | None = None, mode: str = "auto", wire: Wire | None = None):
+async def connect(
+    url: str, *, token: str | None = None, mode: str = "auto", wire: Wire | None = None
+):
     """Yield a connected ``mcp.Client``; the token goes in ``Authorization: Token ...``."""
     headers = {"Authorization": f"Token {token}"} if token else {}
     hooks = {"response": [wire.hook]} if wire is not None else {}
-    async with httpx2.AsyncClient(headers=headers, event_hooks=hooks, timeout=30) as http:
-        async with Client(streamable_http_client(url, http_client=http), mode=mode) as client:
-            yield client
+    http = httpx2.AsyncClient(headers=headers, event_hooks=hooks, timeout=30)
+    async with http, Client(streamable_http_client(url, http_client=http), mode=mode) as client:
+        yield client

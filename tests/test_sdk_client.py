@@ -32,16 +32,16 @@ def run(coroutine):
     return asyncio.run(asyncio.wait_for(coroutine, timeout=60))
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
-def test_sdk_lists_and_drives_todo_crud_as_the_token_user(mcp_url, alice, mode):
+@pytest.mark.parametrize(("mode", "version"), [("legacy", "2025-11-25"), ("auto", "2026-07-28")])
+def test_sdk_lists_and_drives_todo_crud_as_the_token_user(mcp_url, alice, mode, version):
     wire = Wire()
 
     async def scenario():
         async with connect(mcp_url, token=alice.token, mode=mode, wire=wire) as client:
-            assert client.session.protocol_version == "2025-11-25"
+            assert client.session.protocol_version == version
             listed = await client.list_tools()
             names = {tool.name for tool in listed.tools}
-            assert DEMO_TOOLS <= names
+            assert names >= DEMO_TOOLS
 
             created = await client.call_tool("todo_create", {"title": "Buy milk"})
             assert created.is_error is False
@@ -52,7 +52,9 @@ def test_sdk_lists_and_drives_todo_crud_as_the_token_user(mcp_url, alice, mode):
             fetched = await client.call_tool("todo_retrieve", {"pk": todo["id"]})
             assert fetched.structured_content == todo
 
-            patched = await client.call_tool("todo_partial_update", {"pk": todo["id"], "done": True})
+            patched = await client.call_tool(
+                "todo_partial_update", {"pk": todo["id"], "done": True}
+            )
             assert patched.structured_content["done"] is True
 
             replaced = await client.call_tool(
@@ -61,7 +63,10 @@ def test_sdk_lists_and_drives_todo_crud_as_the_token_user(mcp_url, alice, mode):
             assert replaced.structured_content["title"] == "Buy oat milk"
 
             listed_todos = await client.call_tool("todo_list")
-            assert [t["id"] for t in listed_todos.structured_content["items"]] == [todo["id"]]
+            # 2026-07-28 carries the array itself; earlier versions wrap it (DESIGN §4.2).
+            items = listed_todos.structured_content
+            items = items if version == "2026-07-28" else items["items"]
+            assert [t["id"] for t in items] == [todo["id"]]
 
             deleted = await client.call_tool("todo_destroy", {"pk": todo["id"]})
             assert deleted.is_error is False and deleted.content == []
@@ -75,7 +80,7 @@ def test_sdk_lists_and_drives_todo_crud_as_the_token_user(mcp_url, alice, mode):
     posts = wire.posts()
     assert any(message.get("method") == "tools/call" for message, *_ in posts)
     for message, status, _, body in posts:
-        validate_exchange("2025-11-25", message, status, body)
+        validate_exchange(version, message, status, body)
 
 
 def test_a_second_user_cannot_touch_the_first_users_todos(mcp_url, alice, bob):
@@ -84,7 +89,9 @@ def test_a_second_user_cannot_touch_the_first_users_todos(mcp_url, alice, bob):
     direct = {
         "todo_retrieve": http.get(f"/api/todos/{todo.pk}/"),
         "todo_partial_update": http.patch(
-            f"/api/todos/{todo.pk}/", data={"title": "Bob was here"}, content_type="application/json"
+            f"/api/todos/{todo.pk}/",
+            data={"title": "Bob was here"},
+            content_type="application/json",
         ),
         "todo_destroy": http.delete(f"/api/todos/{todo.pk}/"),
     }

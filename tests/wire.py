@@ -17,6 +17,7 @@ RESULT_DEFINITIONS = {
     "tools/list": "ListToolsResult",
     "tools/call": "CallToolResult",
     "logging/setLevel": "EmptyResult",
+    "server/discover": "DiscoverResult",
 }
 
 
@@ -46,15 +47,41 @@ def validate_exchange(version: str, request: Any, status: int, body: bytes) -> N
         return
     message = json.loads(body)
     if "error" in message:
-        name = "JSONRPCErrorResponse" if "JSONRPCErrorResponse" in _defs(version) else "JSONRPCError"
+        name = "JSONRPCError"
+        if "JSONRPCErrorResponse" in _defs(version):
+            name = "JSONRPCErrorResponse"
         validator(version, name).validate(message)
         return
-    name = "JSONRPCResultResponse" if "JSONRPCResultResponse" in _defs(version) else "JSONRPCResponse"
+    name = "JSONRPCResponse"
+    if "JSONRPCResultResponse" in _defs(version):
+        name = "JSONRPCResultResponse"
     validator(version, name).validate(message)
     assert message["id"] == request["id"]
     definition = RESULT_DEFINITIONS.get(request["method"])
     assert definition, f"no result definition for {request['method']}"
     validator(version, definition).validate(message["result"])
+
+
+def sse_messages(body: bytes) -> list[Any]:
+    """Return the JSON-RPC messages of an SSE body, in order (``data:`` lines per event)."""
+    messages = []
+    for event in body.decode().replace("\r\n", "\n").split("\n\n"):
+        data = [line[5:].lstrip() for line in event.split("\n") if line.startswith("data:")]
+        if data:
+            messages.append(json.loads("\n".join(data)))
+    return messages
+
+
+def validate_stream(version: str, request: Any, body: bytes) -> list[Any]:
+    """Check an SSE answer: server notifications, then exactly one response, last."""
+    messages = sse_messages(body)
+    assert messages, "an empty stream"
+    *notifications, answer = messages
+    for notification in notifications:
+        assert "id" not in notification, notification
+        validator(version, "ServerNotification").validate(notification)
+    validate_exchange(version, request, 200, json.dumps(answer).encode())
+    return messages
 
 
 def _defs(version: str) -> dict[str, Any]:

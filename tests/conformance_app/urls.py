@@ -1,1 +1,21 @@
-urlpatterns: list = []
+"""The conformance fixture tools, mounted at /c/ (tests) and by the conformance server."""
+
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("simple-text/", views.simple_text, name="test-simple-text"),
+    path("image/", views.image_content, name="test-image-content"),
+    path("audio/", views.audio_content, name="test-audio-content"),
+    path("embedded-resource/", views.embedded_resource, name="test-embedded-resource"),
+    path("mixed/", views.multiple_content_types, name="test-multiple-content-types"),
+    path("error/", views.error_handling, name="test-error-handling"),
+    path("progress/", views.tool_with_progress, name="test-tool-with-progress"),
+    path("logging/", views.tool_with_logging, name="test-tool-with-logging"),
+    path("logging-tool/", views.logging_tool, name="test-logging-tool"),
+    path("json-schema/", views.json_schema_2020_12, name="json-schema-2020-12-tool"),
+    path("probe/gate/", views.probe_gate, name="probe-gate"),
+    path("probe/loop/", views.probe_loop, name="probe-loop"),
+    path("probe/workers/", views.probe_workers, name="probe-workers"),
+]

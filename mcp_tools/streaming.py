@@ -1,0 +1,264 @@
+"""A tool call answered as an SSE stream: its notifications as they happen, then its result.
+
+The view runs in a worker thread that feeds a channel; the response iterates that channel,
+with a sync iterator under WSGI and an async one under ASGI, so neither server buffers the
+stream (Django consumes a sync iterator whole under ASGI, and an async one under WSGI).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.handlers.asgi import ASGIRequest
+from django.db import connections
+from django.http import HttpRequest, StreamingHttpResponse
+from django.urls import get_urlconf, set_urlconf
+from django.utils import translation
+from rest_framework.utils.encoders import JSONEncoder
+
+from . import jsonrpc
+from .exceptions import ClientDisconnected
+from .projection import project_progress
+from .protocol import Era, sends_log
+from .results import ToolResult
+
+logger = logging.getLogger("mcp_tools")
+
+EVENT_STREAM = "text/event-stream"
+
+
+def timeout_result(seconds: float) -> ToolResult:
+    """Return the result of a call that ran past ``CALL_TIMEOUT``."""
+    return ToolResult.error(f"Tool call timed out after {seconds:g} s")
+
+
+def accepts_event_stream(accept: str | None) -> bool:
+    """Return whether an ``Accept`` header admits ``text/event-stream``."""
+    if not accept:
+        return False
+    for item in accept.split(","):
+        kind = item.split(";")[0].strip().lower()
+        if kind in (EVENT_STREAM, "text/*", "*/*"):
+            return True
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One JSON-RPC message for the stream; the final one (the answer) ends it."""
+
+    data: str
+    final: bool = False
+
+
+class Channel:
+    """A thread-safe queue read by a thread (``get``) or by an event loop (``aget``)."""
+
+    def __init__(self) -> None:
+        self._items: deque[Event] = deque()
+        self._condition = threading.Condition()
+        self._waker: Callable[[], None] | None = None
+
+    def put(self, item: Event) -> None:
+        with self._condition:
+            self._items.append(item)
+            self._condition.notify_all()
+            waker = self._waker
+        if waker is not None:
+            waker()
+
+    def get(self, timeout: float) -> Event | None:
+        """Return the next item, or None when ``timeout`` seconds pass first."""
+        with self._condition:
+            if not self._condition.wait_for(lambda: self._items, timeout=max(timeout, 0)):
+                return None
+            return self._items.popleft()
+
+    async def aget(self, timeout: float) -> Event | None:
+        """Return the next item without blocking the event loop, or None after ``timeout``."""
+        loop = asyncio.get_running_loop()
+        ready = asyncio.Event()
+
+        def wake() -> None:
+            # The loop may have closed: then nobody is reading any more.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(ready.set)
+
+        with self._condition:
+            if self._items:
+                return self._items.popleft()
+            self._waker = wake
+        try:
+            await asyncio.wait_for(ready.wait(), max(timeout, 0))
+        except TimeoutError:
+            pass
+        finally:
+            with self._condition:
+                self._waker = None
+        with self._condition:
+            return self._items.popleft() if self._items else None
+
+
+class Notifier:
+    """Send one tool call's progress and log notifications into its channel."""
+
+    def __init__(self, channel: Channel, spec: StreamSpec) -> None:
+        self.channel = channel
+        self.spec = spec
+        self.closed = threading.Event()
+
+    def close(self) -> None:
+        """Mark the stream over: the client left, or the call timed out or finished."""
+        self.closed.set()
+
+    def check(self) -> None:
+        if self.closed.is_set():
+            raise ClientDisconnected("The MCP client is no longer listening to this tool call")
+
+    def progress(self, progress: float, total: float | None, message: str | None) -> None:
+        """Queue ``notifications/progress``; raise ``ClientDisconnected`` once nobody reads."""
+        for value, name in ((progress, "progress"), (total, "total")):
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int | float)
+            ):
+                raise TypeError(f"report_progress: {name} must be a number, not {value!r}")
+        if message is not None and not isinstance(message, str):
+            raise TypeError("report_progress: message must be a string")
+        self.check()
+        if self.spec.progress_token is None:
+            return  # a stream=True tool called without a token: progress has nowhere to go
+        params: dict[str, Any] = {"progressToken": self.spec.progress_token, "progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message is not None:
+            params["message"] = message
+        params = project_progress(params, self.spec.era.version)
+        self.channel.put(Event(jsonrpc.notification_envelope("notifications/progress", params)))
+
+    def log(self, level: str, data: Any) -> None:
+        """Queue ``notifications/message``; raise ``ClientDisconnected`` once nobody reads."""
+        self.check()
+        if not sends_log(self.spec.era, level):
+            return
+        # Log data is whatever the view passes: encode it as DRF would (dates, Decimals).
+        data_json = json.dumps(data, cls=JSONEncoder, ensure_ascii=False, allow_nan=False)
+        params = {"level": level, "logger": self.spec.logger, "data": jsonrpc.RawJSON(data_json)}
+        self.channel.put(Event(jsonrpc.notification_envelope("notifications/message", params)))
+
+
+@dataclass(frozen=True)
+class StreamSpec:
+    """What a streamed call needs besides the work itself."""
+
+    request_id: Any
+    era: Era
+    progress_token: str | int | None
+    logger: str
+    timeout: float
+    #: Builds the (projected) result sent when the call runs past ``timeout``.
+    on_timeout: Callable[[], dict[str, Any]]
+
+
+def sse_event(data: str) -> bytes:
+    return f"event: message\ndata: {data}\n\n".encode()
+
+
+class Worker(threading.Thread):
+    """Run one tool call off the request thread, as that request's locale and URLconf."""
+
+    def __init__(self, run: Callable[[Notifier], dict[str, Any]], notifier: Notifier) -> None:
+        super().__init__(name=f"mcp-tools-call-{notifier.spec.logger}", daemon=True)
+        self.work = run
+        self.notifier = notifier
+        self.language = translation.get_language()
+        self.urlconf = get_urlconf()
+
+    def run(self) -> None:
+        spec = self.notifier.spec
+        set_urlconf(self.urlconf)
+        if self.language:
+            translation.activate(self.language)
+        try:
+            result = self.work(self.notifier)
+            envelope = jsonrpc.result_envelope(spec.request_id, result)
+        except Exception:
+            logger.exception("Streamed tool call %s failed outside its view", spec.logger)
+            error = jsonrpc.JSONRPCError(jsonrpc.INTERNAL_ERROR, "Internal error")
+            envelope = jsonrpc.error_envelope(spec.request_id, error)
+        finally:
+            # This thread's connections: Django closes a request thread's at request_finished,
+            # which never fires here.
+            connections.close_all()
+            translation.deactivate()
+            set_urlconf(None)
+        self.notifier.channel.put(Event(envelope, final=True))
+
+
+def _timeout_event(spec: StreamSpec) -> bytes:
+    return sse_event(jsonrpc.result_envelope(spec.request_id, spec.on_timeout()))
+
+
+def sync_events(channel: Channel, notifier: Notifier) -> Iterator[bytes]:
+    """Yield the stream's events to a WSGI server, as the worker produces them."""
+    deadline = time.monotonic() + notifier.spec.timeout
+    try:
+        while True:
+            item = channel.get(deadline - time.monotonic())
+            if item is None:
+                if time.monotonic() >= deadline:
+                    yield _timeout_event(notifier.spec)
+                    return
+                continue
+            yield sse_event(item.data)
+            if item.final:
+                return
+    finally:
+        # GeneratorExit (the client left), the timeout or the end: the view's helpers stop.
+        notifier.close()
+
+
+async def async_events(channel: Channel, notifier: Notifier) -> AsyncIterator[bytes]:
+    """Yield the stream's events to an ASGI server without blocking its event loop."""
+    deadline = time.monotonic() + notifier.spec.timeout
+    try:
+        while True:
+            item = await channel.aget(deadline - time.monotonic())
+            if item is None:
+                if time.monotonic() >= deadline:
+                    yield _timeout_event(notifier.spec)
+                    return
+                continue
+            yield sse_event(item.data)
+            if item.final:
+                return
+    finally:
+        # CancelledError (Django cancels the response on http.disconnect) lands here too.
+        notifier.close()
+
+
+def stream_call(
+    request: HttpRequest, run: Callable[[Notifier], dict[str, Any]], spec: StreamSpec
+) -> StreamingHttpResponse:
+    """Start ``run`` in a worker thread and return the SSE response that relays it."""
+    channel = Channel()
+    notifier = Notifier(channel, spec)
+    events: Iterator[bytes] | AsyncIterator[bytes]
+    if isinstance(request, ASGIRequest):
+        events = async_events(channel, notifier)
+    else:
+        events = sync_events(channel, notifier)
+    response = StreamingHttpResponse(events, content_type=EVENT_STREAM)
+    response["Cache-Control"] = "no-cache, no-transform"
+    # Proxies (nginx) would otherwise hold events back until the stream ends.
+    response["X-Accel-Buffering"] = "no"
+    Worker(run, notifier).start()
+    return response

@@ -1,0 +1,82 @@
+"""Start a real server for the tests on a free 127.0.0.1 port, and stop it by its PID."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_port(port: int, process: subprocess.Popen, deadline: float) -> None:
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited with {process.returncode}")
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise TimeoutError(f"nothing listens on 127.0.0.1:{port}")
+
+
+SERVERS = {
+    # ASGI: uvicorn's event loop relays the async iterator.
+    "uvicorn": ["-m", "uvicorn", "tests.conformance_app.asgi:application", "--host", "127.0.0.1"],
+    # WSGI: one gunicorn sync worker, the strictest case (one request at a time).
+    "gunicorn": ["-m", "gunicorn", "tests.conformance_app.wsgi:application", "--workers", "1"],
+}
+
+
+@contextmanager
+def serve(
+    kind: str = "uvicorn",
+    settings: str = "tests.conformance_app.settings",
+    env: dict[str, str] | None = None,
+) -> Iterator[str]:
+    """Yield the base URL of a server of ``kind`` (see SERVERS); stop it by PID on exit."""
+    port = free_port()
+    environ = {**os.environ, **(env or {}), "DJANGO_SETTINGS_MODULE": settings}
+    command = [sys.executable, *SERVERS[kind]]
+    if kind == "uvicorn":
+        command += ["--port", str(port), "--log-level", "warning"]
+    else:
+        command += ["--bind", f"127.0.0.1:{port}", "--timeout", "60", "--log-level", "warning"]
+    process = subprocess.Popen(
+        command, cwd=REPO, env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        wait_for_port(port, process, time.monotonic() + 30)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def node_tool(*parts: str) -> Path:
+    """Locate a tool of `make node-tools`; fail under CI, skip locally, when it is missing."""
+    root = Path(os.environ.get("MCP_TOOLS_NODE_DIR") or REPO / ".mcp-tools")
+    path = root.joinpath(*parts)
+    if not (path.exists() and (root / "node_modules" / ".bin" / "node").exists()):
+        message = f"{path} is missing: run `make node-tools`"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return path

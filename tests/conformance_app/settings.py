@@ -1,0 +1,40 @@
+"""Settings of the conformance server: the fixture tools, no authentication required.
+
+The suite connects without credentials; everything else (hosts, origins, bounds) is the
+product's default behaviour.
+"""
+
+SECRET_KEY = "conformance-only-secret-key"
+DEBUG = False
+ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
+
+INSTALLED_APPS = [
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "rest_framework",
+    "mcp_tools",
+    "tests.conformance_app",
+]
+MIDDLEWARE: list[str] = []
+ROOT_URLCONF = "tests.conformance_app.server_urls"
+DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+USE_TZ = True
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    "UNAUTHENTICATED_USER": None,
+}
+
+MCP_TOOLS = {"SERVER_NAME": "mcp-tools-conformance", "INSTRUCTIONS": "Conformance fixtures."}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"null": {"class": "logging.NullHandler"}},
+    "loggers": {
+        "django.request": {"handlers": ["null"], "propagate": False},
+        "django.security": {"handlers": ["null"], "propagate": False},
+    },
+}

@@ -1,0 +1,212 @@
+"""The conformance suite's fixture tools, as ordinary DRF views through the real formatter.
+
+Each answers as a DRF view answers over HTTP; what makes it an MCP result is the formatter
+(image and audio bodies, ``ToolError``) or an override (``mcp_output``) where the fixture
+needs content blocks no HTTP body maps to (embedded resources, mixed content).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+from django.http import HttpResponse
+from rest_framework.decorators import api_view
+from rest_framework.response import Response
+
+from mcp_tools import (
+    ClientDisconnected,
+    ToolError,
+    log_message,
+    mcp_output,
+    mcp_tool,
+    report_progress,
+)
+
+#: A 1×1 PNG and a silent WAV: the smallest bodies of their types.
+PNG = (
+    b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00"
+    b"\x90wS\xde\x00\x00\x00\x0cIDATx\x9cc\xf8\xff\xff?\x00\x05\xfe\x02\xfe\r\xefF\xb8\x00\x00"
+    b"\x00\x00IEND\xaeB`\x82"
+)
+WAV = b"RIFF$\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00\x01\x00@\x1f\x00\x00\x80>\x00\x00"
+WAV += b"\x02\x00\x10\x00data\x00\x00\x00\x00"
+PNG_BASE64 = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4//8/AAX+Av4N70a4AAAAAElFTkSuQmCC"
+)
+
+SIMPLE_TEXT = "This is a simple text response for testing."
+ERROR_TEXT = "This tool intentionally returns an error for testing"
+EMBEDDED_RESOURCE = {
+    "type": "resource",
+    "resource": {
+        "uri": "test://embedded-resource",
+        "mimeType": "text/plain",
+        "text": "This is an embedded resource content.",
+    },
+}
+LOG_LINES = ("Tool execution started", "Tool processing data", "Tool execution completed")
+#: The 0.2.0 suite's schema (SEP-1613 and SEP-2106 keywords), a superset of 0.1.16's.
+JSON_SCHEMA_2020_12 = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "$defs": {
+        "address": {
+            "$anchor": "addressDef",
+            "type": "object",
+            "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
+        }
+    },
+    "properties": {
+        "name": {"type": "string"},
+        "address": {"$ref": "#/$defs/address"},
+        "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+        "phone": {"type": "string"},
+        "email": {"type": "string"},
+    },
+    "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+    "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+    "then": {"required": ["phone"]},
+    "else": {"required": ["email"]},
+    "additionalProperties": False,
+}
+
+
+@mcp_tool("test_simple_text")
+@api_view(["GET"])
+def simple_text(request):
+    """Return a simple text response."""
+    return HttpResponse(SIMPLE_TEXT, content_type="text/plain; charset=utf-8")
+
+
+@mcp_tool("test_image_content")
+@api_view(["GET"])
+def image_content(request):
+    """Return a PNG image."""
+    return HttpResponse(PNG, content_type="image/png")
+
+
+@mcp_tool("test_audio_content")
+@api_view(["GET"])
+def audio_content(request):
+    """Return a WAV sound."""
+    return HttpResponse(WAV, content_type="audio/wav")
+
+
+@mcp_tool("test_embedded_resource")
+@api_view(["GET"])
+def embedded_resource(request):
+    """Return an embedded text resource."""
+    mcp_output(request, content=[EMBEDDED_RESOURCE], structured_content=None)
+    return Response(EMBEDDED_RESOURCE["resource"])
+
+
+@mcp_tool("test_multiple_content_types")
+@api_view(["GET"])
+def multiple_content_types(request):
+    """Return text, an image and an embedded resource together."""
+    content = [
+        {"type": "text", "text": "Multiple content types test:"},
+        {"type": "image", "data": PNG_BASE64, "mimeType": "image/png"},
+        EMBEDDED_RESOURCE,
+    ]
+    mcp_output(request, content=content, structured_content=None)
+    return Response({"parts": len(content)})
+
+
+@mcp_tool("test_error_handling")
+@api_view(["GET"])
+def error_handling(request):
+    """Fail on purpose, with a message the model can read."""
+    raise ToolError(ERROR_TEXT)
+
+
+@mcp_tool("test_tool_with_progress")
+@api_view(["GET"])
+def tool_with_progress(request):
+    """Report progress three times, then finish."""
+    for step in (0, 50, 100):
+        report_progress(request, step, 100, f"Step {step}")
+        time.sleep(0.05)
+    return HttpResponse("Progress complete", content_type="text/plain")
+
+
+@mcp_tool("test_tool_with_logging", stream=True)
+@api_view(["GET"])
+def tool_with_logging(request):
+    """Send three log messages while running."""
+    for line in LOG_LINES:
+        log_message(request, "info", line)
+        time.sleep(0.05)
+    return HttpResponse("Logging complete", content_type="text/plain")
+
+
+@mcp_tool("test_logging_tool", stream=True)
+@api_view(["GET"])
+def logging_tool(request):
+    """Send log messages only to a client that asked for them (2026-07-28 logLevel)."""
+    for line in LOG_LINES:
+        log_message(request, "info", line)
+    return HttpResponse("Logging complete", content_type="text/plain")
+
+
+@mcp_tool("json_schema_2020_12_tool", input_schema=JSON_SCHEMA_2020_12)
+@api_view(["POST"])
+def json_schema_2020_12(request):
+    """Echo arguments described with JSON Schema 2020-12 features."""
+    return Response(request.data)
+
+
+# Probes of the SSE transport (tests/test_streaming.py); not conformance fixtures. ----------
+
+#: Names the file whose creation opens ``probe_gate`` (set by the test for the server).
+GATE_ENV = "MCP_TOOLS_PROBE_GATE"
+#: What each ``probe_loop`` run ended with: "finished" or "disconnected".
+LOOP_OUTCOMES: list[str] = []
+GATE_SECONDS = 10
+
+
+@mcp_tool("probe_gate")
+@api_view(["GET"])
+def probe_gate(request):
+    """Report progress, then wait until the client has seen it (a buffered stream never is).
+
+    The client opens the gate by creating the file ``MCP_TOOLS_PROBE_GATE`` names, which it
+    can only do once it holds the first event: no second request, so it works with a single
+    sync worker too.
+    """
+    gate = Path(os.environ[GATE_ENV])
+    report_progress(request, 0, 1, "waiting for the client")
+    deadline = time.monotonic() + GATE_SECONDS
+    while not gate.exists():
+        if time.monotonic() > deadline:
+            return HttpResponse("gate timed out", content_type="text/plain")
+        time.sleep(0.01)
+    report_progress(request, 1, 1, "released")
+    return HttpResponse("released", content_type="text/plain")
+
+
+@mcp_tool("probe_loop", stream=True)
+@api_view(["GET"])
+def probe_loop(request):
+    """Report progress and log for up to ten seconds; stop when the client goes away."""
+    try:
+        for step in range(200):
+            report_progress(request, step, 200)
+            log_message(request, "debug", {"step": step})
+            time.sleep(0.05)
+    except ClientDisconnected:
+        LOOP_OUTCOMES.append("disconnected")
+        raise
+    LOOP_OUTCOMES.append("finished")
+    return HttpResponse("looped", content_type="text/plain")
+
+
+@mcp_tool("probe_workers")
+@api_view(["GET"])
+def probe_workers(request):
+    """Report how ``probe_loop`` runs ended and which tool-call worker threads are alive."""
+    workers = [t.name for t in threading.enumerate() if t.name.startswith("mcp-tools-call-")]
+    return Response({"outcomes": LOOP_OUTCOMES, "workers": workers})
