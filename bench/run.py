@@ -68,7 +68,10 @@ def main() -> None:
 
     client = Client(headers={"Authorization": f"Token {token}"}, HTTP_HOST="127.0.0.1")
     pk = Todo.objects.first().pk
-    headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"}
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2025-11-25",
+    }
 
     def mcp(method: str, params: dict) -> callable:
         body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
@@ -99,7 +102,8 @@ def main() -> None:
             direct_call()
             mcp_call()
 
-    print(f"{'case':<18}{'direct/s':>10}{'mcp/s':>10}{'ratio':>8}   (median of {options.rounds} interleaved rounds)")
+    print(f"median of {options.rounds} interleaved rounds of {options.seconds} s each")
+    print(f"{'case':<18}{'direct/s':>10}{'mcp/s':>10}{'ratio':>8}")
     for name, (direct_call, mcp_call) in pairs.items():
         ratios, directs, mcps = [], [], []
         for _ in range(options.rounds):

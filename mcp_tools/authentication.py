@@ -58,8 +58,12 @@ def _refusal(request: Request, exc: exceptions.APIException | None = None) -> JS
         challenge = "Bearer"
         if isinstance(exc, exceptions.AuthenticationFailed):
             challenge = 'Bearer error="invalid_token"'
-        detail = str(exc.detail) if exc is not None else str(exceptions.NotAuthenticated.default_detail)
-        return JSONRPCError(UNAUTHORIZED, detail, status=401, headers={"WWW-Authenticate": challenge})
+        detail = (
+            str(exc.detail) if exc is not None else str(exceptions.NotAuthenticated.default_detail)
+        )
+        return JSONRPCError(
+            UNAUTHORIZED, detail, status=401, headers={"WWW-Authenticate": challenge}
+        )
     detail = str(exc.detail) if exc is not None else str(exceptions.PermissionDenied.default_detail)
     return JSONRPCError(UNAUTHORIZED, detail, status=403)
 

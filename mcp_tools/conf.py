@@ -30,6 +30,10 @@ DEFAULTS: dict[str, Any] = {
     # Per-tool defaults (the decorator and, later, the admin override these).
     "INCLUDE_STRUCTURED_CONTENT": True,
     "INCLUDE_OUTPUT_SCHEMA": False,
+    # Tool annotations merged over those derived from the HTTP method (docs/tools.md).
+    "DEFAULT_ANNOTATIONS": {},
+    # Largest page size a tool's arguments may ask a paginator for (page_size, limit).
+    "MAX_PAGE_SIZE": 100,
     # Error masking: None means "mask when DEBUG is off".
     "MASK_ERRORS": None,
     # Bounds on every input and output.
@@ -38,6 +42,12 @@ DEFAULTS: dict[str, Any] = {
     "MAX_JSON_DEPTH": 64,
     # Origins allowed besides the endpoint's own host (browser-based clients).
     "ALLOWED_ORIGINS": [],
+    # Protocol (docs/protocol.md): tools per tools/list page (None: one page), how long a
+    # 2026-07-28 client may cache tools/list and server/discover, and the longest a streamed
+    # tool call may run, in seconds.
+    "PAGE_SIZE": 100,
+    "CACHE_TTL_MS": 60_000,
+    "CALL_TIMEOUT": 60,
     # Headers copied from the /mcp request to the view's request, as WSGI META keys.
     "FORWARDED_HEADERS": [
         "HTTP_AUTHORIZATION",
@@ -57,9 +67,22 @@ DEFAULTS: dict[str, Any] = {
     ],
     # The class that turns a view's HttpResponse into a tool result.
     "FORMATTER_CLASS": "mcp_tools.formatters.ResponseFormatter",
+    # Result contract (docs/results.md): non-finite floats in JSON ("error", "null" or
+    # "string"), unsupported binary bodies as embedded resources, and result processors.
+    "JSON_NAN": "error",
+    "BINARY_AS_RESOURCE": False,
+    "RESULT_PROCESSORS": [],
+    "TRUNCATE_TEXT_LENGTH": 50_000,
+    "REDACT_PATTERNS": [],
+    "REDACT_REPLACEMENT": "[redacted]",
 }
 
-IMPORT_STRINGS = {"AUTHENTICATION_CLASSES", "PERMISSION_CLASSES", "FORMATTER_CLASS"}
+IMPORT_STRINGS = {
+    "AUTHENTICATION_CLASSES",
+    "PERMISSION_CLASSES",
+    "FORMATTER_CLASS",
+    "RESULT_PROCESSORS",
+}
 
 
 def _import(value: Any) -> Any:

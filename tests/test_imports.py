@@ -23,7 +23,8 @@ for name in {modules!r}:
     __import__(name)
 from mcp_tools.registry import registry
 registry.tools()
-heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("mcp", "mcp_types", "pydantic", "pydantic_core"))
+heavy_roots = ("mcp", "mcp_types", "pydantic", "pydantic_core")
+heavy = sorted(m for m in sys.modules if m.split(".")[0] in heavy_roots)
 print(json.dumps(heavy))
 """
 

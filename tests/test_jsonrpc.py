@@ -10,7 +10,7 @@ from mcp_tools.jsonrpc import JSONRPCError, RawJSON, encode, error_envelope, loa
 @pytest.mark.parametrize(
     "value",
     [
-        {"a": [1, {"b": RawJSON('{"c":[true,null]}')}], "d": "é\n\"q\""},
+        {"a": [1, {"b": RawJSON('{"c":[true,null]}')}], "d": 'é\n"q"'},
         [RawJSON("[1,2]"), RawJSON('"s"'), 3, None],
         {"only": "scalars", "n": 1.5, "t": True},
     ],

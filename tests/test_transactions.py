@@ -44,7 +44,12 @@ def test_a_write_is_rolled_back_when_the_view_raises_after_it(atomic_requests, m
     assert result["content"] == [{"type": "text", "text": "Internal server error"}]
     assert Entry.objects.count() == 0
     # The same as Django does for a direct HTTP call.
-    assert http.post("/t/entries/", {"label": "lost", "fail": True}, content_type="application/json").status_code == 500
+    assert (
+        http.post(
+            "/t/entries/", {"label": "lost", "fail": True}, content_type="application/json"
+        ).status_code
+        == 500
+    )
     assert Entry.objects.count() == 0
 
 
