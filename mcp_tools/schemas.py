@@ -22,6 +22,7 @@ from typing import Any
 from django.core.validators import RegexValidator
 from django.db import connection
 from django.urls import converters as url_converters
+from django.utils.dateparse import iso8601_duration_re
 from jsonschema import Draft202012Validator, ValidationError, validators
 from rest_framework import fields, relations, serializers
 
@@ -38,8 +39,10 @@ DATETIME_PATTERN = (
 TIME_PATTERN = r"^\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2})?$"
 EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
 URL_PATTERN = r"^(?:[hH][tT][tT][pP][sS]?|[fF][tT][pP][sS]?)://[^\s/?#]+[^\s]*$"
-#: The ISO 8601 durations Django's ``parse_duration`` reads (days to seconds, no months).
-DURATION_PATTERN = r"^-?P(\d{1,6}D)?(T(\d{1,6}H)?(\d{1,6}M)?(\d{1,6}(\.\d{1,6})?S)?)?$"
+#: The ISO 8601 durations Django's ``parse_duration`` reads (no months or years; weeks from
+#: Django 6.0 on, so the pattern follows the installed Django's own expression).
+_WEEKS = r"(\d{1,6}W)?" if "weeks" in iso8601_duration_re.pattern else ""
+DURATION_PATTERN = rf"^-?P{_WEEKS}(\d{{1,6}}D)?(T(\d{{1,6}}H)?(\d{{1,6}}M)?(\d{{1,6}}(\.\d{{1,6}})?S)?)?$"
 
 INTEGER_FIELDS = {
     "AutoField",

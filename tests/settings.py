@@ -1,5 +1,8 @@
 """Settings of the test project: the demo's todo app plus a test app with every tool form."""
 
+import os
+import tempfile
+
 SECRET_KEY = "tests-only-secret-key"
 DEBUG = False
 ALLOWED_HOSTS = ["testserver", "127.0.0.1", "localhost"]
@@ -46,7 +49,17 @@ TEMPLATES = [
     }
 ]
 
-DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}
+# A file, not :memory:: live-server tests make concurrent requests, and Django shares one
+# in-memory SQLite connection between the live server's threads, which SQLite refuses.
+DATABASES = {
+    "default": {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": ":memory:",
+        "TEST": {
+            "NAME": os.path.join(tempfile.gettempdir(), f"mcp-tools-tests-{os.getpid()}.sqlite3")
+        },
+    }
+}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 USE_TZ = True
 STATIC_URL = "static/"
