@@ -9,6 +9,7 @@ from django.http import HttpRequest
 from rest_framework import exceptions
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
+from rest_framework.views import APIView
 from rest_framework.settings import api_settings
 
 from .conf import mcp_settings
@@ -37,6 +38,8 @@ class Caller:
             return None
         if tuple(getattr(view_class, "authentication_classes", ())) != self.authentication_classes:
             return None
+        if view_class.get_authenticators is not APIView.get_authenticators:
+            return None  # the view chooses its authenticators itself: let them run
         return self.user, self.auth
 
 
@@ -75,6 +78,10 @@ def authenticate(request: HttpRequest, view: Any) -> Caller:
     tool's own view counts each call once.
     """
     classes = authentication_classes()
+    # DRF's Request writes the user it authenticated onto the HttpRequest. Keep the one the
+    # middleware set: the view's request copies it, and a view with other authentication
+    # classes (SessionAuthentication alone, say) must not see a token user as its session's.
+    middleware_user = request.__dict__.get("user", _MISSING)
     # The JSON parser serves only DRF's CSRF check for session callers (it reads .POST).
     drf_request = Request(
         request, parsers=[JSONParser()], authenticators=[cls() for cls in classes]
@@ -86,4 +93,12 @@ def authenticate(request: HttpRequest, view: Any) -> Caller:
                 raise _refusal(drf_request)
     except exceptions.APIException as exc:
         raise _refusal(drf_request, exc) from exc
+    finally:
+        if middleware_user is _MISSING:
+            request.__dict__.pop("user", None)
+        else:
+            request.user = middleware_user
     return Caller(user=user, auth=drf_request.auth, authentication_classes=classes)
+
+
+_MISSING = object()

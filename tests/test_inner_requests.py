@@ -75,6 +75,20 @@ def test_a_view_with_other_authentication_classes_authenticates_for_itself(mcp, 
     assert result["content"][0]["text"] == direct.content.decode()
 
 
+@pytest.mark.parametrize(
+    "path,name",
+    [("/t/session-only/", "session_only"), ("/t/own-authenticators/", "own_authenticators")],
+)
+def test_a_token_caller_gets_no_more_than_a_direct_call_would(mcp, alice, path, name):
+    # A session-only view must not take the token user for its session's, and a view that
+    # chooses its authenticators itself is not handed the endpoint's identity.
+    direct = Client(headers={"Authorization": f"Token {alice.token}"}).get(path)
+    assert direct.status_code in (401, 403)
+    result = mcp.call_tool(name)
+    assert result["isError"] is True
+    assert result["content"][0]["text"] == direct.content.decode()
+
+
 def test_basic_credentials_are_copied_to_a_basic_only_view(alice, settings):
     settings.MCP_TOOLS = {
         "AUTHENTICATION_CLASSES": ["rest_framework.authentication.BasicAuthentication"]

@@ -2,7 +2,11 @@
 
 from django.db import connection, transaction
 from rest_framework import serializers, viewsets
-from rest_framework.authentication import BasicAuthentication
+from rest_framework.authentication import (
+    BasicAuthentication,
+    SessionAuthentication,
+    TokenAuthentication,
+)
 from rest_framework.decorators import action, api_view
 from rest_framework.permissions import IsAdminUser, IsAuthenticated
 from rest_framework.response import Response
@@ -172,3 +176,34 @@ class FileView(APIView):
 
     def get(self, request, name):
         return Response({"name": name})
+
+
+@mcp_tool("session_only")
+class SessionOnlyView(APIView):
+    """A view that only accepts the session cookie."""
+
+    authentication_classes = [SessionAuthentication]
+    permission_classes = [IsAuthenticated]
+
+    def get(self, request):
+        return Response({"user": request.user.username})
+
+
+class RefuseEveryone(BasicAuthentication):
+    def authenticate(self, request):
+        from rest_framework.exceptions import AuthenticationFailed
+
+        raise AuthenticationFailed("This view trusts nobody.")
+
+
+@mcp_tool("own_authenticators")
+class OwnAuthenticatorsView(APIView):
+    """A view that picks its authenticators in get_authenticators()."""
+
+    authentication_classes = [TokenAuthentication, SessionAuthentication]
+
+    def get_authenticators(self):
+        return [RefuseEveryone()]
+
+    def get(self, request):
+        return Response({"user": request.user.username})
