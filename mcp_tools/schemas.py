@@ -37,8 +37,10 @@ DATETIME_PATTERN = (
     r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,6})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?$"
 )
 TIME_PATTERN = r"^\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2})?$"
-EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
-URL_PATTERN = r"^(?:[hH][tT][tT][pP][sS]?|[fF][tT][pP][sS]?)://[^\s/?#]+[^\s]*$"
+# Every pattern here runs in linear time on Python's backtracking engine: no two adjacent
+# quantified parts can match the same character (a hostile argument is up to 1 MiB long).
+EMAIL_PATTERN = r"^[^@\s]+@[^@\s.]+(?:\.[^@\s.]+)+$"
+URL_PATTERN = r"^(?:[hH][tT][tT][pP][sS]?|[fF][tT][pP][sS]?)://[^\s/?#][^\s]*$"
 #: The ISO 8601 durations Django's ``parse_duration`` reads (no months or years; weeks from
 #: Django 6.0 on, so the pattern follows the installed Django's own expression).
 _WEEKS = r"(\d{1,6}W)?" if "weeks" in iso8601_duration_re.pattern else ""
@@ -127,7 +129,7 @@ def _patterns(schema: Schema, patterns: list[str]) -> Schema:
     return schema
 
 
-_TRIMMED_PREFIX = r"^[^\u0000]*[^\s\u0000]"
+_TRIMMED_PREFIX = r"^\s*[^\s\u0000]"
 
 
 def error_message(error: ValidationError) -> str:
@@ -145,10 +147,11 @@ def error_message(error: ValidationError) -> str:
 def _trimmed_length_pattern(min_length: int) -> str:
     # DRF trims before checking blankness and length: ask for min_length characters between
     # the first and the last non-space one, and no NUL anywhere.
+    # Leading spaces, then a visible character: the two parts can't match the same character.
     visible = r"[^\s\u0000]"
     if min_length <= 1:
-        return rf"^[^\u0000]*{visible}[^\u0000]*$"
-    return rf"^[^\u0000]*{visible}[^\u0000]{{{min_length - 2},}}{visible}[^\u0000]*$"
+        return rf"{_TRIMMED_PREFIX}[^\u0000]*$"
+    return rf"{_TRIMMED_PREFIX}[^\u0000]{{{min_length - 2},}}{visible}\s*$"
 
 
 def _ecma(pattern: str) -> str:

@@ -393,3 +393,52 @@ def test_the_sdk_client_lists_the_schemas_and_calls_with_lenient_arguments(live_
     assert toys.structured_content["count"] == 2
     assert [item["name"] for item in toys.structured_content["results"]] == ["Kite"]
     assert forms == ["s_every", "s_node"]
+
+
+HOSTILE_LENGTH = 200_000
+HOSTILE_STRINGS = [
+    "a" * HOSTILE_LENGTH + "\u0000",
+    " " * HOSTILE_LENGTH + "\u0000",
+    "a " * (HOSTILE_LENGTH // 2) + "\u0000",
+    "a" * HOSTILE_LENGTH + " ",
+    "a@" + "b" * HOSTILE_LENGTH + " ",
+    "a@" + "b." * (HOSTILE_LENGTH // 2) + "@",
+    "http://" + "a" * HOSTILE_LENGTH + " ",
+]
+
+
+def test_every_generated_pattern_runs_in_linear_time():
+    """A quadratic pattern takes minutes on these strings; a linear one, milliseconds.
+
+    The bound is generous (a shared, noisy machine): it catches backtracking blow-ups, it
+    does not measure speed.
+    """
+    import re
+    import time
+
+    from mcp_tools.registry import registry
+
+    patterns = set()
+
+    def collect(node):
+        if isinstance(node, dict):
+            if isinstance(node.get("pattern"), str):
+                patterns.add(node["pattern"])
+            for value in node.values():
+                collect(value)
+        elif isinstance(node, list):
+            for value in node:
+                collect(value)
+
+    for tool in registry.tools():
+        collect(tool.input_schema)
+    assert len(patterns) > 10
+    slow = []
+    for pattern in sorted(patterns):
+        compiled = re.compile(pattern)
+        started = time.perf_counter()
+        for text in HOSTILE_STRINGS:
+            compiled.search(text)
+        if time.perf_counter() - started > 2.0:
+            slow.append(pattern)
+    assert slow == []
