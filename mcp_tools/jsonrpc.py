@@ -145,16 +145,20 @@ def _depth_exceeds(value: Any, limit: int) -> bool:
 
 def loads(body: bytes, *, max_depth: int) -> Any:
     """Decode a request body, raising -32700 for bad JSON and -32600 for deep nesting."""
+    too_deep = JSONRPCError(
+        INVALID_REQUEST, f"Invalid Request: JSON nested deeper than {max_depth}", status=400
+    )
     try:
         value = json.loads(body)
-    except (ValueError, RecursionError) as exc:
+    except RecursionError as exc:
+        # Nested past the interpreter's own limit: far deeper than any MAX_JSON_DEPTH.
+        raise too_deep from exc
+    except ValueError as exc:
         raise JSONRPCError(
             PARSE_ERROR, "Parse error: the body is not valid JSON", status=400
         ) from exc
     if isinstance(value, dict | list) and _depth_exceeds(value, max_depth):
-        raise JSONRPCError(
-            INVALID_REQUEST, f"Invalid Request: JSON nested deeper than {max_depth}", status=400
-        )
+        raise too_deep
     return value
 
 

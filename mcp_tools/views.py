@@ -6,11 +6,14 @@ response machinery once, in the tool's own view.
 
 from __future__ import annotations
 
+import logging
+import uuid
 from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
 from django.core.exceptions import DisallowedHost
+from django.core.signals import got_request_exception
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
@@ -18,7 +21,7 @@ from django.views.decorators.csrf import csrf_exempt
 from . import handlers, jsonrpc, protocol
 from .authentication import Caller, authenticate
 from .conf import mcp_settings
-from .jsonrpc import INVALID_REQUEST, JSONRPCError
+from .jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, JSONRPCError
 from .protocol import Era
 from .registry import ToolRegistry
 from .registry import registry as default_registry
@@ -45,6 +48,9 @@ def _accepts_json(accept: str) -> bool:
     return False
 
 
+logger = logging.getLogger("mcp_tools")
+
+
 def error_response(request_id: Any, error: JSONRPCError) -> HttpResponse:
     """Answer a protocol fault: its envelope, its HTTP status and headers."""
     response = HttpResponse(
@@ -69,6 +75,20 @@ class MCPView(View):
         view = csrf_exempt(view)
         view._non_atomic_requests = _AllDatabases()  # type: ignore[attr-defined]
         return view
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        try:
+            return super().dispatch(request, *args, **kwargs)
+        except Exception as exc:
+            # A fault of the server (a misconfigured permission class, a broken formatter):
+            # logged and reported like any Django error, answered without a traceback.
+            reference = uuid.uuid4().hex
+            logger.error("The MCP endpoint failed (error reference %s)", reference, exc_info=exc)
+            got_request_exception.send(sender=type(self), request=request)
+            error = JSONRPCError(
+                INTERNAL_ERROR, "Internal error", data={"errorRef": reference}, status=500
+            )
+            return error_response(None, error)
 
     def post(self, request: HttpRequest) -> HttpResponseBase:
         try:

@@ -144,7 +144,7 @@ def test_a_malformed_content_length_is_never_a_500(headers, content_length):
 
 @pytest.mark.parametrize(
     ("depth", "status", "code"),
-    [(10, 200, None), (65, 400, -32600), (100_000, 400, -32700)],
+    [(10, 200, None), (65, 400, -32600), (100_000, 400, -32600)],
 )
 def test_json_nesting_is_bounded(headers, settings, depth, status, code):
     settings.MCP_TOOLS = {"MAX_REQUEST_BYTES": 1_000_000}

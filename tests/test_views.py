@@ -249,3 +249,20 @@ def test_a_path_argument_that_leaves_its_pattern_never_reaches_another_view(clie
     result = json.loads(post(client, rpc("tools/call", params)).content)["result"]
     assert result["isError"] is True
     assert result["content"][0]["text"].startswith("Invalid arguments: $.name:")
+
+
+def test_a_server_fault_is_a_json_rpc_internal_error_without_a_traceback(alice, settings, caplog):
+    # DjangoModelPermissions needs a queryset the endpoint does not have: a misconfiguration.
+    settings.MCP_TOOLS = {
+        "PERMISSION_CLASSES": ["rest_framework.permissions.DjangoModelPermissions"]
+    }
+    client = Client(
+        headers={"Authorization": f"Token {alice.token}"}, raise_request_exception=False
+    )
+    response = post(client, rpc("tools/list"))
+    assert response.status_code == 500
+    assert response["Content-Type"] == JSON
+    error = error_of(response)
+    assert error["code"] == -32603 and error["message"] == "Internal error"
+    assert error["data"]["errorRef"] in caplog.text
+    assert b"Traceback" not in response.content
