@@ -176,9 +176,13 @@ def stream_tool(
         result = run_tool(call.request, call.caller, tool, params, args, notifier=notifier)
         return finish(call, project_result(result, call.version))
 
+    # Built now, on the request thread: under ASGI the timeout fires in the event loop,
+    # where result processors (user code, maybe touching the database) must not run.
+    timeout_result = finish_result(streaming.timeout_result(timeout), tool, None)
+    timeout_payload = finish(call, project_result(timeout_result, call.version))
+
     def timed_out() -> dict[str, Any]:
-        result = finish_result(streaming.timeout_result(timeout), tool, None)
-        return finish(call, project_result(result, call.version))
+        return timeout_payload
 
     spec = streaming.StreamSpec(
         request_id=call.message.id,

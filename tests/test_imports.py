@@ -22,7 +22,14 @@ setup_test_environment()
 for name in {modules!r}:
     __import__(name)
 from mcp_tools.registry import registry
+from mcp_tools.test import MCPClient
 registry.tools()
+# Serve a whole exchange, a streamed call included, before looking at what was imported.
+client = MCPClient(HTTP_HOST="127.0.0.1")
+client.initialize()
+assert client.list_tools()
+assert client.call_tool("test_simple_text")["isError"] is False
+assert client.call_tool("test_tool_with_logging")["isError"] is False
 heavy_roots = ("mcp", "mcp_types", "pydantic", "pydantic_core")
 heavy = sorted(m for m in sys.modules if m.split(".")[0] in heavy_roots)
 print(json.dumps(heavy))
@@ -34,7 +41,12 @@ def test_the_server_path_does_not_import_mcp_or_pydantic():
         [sys.executable, "-c", SCRIPT.format(modules=SERVER_MODULES)],
         capture_output=True,
         text=True,
-        env={"DJANGO_SETTINGS_MODULE": "tests.settings", "PATH": "", "PYTHONPATH": "."},
+        # The conformance server's settings: no authentication, so no database is needed.
+        env={
+            "DJANGO_SETTINGS_MODULE": "tests.conformance_app.settings",
+            "PATH": "",
+            "PYTHONPATH": ".",
+        },
         timeout=60,
         check=True,
     )
