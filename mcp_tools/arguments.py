@@ -82,9 +82,18 @@ def coerce(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
     return coerce_value(arguments, tool.input_schema)
 
 
+def prepare(tool: Tool, arguments: dict[str, Any]) -> tuple[list[str], SplitArguments]:
+    """Convert the arguments once; return their problems and, split, where they go."""
+    arguments = coerce(tool, arguments)
+    return _problems(tool, arguments), _split(tool, arguments)
+
+
 def problems(tool: Tool, arguments: dict[str, Any]) -> list[str]:
     """Return one ``Invalid arguments: <json path>: <message>`` line per problem."""
-    arguments = coerce(tool, arguments)
+    return _problems(tool, coerce(tool, arguments))
+
+
+def _problems(tool: Tool, arguments: dict[str, Any]) -> list[str]:
     lines = {
         f"Invalid arguments: {error.json_path}: {schemas.error_message(error)}": None
         for error in sorted(tool.validator.iter_errors(arguments), key=_error_order)
@@ -109,7 +118,10 @@ def _said_already(error: Any) -> bool:
 def split(tool: Tool, arguments: dict[str, Any]) -> SplitArguments:
     """Path parameters fill the URL; query parameters (and every other argument of a method
     without a body) the query string; the rest the JSON body."""
-    arguments = coerce(tool, arguments)
+    return _split(tool, coerce(tool, arguments))
+
+
+def _split(tool: Tool, arguments: dict[str, Any]) -> SplitArguments:
     result = SplitArguments(body={} if tool.has_body else None)
     for name, value in arguments.items():
         if name in tool.path_params:

@@ -9,8 +9,8 @@ from django.http import HttpRequest
 from rest_framework import exceptions
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
-from rest_framework.views import APIView
 from rest_framework.settings import api_settings
+from rest_framework.views import APIView
 
 from .conf import mcp_settings
 from .jsonrpc import UNAUTHORIZED, JSONRPCError

@@ -30,7 +30,7 @@ def run_tool(
 
     ``notifier`` receives the view's progress and log notifications (SSE); None drops them.
     """
-    lines = arguments.problems(tool, args)
+    lines, split = arguments.prepare(tool, args)
     if lines:
         return finish(ToolResult.error("\n".join(lines)), tool, None)
     context = ToolCallContext(params=params, tool_name=tool.name, notifier=notifier)
@@ -38,7 +38,7 @@ def run_tool(
         inner = build_inner_request(
             request,
             tool,
-            arguments.split(tool, args),
+            split,
             context,
             identity=caller.identity_for(tool.view_class),
         )

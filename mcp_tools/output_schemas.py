@@ -126,7 +126,7 @@ def view_output_schema(tool: Tool) -> Schema | None:
     page_schema = getattr(paginator, "get_paginated_response_schema", None)
     if page_schema is None:
         return None  # a paginator that does not describe its page: shape unknown
-    return openapi_to_json_schema(page_schema(array))
+    return schemas.openapi_to_json_schema(page_schema(array))
 
 
 def _is_list(tool: Tool) -> bool:
@@ -183,22 +183,6 @@ def _field_output_schema(field: fields.Field, seen: tuple[type, ...]) -> Schema:
     # The input mapper's schema, without what only input validation enforces: a rendered
     # value is not re-validated by DRF (a stored title may be longer than today's max_length).
     return {k: v for k, v in described.items() if k not in INPUT_ONLY}
-
-
-def openapi_to_json_schema(schema: Any) -> Any:
-    """Turn OpenAPI-only keywords (``nullable``, ``example``) into plain JSON Schema."""
-    if isinstance(schema, list):
-        return [openapi_to_json_schema(item) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    converted = {
-        key: openapi_to_json_schema(value)
-        for key, value in schema.items()
-        if key not in ("nullable", "example")
-    }
-    if schema.get("nullable"):
-        converted = schemas._nullable(converted)
-    return converted
 
 
 def build_validator(schema: Schema) -> Draft202012Validator:

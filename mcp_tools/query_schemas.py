@@ -175,14 +175,9 @@ def backend_parameters(backend_class: type, view: Any, params: QueryParameters) 
     elif hasattr(backend, "get_schema_operation_parameters"):
         for parameter in backend.get_schema_operation_parameters(view):
             if parameter.get("in") == "query":
-                schema = _openapi(parameter.get("schema", {"type": "string"}))
+                schema = schemas.openapi_to_json_schema(parameter.get("schema", {"type": "string"}))
                 _described(schema, parameter.get("description"))
                 params.add(parameter["name"], schema, required=bool(parameter.get("required")))
-
-
-def _openapi(schema: Schema) -> Schema:
-    schema = {key: value for key, value in schema.items() if key not in ("nullable", "example")}
-    return schemas._nullable(schema) if schema.get("nullable") else schema
 
 
 # Pagination ------------------------------------------------------------------------------
@@ -237,7 +232,7 @@ def paginator_parameters(view: Any, params: QueryParameters) -> None:
             )
     elif paginator is not None and hasattr(paginator, "get_schema_operation_parameters"):
         for parameter in paginator.get_schema_operation_parameters(view):
-            schema = _openapi(parameter.get("schema", {"type": "string"}))
+            schema = schemas.openapi_to_json_schema(parameter.get("schema", {"type": "string"}))
             params.add(parameter["name"], _described(schema, parameter.get("description")))
 
 

@@ -44,7 +44,9 @@ URL_PATTERN = r"^(?:[hH][tT][tT][pP][sS]?|[fF][tT][pP][sS]?)://[^\s/?#][^\s]*$"
 #: The ISO 8601 durations Django's ``parse_duration`` reads (no months or years; weeks from
 #: Django 6.0 on, so the pattern follows the installed Django's own expression).
 _WEEKS = r"(\d{1,6}W)?" if "weeks" in iso8601_duration_re.pattern else ""
-DURATION_PATTERN = rf"^-?P{_WEEKS}(\d{{1,6}}D)?(T(\d{{1,6}}H)?(\d{{1,6}}M)?(\d{{1,6}}(\.\d{{1,6}})?S)?)?$"
+DURATION_PATTERN = (
+    rf"^-?P{_WEEKS}(\d{{1,6}}D)?(T(\d{{1,6}}H)?(\d{{1,6}}M)?(\d{{1,6}}(\.\d{{1,6}})?S)?)?$"
+)
 
 INTEGER_FIELDS = {
     "AutoField",
@@ -533,3 +535,19 @@ def argument_validator(schema: Schema) -> Any:
     Formats are asserted where jsonschema can check them (date, email, ipv4, ipv6, ...).
     """
     return ArgumentValidator(schema, format_checker=ArgumentValidator.FORMAT_CHECKER)
+
+
+def openapi_to_json_schema(schema: Any) -> Any:
+    """Turn OpenAPI-only keywords (``nullable``, ``example``) into plain JSON Schema."""
+    if isinstance(schema, list):
+        return [openapi_to_json_schema(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    converted = {
+        key: openapi_to_json_schema(value)
+        for key, value in schema.items()
+        if key not in ("nullable", "example")
+    }
+    if schema.get("nullable"):
+        converted = _nullable(converted)
+    return converted

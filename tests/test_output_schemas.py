@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 from rest_framework.views import APIView
 
-from mcp_tools import output_schemas
+from mcp_tools import output_schemas, schemas
 from mcp_tools.checks import check_output_schemas
 from mcp_tools.decorators import mcp_tool
 from mcp_tools.jsonrpc import RawJSON
@@ -183,7 +183,7 @@ def test_viewset_actions_resolve_their_own_shapes(settings):
 
 def test_limit_offset_pages_are_plain_json_schema():
     paginator = LimitOffsetPagination()
-    schema = output_schemas.openapi_to_json_schema(
+    schema = schemas.openapi_to_json_schema(
         paginator.get_paginated_response_schema({"type": "array"})
     )
     assert "nullable" not in str(schema) and "example" not in str(schema)

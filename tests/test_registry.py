@@ -15,7 +15,7 @@ from demo_project.todos.serializers import TodoSerializer
 from mcp_tools.decorators import mcp_tool
 from mcp_tools.registry import AlreadyRegistered, ToolRegistry
 
-TRIMMED_NOT_BLANK = r"^[^\u0000]*[^\s\u0000][^\u0000]*$"
+TRIMMED_NOT_BLANK = r"^\s*[^\s\u0000][^\u0000]*$"
 
 
 def urlconf(*patterns):

@@ -442,3 +442,16 @@ def test_every_generated_pattern_runs_in_linear_time():
         if time.perf_counter() - started > 2.0:
             slow.append(pattern)
     assert slow == []
+
+
+def test_openapi_nullable_becomes_a_type_list_at_every_depth():
+    from mcp_tools.schemas import openapi_to_json_schema
+
+    assert openapi_to_json_schema(
+        {
+            "type": "object",
+            "nullable": True,
+            "example": {},
+            "properties": {"n": {"type": "integer", "nullable": True, "example": 3}},
+        }
+    ) == {"type": ["object", "null"], "properties": {"n": {"type": ["integer", "null"]}}}
