@@ -16,6 +16,7 @@ from .conf import mcp_settings
 from .invocation import finish as finish_result
 from .invocation import run_tool
 from .jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, JSONRPCError, Message
+from .output_schemas import advertised_schema
 from .projection import project_common, project_result, project_tool
 from .protocol import SERVER_INFO_META_KEY, Era
 from .registry import ToolRegistry
@@ -162,7 +163,8 @@ def call_tool(call: Call) -> dict[str, Any] | HttpResponseBase:
     token = progress_token(call.message)
     if call.can_stream and (token is not None or tool.options.stream):
         return stream_tool(call, tool, args, token)
-    return project_result(run_tool(call.request, call.caller, tool, params, args), call.version)
+    result = run_tool(call.request, call.caller, tool, params, args)
+    return project_result(result, call.version, advertised_schema(tool))
 
 
 def stream_tool(
@@ -174,7 +176,7 @@ def stream_tool(
     def run(notifier: streaming.Notifier) -> dict[str, Any]:
         params = call.message.params
         result = run_tool(call.request, call.caller, tool, params, args, notifier=notifier)
-        return finish(call, project_result(result, call.version))
+        return finish(call, project_result(result, call.version, advertised_schema(tool)))
 
     # Built now, on the request thread: under ASGI the timeout fires in the event loop,
     # where result processors (user code, maybe touching the database) must not run.

@@ -21,18 +21,23 @@ V2026_07_28 = "2026-07-28"
 MODERN_RESULT_FIELDS = ("resultType", "ttlMs", "cacheScope")
 
 
-def wrap_structured(value: Any, *, is_object: bool) -> Any:
-    """Wrap a non-object structured value as protocol versions before 2026-07-28 need it.
+def wrap_key(schema: dict[str, Any] | None, value: Any = None) -> str | None:
+    """Return the key a structured value is wrapped under before 2026-07-28, or None.
 
-    Arrays become ``{"items": [...]}``, every other non-object value ``{"result": v}``.
+    With an output schema, the schema decides, so that the wrapped value and the wrapped
+    schema always agree (a nullable object, ``anyOf`` or ``{}`` is wrapped, whatever the
+    value); without one, the value's own shape does.
     """
-    if is_object:
-        return value
+    if schema is not None:
+        json_type = schema.get("type")
+        if json_type == "object":
+            return None
+        return "items" if json_type == "array" else "result"
+    if is_json_object(value):
+        return None
     if isinstance(value, RawJSON):
-        key = "items" if value.text.lstrip().startswith("[") else "result"
-    else:
-        key = "items" if isinstance(value, list | tuple) else "result"
-    return {key: value}
+        return "items" if value.text.lstrip().startswith("[") else "result"
+    return "items" if isinstance(value, list | tuple) else "result"
 
 
 def is_json_object(value: Any) -> bool:
@@ -43,11 +48,19 @@ def is_json_object(value: Any) -> bool:
 
 
 def wrap_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """Wrap a non-object output schema the way ``wrap_structured`` wraps its values."""
-    if schema.get("type") == "object":
+    """Wrap a non-object output schema under the key its values are wrapped under."""
+    key = wrap_key(schema)
+    if key is None:
         return schema
-    key = "items" if schema.get("type") == "array" else "result"
-    return {"type": "object", "properties": {key: schema}, "required": [key]}
+    inner = dict(schema)
+    wrapper: dict[str, Any] = {"type": "object", "properties": {key: inner}, "required": [key]}
+    if "$defs" in inner:
+        # References such as "#/$defs/Node" resolve against the document root.
+        wrapper["$defs"] = inner.pop("$defs")
+    for keyword in ("$schema", "$id"):
+        if keyword in inner:
+            wrapper[keyword] = inner.pop(keyword)
+    return wrapper
 
 
 def project_block(block: dict[str, Any], version: str) -> dict[str, Any]:
@@ -77,16 +90,22 @@ def project_block(block: dict[str, Any], version: str) -> dict[str, Any]:
     return block
 
 
-def project_result(result: ToolResult, version: str) -> dict[str, Any]:
-    """Return the wire form of ``result`` for protocol ``version``."""
+def project_result(
+    result: ToolResult, version: str, output_schema: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Return the wire form of ``result`` for protocol ``version``.
+
+    ``output_schema`` is the tool's advertised (unwrapped) schema, if any: it decides how
+    the structured value is wrapped, as ``project_tool`` wraps the schema itself.
+    """
     content = result.content
     if version < V2025_06_18:
         content = [project_block(block, version) for block in content]
     wire: dict[str, Any] = {"content": content}
     if result.has_structured and not result.is_error and version >= V2025_06_18:
         value = result.structured
-        if version < V2026_07_28:
-            value = wrap_structured(value, is_object=is_json_object(value))
+        if version < V2026_07_28 and (key := wrap_key(output_schema, value)) is not None:
+            value = {key: value}
         wire["structuredContent"] = value
     if result.meta:
         wire["_meta"] = result.meta

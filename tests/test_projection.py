@@ -197,3 +197,38 @@ def test_progress_messages_are_dropped_where_the_version_has_none(version, keys)
     assert (
         set(project_progress({"progressToken": 1, "progress": 0, "message": "m"}, version)) == keys
     )
+
+
+WRAP_CASES = [
+    ({"type": "object", "properties": {"a": {"type": "integer"}}}, {"a": 1}),
+    ({"type": ["object", "null"]}, {"a": 1}),
+    ({"type": ["object", "null"]}, None),
+    ({"type": ["array", "null"], "items": {"type": "integer"}}, [1, 2]),
+    ({"type": "array", "items": {"type": "integer"}}, [1, 2]),
+    ({"anyOf": [{"type": "object"}, {"type": "string"}]}, {"a": 1}),
+    ({}, "anything"),
+    ({"type": "string"}, "text"),
+    (
+        {
+            "$defs": {"Node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}}}},
+            "type": "array",
+            "items": {"$ref": "#/$defs/Node"},
+        },
+        [{"next": {}}],
+    ),
+]
+
+
+@pytest.mark.parametrize(("schema", "value"), WRAP_CASES)
+@pytest.mark.parametrize("version", ["2025-06-18", "2025-11-25", "2026-07-28"])
+def test_a_wrapped_value_always_matches_its_wrapped_schema(schema, value, version):
+    import jsonschema
+
+    from mcp_tools.results import ToolResult
+
+    wire_schema = project_tool({"name": "t", "outputSchema": schema}, version)["outputSchema"]
+    result = project_result(ToolResult(content=[], structured=value), version, schema)
+    jsonschema.Draft202012Validator(wire_schema).validate(result["structuredContent"])
+    if version < "2026-07-28":
+        assert wire_schema["type"] == "object"
+        assert isinstance(result["structuredContent"], dict)
