@@ -48,6 +48,8 @@ DEFAULTS: dict[str, Any] = {
     "PAGE_SIZE": 100,
     "CACHE_TTL_MS": 60_000,
     "CALL_TIMEOUT": 60,
+    # Worker threads of streamed calls per process; past it, calls answer plain JSON.
+    "MAX_STREAMS": 32,
     # Headers copied from the /mcp request to the view's request, as WSGI META keys.
     "FORWARDED_HEADERS": [
         "HTTP_AUTHORIZATION",

@@ -161,8 +161,13 @@ def call_tool(call: Call) -> dict[str, Any] | HttpResponseBase:
     if not isinstance(args, dict):
         raise JSONRPCError(INVALID_PARAMS, "Invalid params: arguments must be an object")
     token = progress_token(call.message)
-    if call.can_stream and (token is not None or tool.options.stream):
-        return stream_tool(call, tool, args, token)
+    # Past MAX_STREAMS worker threads the call runs inline: the result, without notifications.
+    if call.can_stream and (token is not None or tool.options.stream) and streaming.slots.acquire():
+        try:
+            return stream_tool(call, tool, args, token)
+        except BaseException:
+            streaming.slots.release()  # the worker, which releases it, never started
+            raise
     result = run_tool(call.request, call.caller, tool, params, args)
     return project_result(result, call.version, advertised_schema(tool))
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import threading
 import time
@@ -23,9 +22,10 @@ from django.db import connections
 from django.http import HttpRequest, StreamingHttpResponse
 from django.urls import get_urlconf, set_urlconf
 from django.utils import translation
-from rest_framework.utils.encoders import JSONEncoder
 
 from . import jsonrpc
+from .conf import mcp_settings
+from .encoding import encode_value
 from .exceptions import ClientDisconnected
 from .projection import project_progress
 from .protocol import Era, sends_log
@@ -149,10 +149,38 @@ class Notifier:
         self.check()
         if not sends_log(self.spec.era, level):
             return
-        # Log data is whatever the view passes: encode it as DRF would (dates, Decimals).
-        data_json = json.dumps(data, cls=JSONEncoder, ensure_ascii=False, allow_nan=False)
-        params = {"level": level, "logger": self.spec.logger, "data": jsonrpc.RawJSON(data_json)}
+        # Log data is whatever the view passes: encoded as results are (DESIGN §4.3), so a
+        # value with no JSON form fails in the view with a clear message.
+        data_json = encode_value(data, nan=mcp_settings.JSON_NAN)
+        params = {"level": level, "logger": self.spec.logger, "data": data_json}
         self.channel.put(Event(jsonrpc.notification_envelope("notifications/message", params)))
+
+
+class StreamSlots:
+    """Count the worker threads of streamed calls in this process, up to ``MAX_STREAMS``.
+
+    A view that ignores a timeout or a disconnect keeps its thread until it returns (no
+    Python thread can be stopped from outside), so the number of threads is bounded here.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.active = 0
+
+    def acquire(self) -> bool:
+        """Take a slot; False when every slot is taken (the call then runs inline)."""
+        with self._lock:
+            if self.active >= mcp_settings.MAX_STREAMS:
+                return False
+            self.active += 1
+            return True
+
+    def release(self) -> None:
+        with self._lock:
+            self.active -= 1
+
+
+slots = StreamSlots()
 
 
 @dataclass(frozen=True)
@@ -200,6 +228,7 @@ class Worker(threading.Thread):
             connections.close_all()
             translation.deactivate()
             set_urlconf(None)
+            slots.release()
         self.notifier.channel.put(Event(envelope, final=True))
 
 

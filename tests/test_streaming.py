@@ -323,3 +323,25 @@ def test_progress_without_a_token_goes_nowhere():
     notifier = make_notifier(token=None)
     notifier.progress(1, 2, "m")
     assert notifier.channel.get(0) is None
+
+
+def test_past_max_streams_a_call_answers_plain_json(client, settings):
+    from mcp_tools import streaming
+
+    settings.MCP_TOOLS = {"MAX_STREAMS": 0}
+    response = post(client, rpc("test_tool_with_logging"))
+    assert not response.streaming
+    assert response["Content-Type"] == "application/json"
+    assert json.loads(response.content)["result"]["isError"] is False
+    assert streaming.slots.active == 0
+
+
+def test_a_streamed_call_gives_its_slot_back_when_its_view_ends(client):
+    from mcp_tools import streaming
+
+    response = post(client, rpc("test_tool_with_logging"))
+    body_of(response)  # the stream ends with the result, after the worker's last step
+    deadline = time.monotonic() + 5
+    while streaming.slots.active and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert streaming.slots.active == 0
