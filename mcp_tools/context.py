@@ -61,6 +61,13 @@ def attach_context(http_request: Any, context: ToolCallContext) -> None:
     setattr(http_request, ATTRIBUTE, context)
 
 
+def attach_notifier(request: Any, notifier: Any) -> None:
+    """Send this call's progress and log notifications to ``notifier`` (a streamed call)."""
+    context = get_context(request)
+    if context is not None:
+        context.notifier = notifier
+
+
 def is_mcp_request(request: Any) -> bool:
     """Return whether ``request`` is the inner request of an MCP tool call."""
     return get_context(request) is not None

@@ -13,8 +13,9 @@ from django.http import HttpRequest, HttpResponseBase
 from . import protocol, streaming
 from .authentication import Caller
 from .conf import mcp_settings
+from .context import attach_notifier
+from .invocation import execute, prepare, run_tool
 from .invocation import finish as finish_result
-from .invocation import run_tool
 from .jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, JSONRPCError, Message
 from .output_schemas import advertised_schema
 from .projection import project_common, project_result, project_tool
@@ -172,15 +173,34 @@ def call_tool(call: Call) -> dict[str, Any] | HttpResponseBase:
     return project_result(result, call.version, advertised_schema(tool))
 
 
+def save_session(inner: HttpRequest) -> None:
+    """Save what a streamed view wrote to its session.
+
+    SessionMiddleware saved the session when the streamed response left, before the view
+    ran. The session key (and so the cookie) can't change any more: a view that logs in or
+    out must not stream.
+    """
+    session = getattr(inner, "session", None)
+    if session is not None and getattr(session, "modified", False) and session.session_key:
+        session.save()
+
+
 def stream_tool(
     call: Call, tool: Tool, args: dict[str, Any], token: str | int | None
-) -> HttpResponseBase:
+) -> HttpResponseBase | dict[str, Any]:
     """Run the tool in a worker thread and answer with its notifications, then its result."""
     timeout = mcp_settings.CALL_TIMEOUT
+    inner, refused = prepare(call.request, call.caller, tool, call.message.params, args)
+    if inner is None:
+        streaming.slots.release()
+        return project_result(refused, call.version)  # nothing to stream: answer at once
 
     def run(notifier: streaming.Notifier) -> dict[str, Any]:
-        params = call.message.params
-        result = run_tool(call.request, call.caller, tool, params, args, notifier=notifier)
+        attach_notifier(inner, notifier)
+        try:
+            result = execute(tool, inner)
+        finally:
+            save_session(inner)
         return finish(call, project_result(result, call.version, advertised_schema(tool)))
 
     # Built now, on the request thread: under ASGI the timeout fires in the event loop,

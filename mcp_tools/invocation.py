@@ -23,27 +23,39 @@ def run_tool(
     tool: Tool,
     params: dict[str, Any],
     args: dict[str, Any],
-    *,
-    notifier: Any = None,
 ) -> ToolResult:
-    """Validate the arguments, run the view as the caller and format what it answered.
+    """Validate the arguments, run the view as the caller and format what it answered."""
+    inner, refused = prepare(request, caller, tool, params, args)
+    return refused if inner is None else execute(tool, inner)
 
-    ``notifier`` receives the view's progress and log notifications (SSE); None drops them.
+
+def prepare(
+    request: HttpRequest,
+    caller: Caller,
+    tool: Tool,
+    params: dict[str, Any],
+    args: dict[str, Any],
+) -> tuple[HttpRequest, None] | tuple[None, ToolResult]:
+    """Check the arguments and build the view's request: ``(inner, None)``, or the refusal.
+
+    Done on the /mcp request's thread, also for streamed calls: the outer request (its
+    session, its lazy user) is not touched again once its response has left.
     """
     lines, split = arguments.prepare(tool, args)
     if lines:
-        return finish(ToolResult.error("\n".join(lines)), tool, None)
-    context = ToolCallContext(params=params, tool_name=tool.name, notifier=notifier)
+        return None, finish(ToolResult.error("\n".join(lines)), tool, None)
+    context = ToolCallContext(params=params, tool_name=tool.name)
     try:
         inner = build_inner_request(
-            request,
-            tool,
-            split,
-            context,
-            identity=caller.identity_for(tool.view_class),
+            request, tool, split, context, identity=caller.identity_for(tool.view_class)
         )
     except ValueError as exc:
-        return finish(ToolResult.error(f"Invalid arguments: $: {exc}"), tool, None)
+        return None, finish(ToolResult.error(f"Invalid arguments: $: {exc}"), tool, None)
+    return inner, None
+
+
+def execute(tool: Tool, inner: HttpRequest) -> ToolResult:
+    """Run the view with its prepared request and format what it answered."""
     formatter = mcp_settings.FORMATTER_CLASS()
     try:
         response = call_view(tool, inner)

@@ -345,3 +345,23 @@ def test_a_streamed_call_gives_its_slot_back_when_its_view_ends(client):
     while streaming.slots.active and time.monotonic() < deadline:
         time.sleep(0.01)
     assert streaming.slots.active == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_streamed_views_session_writes_are_saved(alice):
+    from mcp_tools.test import MCPClient
+
+    client = MCPClient()
+    client.force_login(alice)
+    assert client.call_tool("session_counter")["structuredContent"] == {"count": 1}
+    assert client.call_tool("session_counter")["structuredContent"] == {"count": 2}
+    assert client.session["count"] == 2
+
+
+@pytest.mark.django_db
+def test_invalid_arguments_of_a_stream_tool_answer_at_once_as_json(client):
+    response = post(client, rpc("session_counter", arguments={"step": "one"}))
+    assert not response.streaming
+    result = json.loads(response.content)["result"]
+    assert result["isError"] is True
+    assert result["content"][0]["text"].startswith("Invalid arguments:")

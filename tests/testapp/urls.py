@@ -26,6 +26,7 @@ urlpatterns = [
     path("basic-only/", views.BasicOnlyView.as_view(), name="basic-only"),
     path("staff-only/", views.StaffOnlyView.as_view(), name="staff-only"),
     path("files/<str:name>/", views.FileView.as_view(), name="file"),
+    path("session-counter/", views.session_counter, name="session-counter"),
     path("session-only/", views.SessionOnlyView.as_view(), name="session-only"),
     path("own-authenticators/", views.OwnAuthenticatorsView.as_view(), name="own-authenticators"),
     *router.urls,

@@ -207,3 +207,15 @@ class OwnAuthenticatorsView(APIView):
 
     def get(self, request):
         return Response({"user": request.user.username})
+
+
+@mcp_tool(
+    "session_counter",
+    stream=True,
+    input_schema={"type": "object", "properties": {"step": {"type": "integer"}}},
+)
+@api_view(["POST"])
+def session_counter(request):
+    """Count this session's calls (a streamed tool that writes to its session)."""
+    request.session["count"] = request.session.get("count", 0) + request.data.get("step", 1)
+    return Response({"count": request.session["count"]})
