@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -38,7 +38,6 @@ class ToolCallContext:
     override: Override | None = None
     #: Sends notifications to the client while the view runs; None when nothing listens.
     notifier: Any = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def pop_override(self) -> Override | None:
         """Return the override once; a second formatting pass sees none."""

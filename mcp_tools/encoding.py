@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Literal
+from typing import Any
 
 from rest_framework.utils.encoders import JSONEncoder
 
 from .jsonrpc import RawJSON
 
-NanMode = Literal["error", "null", "string"]
 NAN_MODES: tuple[str, ...] = ("error", "null", "string")
 NAN_MESSAGE = "Result is not valid JSON: NaN or infinity"
 

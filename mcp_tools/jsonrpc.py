@@ -123,7 +123,6 @@ class Message:
     id: Any
     params: dict[str, Any]
     is_request: bool
-    is_notification: bool
 
     @property
     def meta(self) -> dict[str, Any]:
@@ -189,8 +188,8 @@ def parse_message(value: Any) -> Message:
             raise JSONRPCError(
                 INVALID_REQUEST, "Invalid Request: params must be an object", status=400
             )
-        return Message(method, request_id, params, is_request=has_id, is_notification=not has_id)
+        return Message(method, request_id, params, is_request=has_id)
     if has_id and ("result" in value or "error" in value):
         # A response to a request the server never sent (stateless: none); acknowledged.
-        return Message(None, request_id, {}, is_request=False, is_notification=False)
+        return Message(None, request_id, {}, is_request=False)
     raise JSONRPCError(INVALID_REQUEST, "Invalid Request: no method", status=400)

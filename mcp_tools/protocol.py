@@ -37,7 +37,6 @@ NAME_HEADER = "HTTP_MCP_NAME"
 # Reserved ``_meta`` keys of the 2026-07-28 per-request envelope.
 PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion"
 CLIENT_CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities"
-CLIENT_INFO_META_KEY = "io.modelcontextprotocol/clientInfo"
 LOG_LEVEL_META_KEY = "io.modelcontextprotocol/logLevel"
 SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
 
@@ -55,10 +54,6 @@ class Era:
     modern: bool = False
     #: The lowest level of ``notifications/message`` the client wants; None sends none.
     log_level: str | None = None
-
-    def before(self, version: str) -> bool:
-        """Return whether this era's version is older than ``version``."""
-        return self.version < version
 
 
 def negotiate(requested: object) -> str:

@@ -105,13 +105,6 @@ class ToolRegistry:
         self._declarations[obj] = options
         self.clear()
 
-    def unregister(self, obj: Any) -> None:
-        del self._declarations[obj]
-        self.clear()
-
-    def is_registered(self, obj: Any) -> bool:
-        return obj in self._declarations
-
     def clear(self) -> None:
         """Forget resolved tools (after a declaration or URLconf change)."""
         self._resolved = WeakKeyDictionary()
