@@ -24,13 +24,16 @@ test: $(VENV)/.installed-test $(TOOLS)/.installed
 	$(MAKE) test-django6
 
 # The same suite on the newest Django (6.x needs Python 3.12+): Django 5.2 LTS above, 6.x here.
-PYTHON_DJANGO6 ?= python3.12
+# pyenv's python3.12 shim refuses to run when 3.12 is not a selected version: prefer the
+# interpreter itself.
+PYTHON_DJANGO6 ?= $(firstword $(wildcard $(or $(PYENV_ROOT),$(HOME)/.pyenv)/versions/3.12*/bin/python3.12) $(shell command -v python3.12))
 VENV_DJANGO6 ?= .venv-django6
 
 test-django6: $(VENV_DJANGO6)/.installed $(TOOLS)/.installed
 	MCP_TOOLS_NODE_DIR=$(abspath $(TOOLS)) $(VENV_DJANGO6)/bin/python -m pytest -q
 
 $(VENV_DJANGO6)/.installed: pyproject.toml
+	@test -n "$(PYTHON_DJANGO6)" || { echo "Django 6.x needs Python 3.12: set PYTHON_DJANGO6"; exit 1; }
 	$(PYTHON_DJANGO6) -m venv $(VENV_DJANGO6)
 	$(VENV_DJANGO6)/bin/python -m pip install -q --upgrade pip
 	$(VENV_DJANGO6)/bin/python -m pip install -q -e ".[test]" "Django>=6,<7"
