@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.processes import stop
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -62,12 +64,7 @@ def serve(
         wait_for_port(port, process, time.monotonic() + 30)
         yield f"http://127.0.0.1:{port}"
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+        stop(process)
 
 
 def node_tool(*parts: str) -> Path:
