@@ -16,6 +16,7 @@ from django.http import HttpRequest, HttpResponseBase
 from rest_framework.exceptions import ErrorDetail
 from rest_framework.renderers import JSONRenderer
 
+from . import mediatypes
 from .conf import mcp_settings
 from .context import KEEP, Override, get_context
 from .encoding import ResultEncodingError, encode_value, parse_json
@@ -46,14 +47,7 @@ class ResponseTooLarge(Exception):
 
 def media_type(response: HttpResponseBase) -> tuple[str, str | None]:
     """Return the media type without parameters, lower-cased, and the charset parameter."""
-    header = response.get("Content-Type", "") or ""
-    kind, _, params = header.partition(";")
-    charset = None
-    for param in params.split(";"):
-        key, _, value = param.strip().partition("=")
-        if key.lower() == "charset" and value:
-            charset = value.strip('"')
-    return kind.strip().lower(), charset
+    return mediatypes.parse(response.get("Content-Type"))
 
 
 def is_json_type(kind: str) -> bool:

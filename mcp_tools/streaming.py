@@ -23,7 +23,7 @@ from django.http import HttpRequest, StreamingHttpResponse
 from django.urls import get_urlconf, set_urlconf
 from django.utils import translation
 
-from . import jsonrpc
+from . import jsonrpc, mediatypes
 from .conf import mcp_settings
 from .encoding import encode_value
 from .exceptions import ClientDisconnected
@@ -43,13 +43,7 @@ def timeout_result(seconds: float) -> ToolResult:
 
 def accepts_event_stream(accept: str | None) -> bool:
     """Return whether an ``Accept`` header admits ``text/event-stream``."""
-    if not accept:
-        return False
-    for item in accept.split(","):
-        kind = item.split(";")[0].strip().lower()
-        if kind in (EVENT_STREAM, "text/*", "*/*"):
-            return True
-    return False
+    return mediatypes.accepts(accept, EVENT_STREAM)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,14 +18,14 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
 
-from . import handlers, jsonrpc, protocol
+from . import handlers, jsonrpc, mediatypes, protocol
 from .authentication import Caller, authenticate
 from .conf import mcp_settings
 from .jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, JSONRPCError
 from .protocol import Era
 from .registry import ToolRegistry
 from .registry import registry as default_registry
-from .streaming import accepts_event_stream
+from .streaming import EVENT_STREAM
 
 JSON = "application/json"
 
@@ -38,14 +38,6 @@ class _AllDatabases(frozenset):
 
     def __contains__(self, alias: object) -> bool:
         return True
-
-
-def _accepts_json(accept: str) -> bool:
-    for item in accept.split(","):
-        kind = item.split(";")[0].strip().lower()
-        if kind in ("application/json", "application/*", "*/*"):
-            return True
-    return False
 
 
 logger = logging.getLogger("mcp_tools")
@@ -173,7 +165,7 @@ class MCPView(View):
             era=era,
             registry=self.registry or default_registry,
             tags=frozenset(self.tags) if self.tags is not None else None,
-            can_stream=streams and accepts_event_stream(request.headers.get("Accept")),
+            can_stream=streams and mediatypes.accepts(request.headers.get("Accept"), EVENT_STREAM),
         )
 
     def check_transport(self, request: HttpRequest) -> None:
@@ -193,7 +185,7 @@ class MCPView(View):
                 INVALID_REQUEST, "Unsupported Media Type: use application/json", status=415
             )
         accept = request.headers.get("Accept")
-        if accept and not _accepts_json(accept):
+        if accept and not mediatypes.accepts(accept, JSON):
             raise JSONRPCError(
                 INVALID_REQUEST,
                 "Not Acceptable: the client must accept application/json",
