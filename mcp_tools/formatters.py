@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import logging
-import uuid
 from typing import Any
 
 from django.core.signals import got_request_exception
@@ -25,7 +24,6 @@ from .jsonrpc import RawJSON
 from .output_schemas import include_structured_content
 from .results import (
     ERROR_REF_META_KEY,
-    INTERNAL_SERVER_ERROR,
     NO_STRUCTURED,
     ToolResult,
     text_block,
@@ -133,11 +131,12 @@ class ResponseFormatter(BaseFormatter):
             # The view stopped as asked; nobody is left to read the result.
             logger.info("Tool %s stopped: the client disconnected", tool.name)
             return ToolResult.error("Client disconnected")
-        reference = uuid.uuid4().hex
+        masked = ToolResult.masked()
+        reference = masked.error_reference
         logger.error("Tool %s failed (error reference %s)", tool.name, reference, exc_info=exc)
         got_request_exception.send(sender=type(self), request=request)
         if mcp_settings.mask_errors:
-            return ToolResult.error(INTERNAL_SERVER_ERROR, **{ERROR_REF_META_KEY: reference})
+            return masked
         result = ToolResult.error(f"{type(exc).__name__}: {exc}", **{ERROR_REF_META_KEY: reference})
         return self.apply_override(result, override)
 
@@ -198,11 +197,14 @@ class ResponseFormatter(BaseFormatter):
             return ToolResult.error(decode(body, media_type(response)[1]))
         if not mcp_settings.mask_errors:
             return ToolResult.error(decode(body, media_type(response)[1]))
-        reference = uuid.uuid4().hex
+        masked = ToolResult.masked()
         logger.error(
-            "Tool %s answered %s (error reference %s)", tool.name, response.status_code, reference
+            "Tool %s answered %s (error reference %s)",
+            tool.name,
+            response.status_code,
+            masked.error_reference,
         )
-        return ToolResult.error(INTERNAL_SERVER_ERROR, **{ERROR_REF_META_KEY: reference})
+        return masked
 
     # -- JSON --------------------------------------------------------------------------------
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import re
-import uuid
 from collections.abc import Callable
 from functools import cache
 from typing import Any
@@ -18,7 +17,7 @@ from django.http import HttpRequest
 
 from .conf import mcp_settings
 from .encoding import encode_value
-from .results import ERROR_REF_META_KEY, INTERNAL_SERVER_ERROR, ToolResult
+from .results import ToolResult
 
 logger = logging.getLogger("mcp_tools")
 
@@ -35,11 +34,13 @@ def run_processors(result: ToolResult, tool: Any, request: HttpRequest | None) -
         except Exception:
             # Masked whatever MASK_ERRORS says: the unprocessed result may hold exactly what
             # a redacting processor was there to remove.
-            reference = uuid.uuid4().hex
+            masked = ToolResult.masked()
             logger.exception(
-                "Result processor %r failed (error reference %s)", processor, reference
+                "Result processor %r failed (error reference %s)",
+                processor,
+                masked.error_reference,
             )
-            return ToolResult.error(INTERNAL_SERVER_ERROR, **{ERROR_REF_META_KEY: reference})
+            return masked
     return result
 
 

@@ -5,6 +5,7 @@ Pure protocol logic: nothing here imports Django settings or models.
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +37,15 @@ class ToolResult:
     def error(cls, message: str, **meta: Any) -> ToolResult:
         """Return an ``isError`` result whose one text block is ``message``."""
         return cls(content=[text_block(message)], is_error=True, meta=dict(meta))
+
+    @classmethod
+    def masked(cls) -> ToolResult:
+        """Return ``Internal server error`` with a new error reference in ``_meta``."""
+        return cls.error(INTERNAL_SERVER_ERROR, **{ERROR_REF_META_KEY: uuid.uuid4().hex})
+
+    @property
+    def error_reference(self) -> str | None:
+        return self.meta.get(ERROR_REF_META_KEY)
 
     @property
     def has_structured(self) -> bool:
