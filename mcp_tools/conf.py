@@ -100,6 +100,7 @@ class MCPSettings:
 
     def __init__(self) -> None:
         self._cached: dict[str, Any] = {}
+        self.generation = 0
 
     @property
     def user_settings(self) -> dict[str, Any]:
@@ -127,6 +128,8 @@ class MCPSettings:
 
     def reload(self) -> None:
         self._cached.clear()
+        # Caches built from settings (the tools/list pages) key on this, so they follow.
+        self.generation += 1
 
 
 mcp_settings = MCPSettings()

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.http import HttpRequest, HttpResponseBase
+from django.utils.translation import get_language
 
 from . import protocol, streaming
 from .authentication import Caller
@@ -16,11 +17,11 @@ from .conf import mcp_settings
 from .context import attach_notifier
 from .invocation import execute, prepare, run_tool
 from .invocation import finish as finish_result
-from .jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, JSONRPCError, Message
+from .jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, JSONRPCError, Message, RawJSON, encode
 from .output_schemas import advertised_schema
 from .projection import project_common, project_result, project_tool
 from .protocol import SERVER_INFO_META_KEY, Era
-from .registry import ToolRegistry
+from .registry import ToolRegistry, ToolSet
 from .tools import Tool
 
 CAPABILITIES = {"tools": {"listChanged": False}, "logging": {}}
@@ -44,10 +45,9 @@ class Call:
     def version(self) -> str:
         return self.era.version
 
-    def tools(self) -> list[Tool]:
-        """Return the tools this endpoint serves, in registry order."""
-        toolset = self.registry.tools(getattr(self.request, "urlconf", None))
-        return [tool for tool in toolset if self.serves(tool)]
+    def toolset(self) -> ToolSet:
+        """Return the tools of the request's URLconf (all of them, whatever the tags)."""
+        return self.registry.tools(getattr(self.request, "urlconf", None))
 
     def serves(self, tool: Tool) -> bool:
         return self.tags is None or bool(self.tags & set(tool.options.tags))
@@ -125,14 +125,20 @@ def decode_cursor(cursor: Any, total: int) -> int:
 
 
 def list_tools(call: Call) -> dict[str, Any]:
-    tools = call.tools()
+    toolset = call.toolset()
+    tools = [tool for tool in toolset if call.serves(tool)]
     size = mcp_settings.PAGE_SIZE
     cursor = call.message.params.get("cursor")
     start = decode_cursor(cursor, len(tools)) if cursor is not None else 0
     end = start + size if size else len(tools)
-    result: dict[str, Any] = {
-        "tools": [project_tool(tool.definition(), call.version) for tool in tools[start:end]]
-    }
+    # A page's bytes are built once per version, tags, page, language and settings: the
+    # definitions depend on nothing else (every caller sees every tool for now).
+    key = (call.version, call.tags, start, end, get_language(), mcp_settings.generation)
+    page = toolset.pages.get(key)
+    if page is None:
+        definitions = [project_tool(tool.definition(), call.version) for tool in tools[start:end]]
+        page = toolset.pages[key] = RawJSON(encode(definitions))
+    result: dict[str, Any] = {"tools": page}
     if end < len(tools):
         result["nextCursor"] = encode_cursor(end)
     # Who sees which tool can depend on the caller's identity (permissions, groups).

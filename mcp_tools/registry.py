@@ -16,6 +16,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
 from django.urls import URLResolver, get_resolver, get_urlconf
 
+from .jsonrpc import RawJSON
 from .routes import Route, iter_routes
 from .tools import (
     NAME_RE,
@@ -51,6 +52,8 @@ class ToolSet:
         self.reached |= {problem.obj for problem in self.problems}
         for tool in tools:
             self.problems.extend(tool.problems)
+        #: Encoded tools/list pages, built once (DESIGN §10); see handlers.list_tools.
+        self.pages: dict[Any, RawJSON] = {}
 
     def __iter__(self) -> Iterator[Tool]:
         return iter(self.by_name.values())
