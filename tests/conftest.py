@@ -1,4 +1,5 @@
 import pytest
+from django.db import connections
 from rest_framework.authtoken.models import Token
 
 
@@ -14,3 +15,13 @@ def bob(django_user_model):
     user = django_user_model.objects.create_user("bob", password="bob-password")
     user.token = Token.objects.create(user=user).key
     return user
+
+
+@pytest.fixture
+def atomic_requests():
+    """Turn ATOMIC_REQUESTS on for the default database, as a project's settings would."""
+    settings_dict = connections["default"].settings_dict
+    previous = settings_dict["ATOMIC_REQUESTS"]
+    settings_dict["ATOMIC_REQUESTS"] = True
+    yield
+    settings_dict["ATOMIC_REQUESTS"] = previous

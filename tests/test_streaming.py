@@ -11,7 +11,6 @@ import time
 
 import httpx2
 import pytest
-from django.db import connections
 from django.test import Client
 from mcp import Client as SDKClient
 from mcp.client.streamable_http import streamable_http_client
@@ -137,15 +136,6 @@ def test_a_call_past_call_timeout_ends_and_its_view_is_told_to_stop(client, sett
     }
     assert lingering_workers() == []
     assert probes.LOOP_OUTCOMES[before:] == ["disconnected"]
-
-
-@pytest.fixture
-def atomic_requests():
-    settings_dict = connections["default"].settings_dict
-    previous = settings_dict["ATOMIC_REQUESTS"]
-    settings_dict["ATOMIC_REQUESTS"] = True
-    yield
-    settings_dict["ATOMIC_REQUESTS"] = previous
 
 
 @pytest.mark.django_db(transaction=True)

@@ -1,7 +1,6 @@
 """Each tool call runs under the transaction rules Django would apply to its view."""
 
 import pytest
-from django.db import connections
 from django.test import Client
 
 from mcp_tools.test import MCPClient
@@ -9,15 +8,6 @@ from mcp_tools.views import MCPView
 from tests.testapp.models import Entry
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def atomic_requests():
-    settings_dict = connections["default"].settings_dict
-    previous = settings_dict["ATOMIC_REQUESTS"]
-    settings_dict["ATOMIC_REQUESTS"] = True
-    yield
-    settings_dict["ATOMIC_REQUESTS"] = previous
 
 
 @pytest.fixture
