@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import schemas
+from .schemas.validators import error_message
 from .tools import Tool
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
@@ -95,7 +95,7 @@ def problems(tool: Tool, arguments: dict[str, Any]) -> list[str]:
 
 def _problems(tool: Tool, arguments: dict[str, Any]) -> list[str]:
     lines = {
-        f"Invalid arguments: {error.json_path}: {schemas.error_message(error)}": None
+        f"Invalid arguments: {error.json_path}: {error_message(error)}": None
         for error in sorted(tool.validator.iter_errors(arguments), key=_error_order)
         if not _said_already(error)
     }

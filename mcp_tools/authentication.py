@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -9,11 +10,9 @@ from django.http import HttpRequest
 from rest_framework import exceptions
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
-from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from .conf import mcp_settings
-from .jsonrpc import UNAUTHORIZED, JSONRPCError
+from .protocol.jsonrpc import THROTTLED, UNAUTHORIZED, JSONRPCError
 
 
 @dataclass(frozen=True)
@@ -28,7 +27,7 @@ class Caller:
     def is_authenticated(self) -> bool:
         return bool(getattr(self.user, "is_authenticated", False))
 
-    def identity_for(self, view_class: type) -> tuple[Any, Any] | None:
+    def identity_for(self, view_class: type[APIView]) -> tuple[Any, Any] | None:
         """Return ``(user, token)`` to hand over to a view with the same authentication classes.
 
         Anonymous callers are never handed over: the view's own classes then run on the copied
@@ -43,17 +42,9 @@ class Caller:
         return self.user, self.auth
 
 
-def authentication_classes() -> tuple[type, ...]:
-    return tuple(mcp_settings.AUTHENTICATION_CLASSES or api_settings.DEFAULT_AUTHENTICATION_CLASSES)
-
-
-def permission_classes() -> tuple[type, ...]:
-    return tuple(mcp_settings.PERMISSION_CLASSES or api_settings.DEFAULT_PERMISSION_CLASSES)
-
-
 def _refusal(request: Request, exc: exceptions.APIException | None = None) -> JSONRPCError:
     missing = isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed) or (
-        exc is None and request._authenticator is None
+        exc is None and request.successful_authenticator is None
     )
     if missing:
         # 401 with a Bearer challenge whatever DRF's first authentication class would say:
@@ -71,26 +62,26 @@ def _refusal(request: Request, exc: exceptions.APIException | None = None) -> JS
     return JSONRPCError(UNAUTHORIZED, detail, status=403)
 
 
-def authenticate(request: HttpRequest, view: Any) -> Caller:
-    """Authenticate and authorize the endpoint's caller; raise a 401 or 403 ``JSONRPCError``.
+def authenticate(request: HttpRequest, endpoint: Any) -> Caller:
+    """Authenticate and authorize the endpoint's caller; raise a 401, 403 or 429 error.
 
-    Runs the authentication and permission classes a DRF view would, but no throttles: the
-    tool's own view counts each call once.
+    Runs the endpoint's authentication, permission and throttle classes as a DRF view runs
+    its own (``get_authenticators``, ``get_permissions``, ``get_throttles``), once per /mcp
+    request; the tool's own view then counts each call against its own throttles.
     """
-    classes = authentication_classes()
+    authenticators = endpoint.get_authenticators()
     # DRF's Request writes the user it authenticated onto the HttpRequest. Keep the one the
     # middleware set: the view's request copies it, and a view with other authentication
     # classes (SessionAuthentication alone, say) must not see a token user as its session's.
     middleware_user = request.__dict__.get("user", _MISSING)
     # The JSON parser serves only DRF's CSRF check for session callers (it reads .POST).
-    drf_request = Request(
-        request, parsers=[JSONParser()], authenticators=[cls() for cls in classes]
-    )
+    drf_request = Request(request, parsers=[JSONParser()], authenticators=authenticators)
     try:
         user = drf_request.user
-        for permission_class in permission_classes():
-            if not permission_class().has_permission(drf_request, view):
+        for permission in endpoint.get_permissions():
+            if not permission.has_permission(drf_request, endpoint):
                 raise _refusal(drf_request)
+        check_throttles(drf_request, endpoint)
     except exceptions.APIException as exc:
         raise _refusal(drf_request, exc) from exc
     finally:
@@ -98,7 +89,23 @@ def authenticate(request: HttpRequest, view: Any) -> Caller:
             request.__dict__.pop("user", None)
         else:
             request.user = middleware_user
+    classes = tuple(type(authenticator) for authenticator in authenticators)
     return Caller(user=user, auth=drf_request.auth, authentication_classes=classes)
+
+
+def check_throttles(request: Request, endpoint: Any) -> None:
+    """Raise 429 (with ``Retry-After``) when a throttle of the endpoint refuses the request."""
+    waits = [
+        throttle.wait()
+        for throttle in endpoint.get_throttles()
+        if not throttle.allow_request(request, endpoint)
+    ]
+    if waits:
+        known = [wait for wait in waits if wait is not None]
+        wait = max(known) if known else None
+        detail = str(exceptions.Throttled(wait).detail)
+        headers = {"Retry-After": str(math.ceil(wait))} if wait is not None else {}
+        raise JSONRPCError(THROTTLED, detail, status=429, headers=headers)
 
 
 _MISSING = object()

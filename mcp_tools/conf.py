@@ -27,6 +27,9 @@ DEFAULTS: dict[str, Any] = {
     # DEFAULT_PERMISSION_CLASSES, exactly as a DRF view would use them.
     "AUTHENTICATION_CLASSES": None,
     "PERMISSION_CLASSES": None,
+    # The endpoint's own throttles, once per /mcp request (docs/security.md); each view's
+    # throttles count each call it serves, as over plain HTTP.
+    "THROTTLE_CLASSES": [],
     # Per-tool defaults (the decorator and, later, the admin override these).
     "INCLUDE_STRUCTURED_CONTENT": True,
     "INCLUDE_OUTPUT_SCHEMA": False,
@@ -82,6 +85,7 @@ DEFAULTS: dict[str, Any] = {
 IMPORT_STRINGS = {
     "AUTHENTICATION_CLASSES",
     "PERMISSION_CLASSES",
+    "THROTTLE_CLASSES",
     "FORMATTER_CLASS",
     "RESULT_PROCESSORS",
 }

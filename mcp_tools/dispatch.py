@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 
 from django.core.handlers.base import BaseHandler
 from django.http import HttpRequest, HttpResponseBase
@@ -35,8 +36,10 @@ def release(response: HttpResponseBase) -> None:
     ``HttpResponse.close()`` sends that signal, which would close the database connection
     in the middle of the outer /mcp request.
     """
-    for closer in response._resource_closers:
+    # Private to Django (and so not in django-stubs); a test pins that it is still there.
+    closers: list[Callable[[], object]] = response._resource_closers  # type: ignore[attr-defined]
+    for closer in closers:
         with contextlib.suppress(Exception):
             closer()
-    response._resource_closers.clear()
+    closers.clear()
     response.closed = True

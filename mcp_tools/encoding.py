@@ -1,6 +1,6 @@
 """JSON text of values built in Python (overrides, processors), encoded as DRF renders them.
 
-DESIGN §4.3: DRF's encoder (dates, Decimals, UUIDs, lazy strings), tuples as arrays, and a
+docs/results.md: DRF's encoder (dates, Decimals, UUIDs, lazy strings), tuples as arrays, and a
 clear error instead of a silent guess for sets, bytes, non-string keys and unknown objects.
 Non-finite floats follow the ``JSON_NAN`` setting: ``"error"``, ``"null"`` or ``"string"``.
 """
@@ -13,7 +13,7 @@ from typing import Any
 
 from rest_framework.utils.encoders import JSONEncoder
 
-from .jsonrpc import RawJSON
+from .protocol.jsonrpc import RawJSON
 
 NAN_MODES: tuple[str, ...] = ("error", "null", "string")
 NAN_MESSAGE = "Result is not valid JSON: NaN or infinity"

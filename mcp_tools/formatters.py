@@ -1,7 +1,7 @@
 """Formatters: a view's HttpResponse, or the exception it raised, becomes a tool result.
 
-The contract is DESIGN §4 and §5. ``ResponseFormatter`` is the default; a project can name
-another class in ``MCP_TOOLS["FORMATTER_CLASS"]``.
+The contract is docs/results.md. ``ResponseFormatter`` is the default; a project names another
+class in ``MCP_TOOLS["FORMATTER_CLASS"]``, or an endpoint in its ``formatter_class``.
 """
 
 from __future__ import annotations
@@ -10,24 +10,18 @@ import base64
 import logging
 from typing import Any
 
-from django.core.signals import got_request_exception
 from django.http import HttpRequest, HttpResponseBase
 from rest_framework.exceptions import ErrorDetail
 from rest_framework.renderers import JSONRenderer
 
-from . import mediatypes
+from . import errors
 from .conf import mcp_settings
 from .context import KEEP, Override, get_context
 from .encoding import ResultEncodingError, encode_value, parse_json
 from .exceptions import ClientDisconnected, ToolError
-from .jsonrpc import RawJSON
-from .output_schemas import include_structured_content
-from .results import (
-    ERROR_REF_META_KEY,
-    NO_STRUCTURED,
-    ToolResult,
-    text_block,
-)
+from .protocol import mediatypes
+from .protocol.jsonrpc import RawJSON
+from .protocol.results import ERROR_REF_META_KEY, NO_STRUCTURED, ToolResult, text_block
 from .tools import Tool
 
 logger = logging.getLogger("mcp_tools")
@@ -96,7 +90,7 @@ class BaseFormatter:
 
 
 class ResponseFormatter(BaseFormatter):
-    """The result contract of DESIGN §4 and §5."""
+    """The result contract of docs/results.md."""
 
     def format_response(
         self, response: HttpResponseBase, request: HttpRequest, tool: Tool
@@ -131,12 +125,9 @@ class ResponseFormatter(BaseFormatter):
             # The view stopped as asked; nobody is left to read the result.
             logger.info("Tool %s stopped: the client disconnected", tool.name)
             return ToolResult.error("Client disconnected")
-        masked = ToolResult.masked()
-        reference = masked.error_reference
-        logger.error("Tool %s failed (error reference %s)", tool.name, reference, exc_info=exc)
-        got_request_exception.send(sender=type(self), request=request)
+        reference = errors.report("Tool %s failed", tool.name, exc=exc, request=request)
         if mcp_settings.mask_errors:
-            return masked
+            return ToolResult.masked(reference)
         result = ToolResult.error(f"{type(exc).__name__}: {exc}", **{ERROR_REF_META_KEY: reference})
         return self.apply_override(result, override)
 
@@ -150,7 +141,7 @@ class ResponseFormatter(BaseFormatter):
     def success(
         self, response: HttpResponseBase, body: bytes, request: HttpRequest, tool: Tool
     ) -> ToolResult:
-        """Format a 2xx body by its content type (DESIGN §4.2)."""
+        """Format a 2xx body by its content type (docs/results.md, by content type)."""
         if not body:
             return ToolResult(content=[])
         kind, charset = media_type(response)
@@ -197,14 +188,8 @@ class ResponseFormatter(BaseFormatter):
             return ToolResult.error(decode(body, media_type(response)[1]))
         if not mcp_settings.mask_errors:
             return ToolResult.error(decode(body, media_type(response)[1]))
-        masked = ToolResult.masked()
-        logger.error(
-            "Tool %s answered %s (error reference %s)",
-            tool.name,
-            response.status_code,
-            masked.error_reference,
-        )
-        return masked
+        reference = errors.report("Tool %s answered %s", tool.name, response.status_code)
+        return ToolResult.masked(reference)
 
     # -- JSON --------------------------------------------------------------------------------
 
@@ -236,14 +221,14 @@ class ResponseFormatter(BaseFormatter):
             result = ToolResult(content=[text_block(scalar_string)], structured=scalar_string)
         else:
             result = ToolResult(content=[text_block(text)], structured=value)
-        if not include_structured_content(tool):
+        if not tool.include_structured_content:
             result.structured = NO_STRUCTURED
         return result
 
     # -- overrides ---------------------------------------------------------------------------
 
     def apply_override(self, result: ToolResult, override: Override | None) -> ToolResult:
-        """Apply what the view stored with ``mcp_output`` (DESIGN §5)."""
+        """Apply what the view stored with ``mcp_output`` (docs/results.md, overrides)."""
         if override is None:
             return result
         nan = mcp_settings.JSON_NAN
@@ -272,7 +257,7 @@ class ResponseFormatter(BaseFormatter):
             return
         if isinstance(value, str):
             # A Python string stays a string (never parsed), and its text is the string itself,
-            # as for a JSON string scalar (§4.2).
+            # as for a JSON string scalar.
             result.structured = value
             text = value
         else:

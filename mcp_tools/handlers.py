@@ -1,31 +1,49 @@
-"""JSON-RPC method handlers, dispatched from one table per era as the MCP SDK's server does."""
+"""JSON-RPC method handlers, dispatched from one table per era as the MCP SDK's server does.
+
+A handler takes one ``Call`` (the parsed request and who made it) and returns its result,
+or raises ``JSONRPCError``. It never builds an HTTP response: how the answer travels
+(JSON or SSE, alone or in a batch) is the transport's choice (``mcp_tools.views``), and
+projection onto the negotiated version happens once, in ``mcp_tools.server``.
+
+``tools/call`` returns ``Work`` when the view is still to run: the transport runs it at
+once, or in a worker thread whose notifications it streams.
+"""
 
 from __future__ import annotations
 
-import base64
-import binascii
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
+from weakref import WeakKeyDictionary
 
-from django.http import HttpRequest, HttpResponseBase
+from django.http import HttpRequest
 from django.utils.translation import get_language
 
-from . import protocol, streaming
+from . import invocation
 from .authentication import Caller
 from .conf import mcp_settings
-from .context import attach_notifier
-from .invocation import execute, prepare, run_tool
-from .invocation import finish as finish_result
-from .jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, JSONRPCError, Message, RawJSON, encode
-from .output_schemas import advertised_schema
-from .projection import project_common, project_result, project_tool
-from .protocol import SERVER_INFO_META_KEY, Era
+from .formatters import BaseFormatter
+from .protocol import versions
+from .protocol.cursors import decode_cursor, encode_cursor
+from .protocol.jsonrpc import INVALID_PARAMS, JSONRPCError, Message, RawJSON, encode
+from .protocol.projection import project_tool
+from .protocol.results import ToolResult
+from .protocol.versions import Era
 from .registry import ToolRegistry, ToolSet
 from .tools import Tool
 
 CAPABILITIES = {"tools": {"listChanged": False}, "logging": {}}
-CURSOR_PREFIX = "offset:"
+
+
+class Endpoint(Protocol):
+    """What the handlers need of the endpoint that received the request (``MCPView``)."""
+
+    registry: ToolRegistry | None
+    tags: Iterable[str] | None
+
+    def get_registry(self) -> ToolRegistry: ...
+
+    def get_formatter(self) -> BaseFormatter: ...
 
 
 @dataclass
@@ -33,13 +51,10 @@ class Call:
     """One JSON-RPC request to the endpoint, with what the handlers need to answer it."""
 
     message: Message
+    era: Era
     request: HttpRequest
     caller: Caller
-    era: Era
-    registry: ToolRegistry
-    tags: frozenset[str] | None = None
-    #: Whether the answer may be an SSE stream (the client accepts it; not in a batch).
-    can_stream: bool = False
+    endpoint: Endpoint
 
     @property
     def version(self) -> str:
@@ -47,14 +62,35 @@ class Call:
 
     def toolset(self) -> ToolSet:
         """Return the tools of the request's URLconf (all of them, whatever the tags)."""
-        return self.registry.tools(getattr(self.request, "urlconf", None))
+        return self.endpoint.get_registry().tools(getattr(self.request, "urlconf", None))
 
     def serves(self, tool: Tool) -> bool:
-        return self.tags is None or bool(self.tags & set(tool.options.tags))
+        """Return whether this endpoint serves ``tool`` (its ``tags``, if any)."""
+        tags = self.endpoint.tags
+        return tags is None or bool(set(tags) & set(tool.options.tags))
 
-    def get_tool(self, name: str) -> Tool | None:
-        tool = self.registry.get_tool(name, getattr(self.request, "urlconf", None))
+    def tools(self) -> list[Tool]:
+        """Return the tools this request may see, in URLconf order."""
+        return [tool for tool in self.toolset() if self.serves(tool)]
+
+    def tool(self, name: str) -> Tool | None:
+        """Return the tool ``name`` if this request may call it, else None (an unknown tool)."""
+        tool = self.toolset().get(name)
         return tool if tool is not None and self.serves(tool) else None
+
+
+@dataclass(frozen=True)
+class Work:
+    """What is left to answer a request once it is checked: run it to get the result."""
+
+    #: Produces the result; takes the notifier of a streamed call (None when not streamed).
+    run: Callable[[Any], Any]
+    #: Names the work in thread names and log notifications (the tool's name).
+    name: str
+    #: Whether the client wants its notifications (a progress token, or ``stream=True``).
+    notifies: bool = False
+    #: The result of a call that ran past ``seconds``, built before the work starts.
+    timed_out: Callable[[float], Any] | None = None
 
 
 def server_info() -> dict[str, Any]:
@@ -81,7 +117,7 @@ def initialize(call: Call) -> dict[str, Any]:
 
 def discover(call: Call) -> dict[str, Any]:
     result: dict[str, Any] = {
-        "supportedVersions": list(protocol.SUPPORTED_VERSIONS),
+        "supportedVersions": list(versions.SUPPORTED_VERSIONS),
         "capabilities": CAPABILITIES,
         # Nothing here depends on the caller: any cache may share it.
         "cacheScope": "public",
@@ -98,46 +134,37 @@ def ping(call: Call) -> dict[str, Any]:
 
 def set_level(call: Call) -> dict[str, Any]:
     # Stateless: no level outlives this request; a client picks one per request in _meta.
-    if call.message.params.get("level") not in protocol.LOG_LEVELS:
-        raise JSONRPCError(
-            INVALID_PARAMS, f"Invalid params: level must be one of {', '.join(protocol.LOG_LEVELS)}"
-        )
+    if call.message.params.get("level") not in versions.LOG_LEVELS:
+        levels = ", ".join(versions.LOG_LEVELS)
+        raise JSONRPCError(INVALID_PARAMS, f"Invalid params: level must be one of {levels}")
     return {}
 
 
-def encode_cursor(offset: int) -> str:
-    return base64.urlsafe_b64encode(f"{CURSOR_PREFIX}{offset}".encode()).decode()
-
-
-def decode_cursor(cursor: Any, total: int) -> int:
-    """Return the offset an opaque cursor stands for; raise -32602 for any other value."""
-    invalid = JSONRPCError(INVALID_PARAMS, "Invalid params: invalid cursor")
-    if not isinstance(cursor, str) or len(cursor) > 64:
-        raise invalid
-    try:
-        text = base64.urlsafe_b64decode(cursor.encode("ascii")).decode("ascii")
-    except (binascii.Error, UnicodeError, ValueError) as exc:
-        raise invalid from exc
-    digits = text.removeprefix(CURSOR_PREFIX)
-    if not text.startswith(CURSOR_PREFIX) or not digits.isdigit() or not 0 < int(digits) < total:
-        raise invalid
-    return int(digits)
+#: Encoded tools/list pages per tool set, built once: a page depends on nothing else than
+#: its key (every caller sees every tool for now). Dropped with the tool set.
+_pages: WeakKeyDictionary[ToolSet, dict[Any, RawJSON]] = WeakKeyDictionary()
 
 
 def list_tools(call: Call) -> dict[str, Any]:
     toolset = call.toolset()
-    tools = [tool for tool in toolset if call.serves(tool)]
+    tools = call.tools()
     size = mcp_settings.PAGE_SIZE
     cursor = call.message.params.get("cursor")
     start = decode_cursor(cursor, len(tools)) if cursor is not None else 0
     end = start + size if size else len(tools)
-    # A page's bytes are built once per version, tags, page, language and settings: the
-    # definitions depend on nothing else (every caller sees every tool for now).
-    key = (call.version, call.tags, start, end, get_language(), mcp_settings.generation)
-    page = toolset.pages.get(key)
+    pages = _pages.setdefault(toolset, {})
+    key = (
+        call.version,
+        call.endpoint.tags and tuple(call.endpoint.tags),
+        start,
+        end,
+        get_language(),
+        mcp_settings.generation,
+    )
+    page = pages.get(key)
     if page is None:
         definitions = [project_tool(tool.definition(), call.version) for tool in tools[start:end]]
-        page = toolset.pages[key] = RawJSON(encode(definitions))
+        page = pages[key] = RawJSON(encode(definitions))
     result: dict[str, Any] = {"tools": page}
     if end < len(tools):
         result["nextCursor"] = encode_cursor(end)
@@ -147,85 +174,30 @@ def list_tools(call: Call) -> dict[str, Any]:
     return result
 
 
-def progress_token(message: Message) -> str | int | None:
-    token = message.meta.get("progressToken")
-    if isinstance(token, str | int) and not isinstance(token, bool):
-        return token
-    return None
-
-
-def call_tool(call: Call) -> dict[str, Any] | HttpResponseBase:
+def call_tool(call: Call) -> ToolResult | Work:
     params = call.message.params
     name = params.get("name")
     if not isinstance(name, str):
         raise JSONRPCError(INVALID_PARAMS, "Invalid params: name must be a string")
-    tool = call.get_tool(name)
+    tool = call.tool(name)
     if tool is None:
         raise JSONRPCError(INVALID_PARAMS, f"Unknown tool: {name}")
-    args = params.get("arguments")
-    if args is None:
-        args = {}
-    if not isinstance(args, dict):
+    arguments = params.get("arguments")
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
         raise JSONRPCError(INVALID_PARAMS, "Invalid params: arguments must be an object")
-    token = progress_token(call.message)
-    # Past MAX_STREAMS worker threads the call runs inline: the result, without notifications.
-    if call.can_stream and (token is not None or tool.options.stream) and streaming.slots.acquire():
-        try:
-            return stream_tool(call, tool, args, token)
-        except BaseException:
-            streaming.slots.release()  # the worker, which releases it, never started
-            raise
-    result = run_tool(call.request, call.caller, tool, params, args)
-    return project_result(result, call.version, advertised_schema(tool))
-
-
-def save_session(inner: HttpRequest) -> None:
-    """Save what a streamed view wrote to its session.
-
-    SessionMiddleware saved the session when the streamed response left, before the view
-    ran. The session key (and so the cookie) can't change any more: a view that logs in or
-    out must not stream.
-    """
-    session = getattr(inner, "session", None)
-    if session is not None and getattr(session, "modified", False) and session.session_key:
-        session.save()
-
-
-def stream_tool(
-    call: Call, tool: Tool, args: dict[str, Any], token: str | int | None
-) -> HttpResponseBase | dict[str, Any]:
-    """Run the tool in a worker thread and answer with its notifications, then its result."""
-    timeout = mcp_settings.CALL_TIMEOUT
-    inner, refused = prepare(call.request, call.caller, tool, call.message.params, args)
-    if inner is None:
-        streaming.slots.release()
-        return project_result(refused, call.version)  # nothing to stream: answer at once
-
-    def run(notifier: streaming.Notifier) -> dict[str, Any]:
-        attach_notifier(inner, notifier)
-        try:
-            result = execute(tool, inner)
-        finally:
-            save_session(inner)
-        return finish(call, project_result(result, call.version, advertised_schema(tool)))
-
-    # Built now, on the request thread: under ASGI the timeout fires in the event loop,
-    # where result processors (user code, maybe touching the database) must not run.
-    timeout_result = finish_result(streaming.timeout_result(timeout), tool, None)
-    timeout_payload = finish(call, project_result(timeout_result, call.version))
-
-    def timed_out() -> dict[str, Any]:
-        return timeout_payload
-
-    spec = streaming.StreamSpec(
-        request_id=call.message.id,
-        era=call.era,
-        progress_token=token,
-        logger=tool.name,
-        timeout=timeout,
-        on_timeout=timed_out,
+    prepared = invocation.prepare(
+        call.request, call.caller, tool, params, arguments, call.endpoint.get_formatter()
     )
-    return streaming.stream_call(call.request, run, spec)
+    if isinstance(prepared, ToolResult):
+        return prepared  # refused before the view ran: nothing to do, nothing to stream
+    return Work(
+        run=prepared.run,
+        name=tool.name,
+        notifies=call.message.progress_token is not None or tool.options.stream,
+        timed_out=lambda seconds: invocation.finish(invocation.timeout_result(seconds), tool, None),
+    )
 
 
 Handler = Callable[[Call], Any]
@@ -245,32 +217,3 @@ MODERN_HANDLERS: dict[str, Handler] = {
     "tools/list": list_tools,
     "tools/call": call_tool,
 }
-
-
-def finish(call: Call, result: dict[str, Any]) -> dict[str, Any]:
-    """Stamp a modern result (``resultType``, server info), or drop the modern-only fields."""
-    if not call.era.modern:
-        return project_common(result, call.version)
-    meta = result.get("_meta")
-    meta = {**(meta if isinstance(meta, dict) else {}), SERVER_INFO_META_KEY: server_info()}
-    return {**result, "resultType": "complete", "_meta": meta}
-
-
-def handle(call: Call) -> Any:
-    """Answer one request; raise ``JSONRPCError`` for protocol faults.
-
-    Returns the result, or a ready ``HttpResponse`` when the answer is an SSE stream.
-    """
-    table = MODERN_HANDLERS if call.era.modern else HANDSHAKE_HANDLERS
-    handler = table.get(call.message.method or "")
-    if handler is None:
-        raise JSONRPCError(
-            METHOD_NOT_FOUND,
-            f"Method not found: {call.message.method}",
-            # The modern era answers an unknown method at the HTTP layer too.
-            status=404 if call.era.modern else 200,
-        )
-    result = handler(call)
-    if isinstance(result, HttpResponseBase):
-        return result
-    return finish(call, result)

@@ -1,32 +1,51 @@
-"""One tool invocation: arguments checked, the view run as the caller, its answer formatted."""
+"""One tool invocation: arguments checked, the view run as the caller, its answer formatted.
+
+``prepare`` runs on the /mcp request's thread (arguments, the view's request); what it
+returns runs the view there or in a streaming worker, and the result passes through the
+same ``finish`` either way: result processors, then output-schema enforcement.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.http import HttpRequest
 
-from . import arguments, output_schemas
+from . import arguments
 from .authentication import Caller
-from .conf import mcp_settings
-from .context import ToolCallContext
+from .context import ToolCallContext, attach_notifier
 from .dispatch import call_view, release
+from .enforcement import enforce
+from .formatters import BaseFormatter
 from .inner_requests import build_inner_request
 from .processors import run_processors
-from .results import ToolResult
+from .protocol.results import ToolResult
 from .tools import Tool
 
 
-def run_tool(
-    request: HttpRequest,
-    caller: Caller,
-    tool: Tool,
-    params: dict[str, Any],
-    args: dict[str, Any],
-) -> ToolResult:
-    """Validate the arguments, run the view as the caller and format what it answered."""
-    inner, refused = prepare(request, caller, tool, params, args)
-    return refused if inner is None else execute(tool, inner)
+@dataclass(frozen=True)
+class PreparedCall:
+    """A tool call whose arguments passed: the view's request, ready to run."""
+
+    tool: Tool
+    inner: HttpRequest
+    formatter: BaseFormatter
+
+    def run(self, notifier: Any = None) -> ToolResult:
+        """Run the view (sending notifications to ``notifier``) and format its answer."""
+        if notifier is not None:
+            attach_notifier(self.inner, notifier)
+        try:
+            response = call_view(self.tool, self.inner)
+        except Exception as exc:
+            result = self.formatter.format_exception(exc, self.inner, self.tool)
+        else:
+            try:
+                result = self.formatter.format_response(response, self.inner, self.tool)
+            finally:
+                release(response)
+        return finish(result, self.tool, self.inner)
 
 
 def prepare(
@@ -35,41 +54,31 @@ def prepare(
     tool: Tool,
     params: dict[str, Any],
     args: dict[str, Any],
-) -> tuple[HttpRequest, None] | tuple[None, ToolResult]:
-    """Check the arguments and build the view's request: ``(inner, None)``, or the refusal.
+    formatter: BaseFormatter,
+) -> PreparedCall | ToolResult:
+    """Check the arguments and build the view's request; a refusal is the finished result.
 
     Done on the /mcp request's thread, also for streamed calls: the outer request (its
     session, its lazy user) is not touched again once its response has left.
     """
     lines, split = arguments.prepare(tool, args)
     if lines:
-        return None, finish(ToolResult.error("\n".join(lines)), tool, None)
+        return finish(ToolResult.error("\n".join(lines)), tool, None)
     context = ToolCallContext(params=params, tool_name=tool.name)
     try:
         inner = build_inner_request(
             request, tool, split, context, identity=caller.identity_for(tool.view_class)
         )
     except ValueError as exc:
-        return None, finish(ToolResult.error(f"Invalid arguments: $: {exc}"), tool, None)
-    return inner, None
+        return finish(ToolResult.error(f"Invalid arguments: $: {exc}"), tool, None)
+    return PreparedCall(tool, inner, formatter)
 
 
-def execute(tool: Tool, inner: HttpRequest) -> ToolResult:
-    """Run the view with its prepared request and format what it answered."""
-    formatter = mcp_settings.FORMATTER_CLASS()
-    try:
-        response = call_view(tool, inner)
-    except Exception as exc:
-        result = formatter.format_exception(exc, inner, tool)
-    else:
-        try:
-            result = formatter.format_response(response, inner, tool)
-        finally:
-            release(response)
-    return finish(result, tool, inner)
+def timeout_result(seconds: float) -> ToolResult:
+    """Return the result of a call that ran past ``CALL_TIMEOUT``."""
+    return ToolResult.error(f"Tool call timed out after {seconds:g} s")
 
 
 def finish(result: ToolResult, tool: Tool, request: HttpRequest | None) -> ToolResult:
-    """Run the result processors, then enforce the output schema (DESIGN §3, §4.5)."""
-    result = run_processors(result, tool, request)
-    return output_schemas.enforce(tool, result)
+    """Run the result processors, then enforce the output schema (docs/results.md)."""
+    return enforce(tool, run_processors(result, tool, request))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .context import get_context
-from .protocol import LOG_LEVELS
+from .protocol.versions import LOG_LEVELS
 
 
 def report_progress(

@@ -7,7 +7,6 @@ changed, or a new one). Two are built in: ``truncate_text`` and ``redact``.
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Callable
 from functools import cache
@@ -15,11 +14,10 @@ from typing import Any
 
 from django.http import HttpRequest
 
+from . import errors
 from .conf import mcp_settings
 from .encoding import encode_value
-from .results import ToolResult
-
-logger = logging.getLogger("mcp_tools")
+from .protocol.results import ToolResult
 
 Processor = Callable[[ToolResult, Any, HttpRequest | None], ToolResult]
 
@@ -31,16 +29,13 @@ def run_processors(result: ToolResult, tool: Any, request: HttpRequest | None) -
     for processor in mcp_settings.RESULT_PROCESSORS:
         try:
             result = processor(result, tool, request)
-        except Exception:
+        except Exception as exc:
             # Masked whatever MASK_ERRORS says: the unprocessed result may hold exactly what
             # a redacting processor was there to remove.
-            masked = ToolResult.masked()
-            logger.exception(
-                "Result processor %r failed (error reference %s)",
-                processor,
-                masked.error_reference,
+            reference = errors.report(
+                "Result processor %r failed", processor, exc=exc, request=request
             )
-            return masked
+            return ToolResult.masked(reference)
     return result
 
 

@@ -1,35 +1,32 @@
-"""The tool registry: declarations made by ``@mcp_tool``, resolved against the URLconf.
+"""The tool registry: ``@mcp_tool`` declarations, resolved against the URLconf.
 
-Declarations are recorded at import time; tools are resolved lazily, on first use, by walking
-the URLconf (so a tool knows its path), once per URLconf.
+Declarations are recorded at import time. Tools are resolved lazily, on first use, by
+walking the URLconf (so a tool knows its path), once per URLconf: each routed DRF view's
+methods and actions are matched against the declarations, and each match is built into a
+``Tool`` (``mcp_tools.definitions``).
 """
 
 from __future__ import annotations
 
 import threading
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 from weakref import WeakKeyDictionary
 
 from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
 from django.urls import URLResolver, get_resolver, get_urlconf
+from rest_framework.views import APIView
+from rest_framework.viewsets import ViewSetMixin
 
-from .jsonrpc import RawJSON
+from .checks import describe
+from .definitions import Candidate, ToolDefinitionError, build_tool
 from .routes import Route, iter_routes
-from .tools import (
-    NAME_RE,
-    Tool,
-    ToolDefinitionError,
-    ToolOptions,
-    ToolProblem,
-    build_tool,
-    candidates,
-    view_class_of,
-)
+from .tools import NAME_RE, TOOL_METHODS, Tool, ToolOptions, ToolProblem
 
 DUPLICATE_NAME = "mcp_tools.E001"
+MOUNTED_TWICE = "mcp_tools.E003"
 
 
 class AlreadyRegistered(ImproperlyConfigured):
@@ -42,18 +39,20 @@ class ToolSet:
     def __init__(
         self,
         tools: list[Tool],
-        problems: list[ToolProblem] | None = None,
+        failures: list[ToolProblem] | None = None,
         reached: set[Any] | None = None,
     ) -> None:
         self.by_name: dict[str, Tool] = {tool.name: tool for tool in tools}
-        self.problems: list[ToolProblem] = list(problems or [])
+        #: Problems that kept a declared tool from being built (errors, always).
+        self.failures: list[ToolProblem] = list(failures or [])
+        #: Every problem: the failures, then what each built tool reported.
+        self.problems: list[ToolProblem] = [
+            *self.failures,
+            *(problem for tool in tools for problem in tool.problems),
+        ]
         #: Declarations some route reaches, including those whose tools failed to build.
         self.reached: set[Any] = {tool.declared_by for tool in tools} | set(reached or ())
-        self.reached |= {problem.obj for problem in self.problems}
-        for tool in tools:
-            self.problems.extend(tool.problems)
-        #: Encoded tools/list pages, built once (DESIGN §10); see handlers.list_tools.
-        self.pages: dict[Any, RawJSON] = {}
+        self.reached |= {problem.obj for problem in self.failures}
 
     def __iter__(self) -> Iterator[Tool]:
         return iter(self.by_name.values())
@@ -64,23 +63,15 @@ class ToolSet:
     def get(self, name: str) -> Tool | None:
         return self.by_name.get(name)
 
-    @property
-    def errors(self) -> list[ToolProblem]:
-        return [problem for problem in self.problems if problem.error]
-
-    def raise_errors(self) -> None:
-        """Raise the first error, so a misconfigured URLconf can't serve half its tools."""
-        errors = self.errors
-        if errors:
-            error_class = (
-                AlreadyRegistered if errors[0].id == DUPLICATE_NAME else ImproperlyConfigured
-            )
-            more = (
-                f" (and {len(errors) - 1} more problems: run manage.py check)"
-                if len(errors) > 1
-                else ""
-            )
-            raise error_class(errors[0].message + more)
+    def raise_failures(self) -> None:
+        """Raise the first failure, so a misconfigured URLconf can't serve half its tools."""
+        if not self.failures:
+            return
+        first = self.failures[0]
+        more = len(self.failures) - 1
+        suffix = f" (and {more} more problems: run manage.py check)" if more else ""
+        error_class = AlreadyRegistered if first.id == DUPLICATE_NAME else ImproperlyConfigured
+        raise error_class(describe(first)[0] + suffix)
 
 
 class ToolRegistry:
@@ -118,7 +109,7 @@ class ToolRegistry:
         Raises ``ImproperlyConfigured`` when a declared tool can't be built.
         """
         toolset = self.inspect(urlconf)
-        toolset.raise_errors()
+        toolset.raise_failures()
         return toolset
 
     def inspect(self, urlconf: str | None = None) -> ToolSet:
@@ -136,9 +127,14 @@ class ToolRegistry:
     def get_tool(self, name: str, urlconf: str | None = None) -> Tool | None:
         return self.tools(urlconf).get(name)
 
+    def unrouted(self, urlconf: str | None = None) -> list[Any]:
+        """Return the declared objects that no route reaches."""
+        reached = self.inspect(urlconf).reached
+        return [obj for obj in self._declarations if obj not in reached]
+
     def _resolve(self, resolver: URLResolver) -> ToolSet:
         found: list[Tool] = []
-        problems: list[ToolProblem] = []
+        failures: list[ToolProblem] = []
         for route in iter_routes(resolver):
             if "format" in route.parameters:
                 continue  # DRF's format-suffix twin of another route
@@ -152,14 +148,52 @@ class ToolRegistry:
                 try:
                     found.append(build_tool(route, view_class, cand, several=len(cands) > 1))
                 except ToolDefinitionError as exc:
-                    problems.append(exc.problem)
+                    failures.append(exc.problem)
         tools, clashes = _unique(found)
-        return ToolSet(tools, problems + clashes, {tool.declared_by for tool in found})
+        return ToolSet(tools, failures + clashes, {tool.declared_by for tool in found})
 
-    def unrouted(self, urlconf: str | None = None) -> list[Any]:
-        """Return the declared objects that no route reaches."""
-        reached = self.inspect(urlconf).reached
-        return [obj for obj in self._declarations if obj not in reached]
+
+def view_class_of(callback: Callable[..., Any]) -> type[APIView] | None:
+    """Return the DRF view class behind a routed callback, or None for other views."""
+    view_class = getattr(callback, "cls", None)
+    if isinstance(view_class, type) and issubclass(view_class, APIView):
+        return view_class
+    return None
+
+
+def candidates(
+    route: Route, view_class: type[APIView], declarations: dict[Any, ToolOptions]
+) -> Iterator[Candidate]:
+    """Yield the tools that ``declarations`` make of one routed view."""
+    class_options = declarations.get(view_class)
+    if issubclass(view_class, ViewSetMixin):
+        actions: dict[str, str] = getattr(route.callback, "actions", {}) or {}
+        for http_method, action in actions.items():
+            method = http_method.upper()
+            handler = getattr(view_class, action, None)
+            if method not in TOOL_METHODS or handler is None:
+                continue
+            handler_options = declarations.get(handler)
+            if handler_options is not None:
+                yield Candidate(method, action, handler, handler_options, handler)
+            elif class_options is not None and (
+                class_options.actions is None or action in class_options.actions
+            ):
+                yield Candidate(method, action, handler, class_options, view_class)
+        return
+    callback_options = declarations.get(route.callback)  # an @api_view function
+    for method in TOOL_METHODS:
+        handler = getattr(view_class, method.lower(), None)
+        if method.lower() not in view_class.http_method_names or handler is None:
+            continue
+        handler_options = declarations.get(handler)
+        if handler_options is not None:
+            yield Candidate(method, None, handler, handler_options, handler)
+            continue
+        options = class_options or callback_options
+        if options is not None and (options.methods is None or method in options.methods):
+            declared_by = view_class if class_options else route.callback
+            yield Candidate(method, None, handler, options, declared_by)
 
 
 def _same_path(path: str, route: Route) -> bool:
@@ -175,16 +209,12 @@ def _unique(tools: list[Tool]) -> tuple[list[Tool], list[ToolProblem]]:
     dropped: set[int] = set()
     for group in by_declaration.values():
         if len(group) > 1:
-            routes = ", ".join(f"/{tool.route.route}" for tool in group)
-            problems.append(
-                ToolProblem(
-                    "mcp_tools.E003",
-                    f"{group[0].view_class.__qualname__} {group[0].method} is mounted at several "
-                    f"URLs ({routes}); pass path= to @mcp_tool to choose one",
-                    'Pass path= to @mcp_tool with the route to expose, e.g. path="/api/items/".',
-                    group[0].declared_by,
-                )
-            )
+            params = {
+                "view": group[0].view_class.__qualname__,
+                "method": group[0].method,
+                "routes": _routes(group),
+            }
+            problems.append(ToolProblem(MOUNTED_TWICE, group[0].declared_by, params))
             dropped.update(id(tool) for tool in group)
     by_name: dict[str, list[Tool]] = defaultdict(list)
     for tool in tools:
@@ -192,23 +222,18 @@ def _unique(tools: list[Tool]) -> tuple[list[Tool], list[ToolProblem]]:
             by_name[tool.name].append(tool)
     for name, group in by_name.items():
         if len(group) > 1:
-            routes = ", ".join(f"/{tool.route.route}" for tool in group)
-            problems.append(
-                ToolProblem(
-                    DUPLICATE_NAME,
-                    f"Tool name {name!r} is used by several views ({routes}); pass name= to "
-                    "@mcp_tool to tell them apart",
-                    "Give each tool a unique name of 1-64 characters of [A-Za-z0-9_.-] "
-                    "with @mcp_tool(name=...), or choose one route with path=.",
-                    group[0].declared_by,
-                )
-            )
+            params = {"name": name, "routes": _routes(group)}
+            problems.append(ToolProblem(DUPLICATE_NAME, group[0].declared_by, params))
             dropped.update(id(tool) for tool in group)
     return [tool for tool in tools if id(tool) not in dropped], problems
 
 
+def _routes(tools: list[Tool]) -> str:
+    return ", ".join(f"/{tool.route.route}" for tool in tools)
+
+
 def _clear_on_settings_change(*, setting: str, **kwargs: Any) -> None:
-    # Tool definitions read MCP_TOOLS (annotations, page-size cap) when they are built.
+    # Tool definitions read MCP_TOOLS (annotations, switches, page-size cap) when built.
     if setting == "MCP_TOOLS":
         registry.clear()
 

@@ -23,27 +23,17 @@ from django.http import HttpRequest, StreamingHttpResponse
 from django.urls import get_urlconf, set_urlconf
 from django.utils import translation
 
-from . import jsonrpc, mediatypes
 from .conf import mcp_settings
 from .encoding import encode_value
 from .exceptions import ClientDisconnected
-from .projection import project_progress
-from .protocol import Era, sends_log
-from .results import ToolResult
+from .protocol import jsonrpc
+from .protocol.projection import project_progress
+from .protocol.versions import Era, sends_log
+from .server import Prepared, complete, finish
 
 logger = logging.getLogger("mcp_tools")
 
 EVENT_STREAM = "text/event-stream"
-
-
-def timeout_result(seconds: float) -> ToolResult:
-    """Return the result of a call that ran past ``CALL_TIMEOUT``."""
-    return ToolResult.error(f"Tool call timed out after {seconds:g} s")
-
-
-def accepts_event_stream(accept: str | None) -> bool:
-    """Return whether an ``Accept`` header admits ``text/event-stream``."""
-    return mediatypes.accepts(accept, EVENT_STREAM)
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +133,7 @@ class Notifier:
         self.check()
         if not sends_log(self.spec.era, level):
             return
-        # Log data is whatever the view passes: encoded as results are (DESIGN §4.3), so a
+        # Log data is whatever the view passes: encoded as results are (docs/results.md), so a
         # value with no JSON form fails in the view with a clear message.
         data_json = encode_value(data, nan=mcp_settings.JSON_NAN)
         params = {"level": level, "logger": self.spec.logger, "data": data_json}
@@ -179,15 +169,13 @@ slots = StreamSlots()
 
 @dataclass(frozen=True)
 class StreamSpec:
-    """What a streamed call needs besides the work itself."""
+    """Where a streamed call's notifications go, and how long it may run."""
 
     request_id: Any
     era: Era
     progress_token: str | int | None
     logger: str
     timeout: float
-    #: Builds the (projected) result sent when the call runs past ``timeout``.
-    on_timeout: Callable[[], dict[str, Any]]
 
 
 def sse_event(data: str) -> bytes:
@@ -195,27 +183,23 @@ def sse_event(data: str) -> bytes:
 
 
 class Worker(threading.Thread):
-    """Run one tool call off the request thread, as that request's locale and URLconf."""
+    """Run one call off the request thread, as that request's locale and URLconf."""
 
-    def __init__(self, run: Callable[[Notifier], dict[str, Any]], notifier: Notifier) -> None:
+    def __init__(self, request: HttpRequest, prepared: Prepared, notifier: Notifier) -> None:
         super().__init__(name=f"mcp-tools-call-{notifier.spec.logger}", daemon=True)
-        self.work = run
+        self.request = request
+        self.prepared = prepared
         self.notifier = notifier
         self.language = translation.get_language()
         self.urlconf = get_urlconf()
 
     def run(self) -> None:
-        spec = self.notifier.spec
         set_urlconf(self.urlconf)
         if self.language:
             translation.activate(self.language)
         try:
-            result = self.work(self.notifier)
-            envelope = jsonrpc.result_envelope(spec.request_id, result)
-        except Exception:
-            logger.exception("Streamed tool call %s failed outside its view", spec.logger)
-            error = jsonrpc.JSONRPCError(jsonrpc.INTERNAL_ERROR, "Internal error")
-            envelope = jsonrpc.error_envelope(spec.request_id, error)
+            answer = finish(self.prepared, self.notifier)
+            save_session(self.request)
         finally:
             # This thread's connections: Django closes a request thread's at request_finished,
             # which never fires here.
@@ -223,14 +207,22 @@ class Worker(threading.Thread):
             translation.deactivate()
             set_urlconf(None)
             slots.release()
-        self.notifier.channel.put(Event(envelope, final=True))
+        self.notifier.channel.put(Event(answer.body, final=True))
 
 
-def _timeout_event(spec: StreamSpec) -> bytes:
-    return sse_event(jsonrpc.result_envelope(spec.request_id, spec.on_timeout()))
+def save_session(request: HttpRequest) -> None:
+    """Save what a streamed view wrote to its session.
+
+    SessionMiddleware saved the session when the streamed response left, before the view
+    ran. The session key (and so the cookie) can't change any more: a view that logs in or
+    out must not stream.
+    """
+    session = getattr(request, "session", None)
+    if session is not None and getattr(session, "modified", False) and session.session_key:
+        session.save()
 
 
-def sync_events(channel: Channel, notifier: Notifier) -> Iterator[bytes]:
+def sync_events(channel: Channel, notifier: Notifier, timed_out: bytes) -> Iterator[bytes]:
     """Yield the stream's events to a WSGI server, as the worker produces them."""
     deadline = time.monotonic() + notifier.spec.timeout
     try:
@@ -238,7 +230,7 @@ def sync_events(channel: Channel, notifier: Notifier) -> Iterator[bytes]:
             item = channel.get(deadline - time.monotonic())
             if item is None:
                 if time.monotonic() >= deadline:
-                    yield _timeout_event(notifier.spec)
+                    yield timed_out
                     return
                 continue
             yield sse_event(item.data)
@@ -249,7 +241,9 @@ def sync_events(channel: Channel, notifier: Notifier) -> Iterator[bytes]:
         notifier.close()
 
 
-async def async_events(channel: Channel, notifier: Notifier) -> AsyncIterator[bytes]:
+async def async_events(
+    channel: Channel, notifier: Notifier, timed_out: bytes
+) -> AsyncIterator[bytes]:
     """Yield the stream's events to an ASGI server without blocking its event loop."""
     deadline = time.monotonic() + notifier.spec.timeout
     try:
@@ -257,7 +251,7 @@ async def async_events(channel: Channel, notifier: Notifier) -> AsyncIterator[by
             item = await channel.aget(deadline - time.monotonic())
             if item is None:
                 if time.monotonic() >= deadline:
-                    yield _timeout_event(notifier.spec)
+                    yield timed_out
                     return
                 continue
             yield sse_event(item.data)
@@ -268,20 +262,40 @@ async def async_events(channel: Channel, notifier: Notifier) -> AsyncIterator[by
         notifier.close()
 
 
-def stream_call(
-    request: HttpRequest, run: Callable[[Notifier], dict[str, Any]], spec: StreamSpec
-) -> StreamingHttpResponse:
-    """Start ``run`` in a worker thread and return the SSE response that relays it."""
-    channel = Channel()
-    notifier = Notifier(channel, spec)
-    events: Iterator[bytes] | AsyncIterator[bytes]
-    if isinstance(request, ASGIRequest):
-        events = async_events(channel, notifier)
-    else:
-        events = sync_events(channel, notifier)
-    response = StreamingHttpResponse(events, content_type=EVENT_STREAM)
-    response["Cache-Control"] = "no-cache, no-transform"
-    # Proxies (nginx) would otherwise hold events back until the stream ends.
-    response["X-Accel-Buffering"] = "no"
-    Worker(run, notifier).start()
+def stream(request: HttpRequest, prepared: Prepared) -> StreamingHttpResponse | None:
+    """Start the prepared call in a worker thread; return the SSE response that relays it.
+
+    Returns None when every worker slot is taken: the caller then runs it inline.
+    """
+    if not slots.acquire():
+        return None
+    try:
+        call, work = prepared.call, prepared.work
+        timeout = mcp_settings.CALL_TIMEOUT
+        # Built now, on the request thread: under ASGI the timeout fires in the event loop,
+        # where result processors (user code, maybe touching the database) must not run.
+        assert work.timed_out is not None
+        timed_out = sse_event(complete(call, work.timed_out(timeout)).body)
+        spec = StreamSpec(
+            request_id=call.message.id,
+            era=call.era,
+            progress_token=call.message.progress_token,
+            logger=work.name,
+            timeout=timeout,
+        )
+        channel = Channel()
+        notifier = Notifier(channel, spec)
+        events: Iterator[bytes] | AsyncIterator[bytes]
+        if isinstance(request, ASGIRequest):
+            events = async_events(channel, notifier, timed_out)
+        else:
+            events = sync_events(channel, notifier, timed_out)
+        response = StreamingHttpResponse(events, content_type=EVENT_STREAM)
+        response["Cache-Control"] = "no-cache, no-transform"
+        # Proxies (nginx) would otherwise hold events back until the stream ends.
+        response["X-Accel-Buffering"] = "no"
+        Worker(request, prepared, notifier).start()
+    except BaseException:
+        slots.release()  # the worker, which releases it, never started
+        raise
     return response

@@ -9,7 +9,7 @@ from typing import Any
 from django.test import Client
 from django.urls import reverse
 
-from .protocol import LATEST_HANDSHAKE_VERSION
+from .protocol.versions import LATEST_HANDSHAKE_VERSION
 
 
 class MCPError(Exception):
@@ -43,7 +43,7 @@ class MCPClient(Client):
         **kwargs: Any,
     ) -> None:
         # A view's exception is a tool result (isError), not a failure of the /mcp request,
-        # even though it is reported through got_request_exception as DESIGN §4.1 requires.
+        # even though it is reported through got_request_exception (docs/results.md).
         kwargs.setdefault("raise_request_exception", False)
         super().__init__(*args, **kwargs)
         self.mcp_path = mcp_path

@@ -1,33 +1,42 @@
 """The MCP endpoint: the Streamable HTTP transport (JSON-RPC over POST), stateless.
 
 A plain Django view, not a DRF APIView: every tool call already pays for DRF's request and
-response machinery once, in the tool's own view.
+response machinery once, in the tool's own view. It takes DRF's policy classes all the
+same, as class attributes or ``as_view()`` arguments, with DRF's hooks to choose them.
+
+The transport alone decides how answers travel: it checks the HTTP request, reads one
+message or a batch, authenticates the caller once, hands each message to the server
+(``mcp_tools.server``) and sends the answer as JSON, or as an SSE stream when a tool call's
+notifications are wanted and the client reads ``text/event-stream``.
 """
 
 from __future__ import annotations
 
-import logging
-import uuid
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from django.core.exceptions import DisallowedHost
-from django.core.signals import got_request_exception
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
+from rest_framework.authentication import BaseAuthentication
+from rest_framework.permissions import BasePermission
+from rest_framework.settings import api_settings
+from rest_framework.throttling import BaseThrottle
 
-from . import handlers, jsonrpc, mediatypes, protocol
+from . import server, streaming
 from .authentication import Caller, authenticate
 from .conf import mcp_settings
-from .jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, JSONRPCError
-from .protocol import Era
+from .formatters import BaseFormatter
+from .protocol import jsonrpc, mediatypes, versions
+from .protocol.jsonrpc import INVALID_REQUEST, JSONRPCError
 from .registry import ToolRegistry
 from .registry import registry as default_registry
-from .streaming import EVENT_STREAM
+from .server import Answer
 
 JSON = "application/json"
+EVENT_STREAM = "text/event-stream"
 
 
 class _AllDatabases(frozenset):
@@ -40,25 +49,33 @@ class _AllDatabases(frozenset):
         return True
 
 
-logger = logging.getLogger("mcp_tools")
-
-
-def error_response(request_id: Any, error: JSONRPCError) -> HttpResponse:
-    """Answer a protocol fault: its envelope, its HTTP status and headers."""
-    response = HttpResponse(
-        jsonrpc.error_envelope(request_id, error), status=error.status, content_type=JSON
-    )
-    for name, value in error.headers.items():
+def answer_response(answer: Answer) -> HttpResponse:
+    """Send one answer alone: its envelope, its HTTP status and headers."""
+    response = HttpResponse(answer.body, status=answer.status, content_type=JSON)
+    for name, value in answer.headers.items():
         response[name] = value
     return response
 
 
+def error_response(error: JSONRPCError) -> HttpResponse:
+    """Answer a fault of the HTTP request itself (no message to name)."""
+    return answer_response(Answer.error(error.request_id, error))
+
+
 class MCPView(View):
-    """Serve MCP over Streamable HTTP for the tools of a registry (optionally some tags)."""
+    """Serve MCP over Streamable HTTP for the tools of a registry (optionally some tags).
+
+    Policies default to ``MCP_TOOLS`` (``AUTHENTICATION_CLASSES``, ``PERMISSION_CLASSES``,
+    ``THROTTLE_CLASSES``, ``FORMATTER_CLASS``), and the first two to DRF's defaults.
+    """
 
     http_method_names = ["post"]
     registry: ToolRegistry | None = None
     tags: Iterable[str] | None = None
+    authentication_classes: Sequence[type[BaseAuthentication]] | None = None
+    permission_classes: Sequence[type[BasePermission]] | None = None
+    throttle_classes: Sequence[type[BaseThrottle]] | None = None
+    formatter_class: type[BaseFormatter] | None = None
 
     @classmethod
     def as_view(cls, **initkwargs: Any) -> Any:
@@ -68,108 +85,106 @@ class MCPView(View):
         view._non_atomic_requests = _AllDatabases()  # type: ignore[attr-defined]
         return view
 
+    # -- policy (DRF's hook names) ---------------------------------------------------------
+
+    def get_authenticators(self) -> list[BaseAuthentication]:
+        """Return the authenticators the endpoint identifies its caller with."""
+        classes: Sequence[type[BaseAuthentication]] = (
+            self.authentication_classes
+            or mcp_settings.AUTHENTICATION_CLASSES
+            # api_settings has imported its dotted paths: these are classes.
+            or cast(Sequence[type[BaseAuthentication]], api_settings.DEFAULT_AUTHENTICATION_CLASSES)
+        )
+        return [cls() for cls in classes]
+
+    def get_permissions(self) -> list[BasePermission]:
+        """Return the permissions a caller needs to use the endpoint at all."""
+        classes: Sequence[type[BasePermission]] = (
+            self.permission_classes
+            or mcp_settings.PERMISSION_CLASSES
+            or cast(Sequence[type[BasePermission]], api_settings.DEFAULT_PERMISSION_CLASSES)
+        )
+        return [cls() for cls in classes]
+
+    def get_throttles(self) -> list[BaseThrottle]:
+        """Return the throttles of the endpoint itself (none by default; views keep theirs)."""
+        classes: Sequence[type[BaseThrottle]] | None = self.throttle_classes
+        if classes is None:
+            classes = mcp_settings.THROTTLE_CLASSES
+        return [cls() for cls in classes]
+
+    def get_formatter(self) -> BaseFormatter:
+        """Return the formatter that turns a view's response into a tool result."""
+        return (self.formatter_class or mcp_settings.FORMATTER_CLASS)()
+
+    def get_registry(self) -> ToolRegistry:
+        return self.registry or default_registry
+
+    # -- the transport ---------------------------------------------------------------------
+
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         try:
             return super().dispatch(request, *args, **kwargs)
         except Exception as exc:
             # A fault of the server (a misconfigured permission class, a broken formatter):
             # logged and reported like any Django error, answered without a traceback.
-            reference = uuid.uuid4().hex
-            logger.error("The MCP endpoint failed (error reference %s)", reference, exc_info=exc)
-            got_request_exception.send(sender=type(self), request=request)
-            error = JSONRPCError(
-                INTERNAL_ERROR, "Internal error", data={"errorRef": reference}, status=500
-            )
-            return error_response(None, error)
+            return answer_response(server.internal_error(None, exc, request))
 
     def post(self, request: HttpRequest) -> HttpResponseBase:
         try:
-            self.check_transport(request)
+            accepted = self.check_transport(request)
             value = jsonrpc.loads(self.read_body(request), max_depth=mcp_settings.MAX_JSON_DEPTH)
+            if isinstance(value, list):
+                self.check_batch(request, value)
+            caller = authenticate(request, self)
         except JSONRPCError as error:
-            return error_response(None, error)
+            return error_response(error)
         if isinstance(value, list):
-            return self.batch(request, value)
-        return self.single(request, value)
+            return self.batch(request, caller, value)
+        outcome = server.prepare(value, request=request, caller=caller, endpoint=self)
+        if outcome is None:
+            return HttpResponse(status=202)  # a notification or a response
+        if isinstance(outcome, server.Prepared):
+            streamed = None
+            if outcome.work.notifies and mediatypes.admits(accepted, EVENT_STREAM):
+                streamed = streaming.stream(request, outcome)
+            if streamed is not None:
+                return streamed
+            outcome = server.finish(outcome)
+        return answer_response(outcome)
 
-    def single(self, request: HttpRequest, value: Any) -> HttpResponseBase:
-        """Answer one JSON-RPC message."""
-        request_id = jsonrpc.request_id_of(value)
-        try:
-            message = jsonrpc.parse_message(value)
-            if not message.is_request:
-                authenticate(request, self)
-                return HttpResponse(status=202)  # notifications and responses
-            era = protocol.detect(message, request.META)
-            caller = authenticate(request, self)
-            result = handlers.handle(self.call(request, message, era, caller, streams=True))
-        except JSONRPCError as error:
-            return error_response(request_id, error)
-        if isinstance(result, HttpResponseBase):
-            return result
-        return HttpResponse(jsonrpc.result_envelope(message.id, result), content_type=JSON)
-
-    def batch(self, request: HttpRequest, values: list[Any]) -> HttpResponseBase:
-        """Answer a JSON-RPC batch, which only 2025-03-26 allows; never streamed."""
-        try:
-            version = protocol.version_from_header(
-                request.META.get(protocol.PROTOCOL_VERSION_HEADER)
+    def batch(self, request: HttpRequest, caller: Caller, values: list[Any]) -> HttpResponse:
+        """Answer a JSON-RPC batch, item by item, never streamed."""
+        bodies = []
+        for value in values:
+            outcome = server.prepare(
+                value, request=request, caller=caller, endpoint=self, in_batch=True
             )
-            if version != protocol.BATCH_VERSION:
-                raise JSONRPCError(
-                    INVALID_REQUEST,
-                    f"Invalid Request: batches are not supported in protocol version {version}",
-                    status=400,
-                )
-            if not values:
-                raise JSONRPCError(INVALID_REQUEST, "Invalid Request: empty batch", status=400)
-            caller = authenticate(request, self)
-        except JSONRPCError as error:
-            return error_response(None, error)
-        answers = [
-            answer for value in values if (answer := self.batch_item(request, caller, value))
-        ]
-        if not answers:
+            if isinstance(outcome, server.Prepared):
+                outcome = server.finish(outcome)
+            if outcome is not None:
+                bodies.append(outcome.body)
+        if not bodies:
             return HttpResponse(status=202)
-        return HttpResponse("[" + ",".join(answers) + "]", content_type=JSON)
+        return HttpResponse("[" + ",".join(bodies) + "]", content_type=JSON)
 
-    def batch_item(self, request: HttpRequest, caller: Caller, value: Any) -> str | None:
-        request_id = jsonrpc.request_id_of(value)
-        try:
-            message = jsonrpc.parse_message(value)
-            if not message.is_request:
-                return None
-            if message.method == "initialize" or protocol.is_modern(message):
-                raise JSONRPCError(
-                    INVALID_REQUEST, f"Invalid Request: {message.method} cannot be batched"
-                )
-            era = protocol.detect(message, request.META)
-            result = handlers.handle(self.call(request, message, era, caller, streams=False))
-        except JSONRPCError as error:
-            return jsonrpc.error_envelope(request_id, error)
-        return jsonrpc.result_envelope(message.id, result)
+    def check_batch(self, request: HttpRequest, values: list[Any]) -> None:
+        """Refuse a batch where the protocol version has none (only 2025-03-26 allows them)."""
+        version = versions.version_from_header(request.META.get(versions.PROTOCOL_VERSION_HEADER))
+        if version != versions.BATCH_VERSION:
+            raise JSONRPCError(
+                INVALID_REQUEST,
+                f"Invalid Request: batches are not supported in protocol version {version}",
+                status=400,
+            )
+        if not values:
+            raise JSONRPCError(INVALID_REQUEST, "Invalid Request: empty batch", status=400)
 
-    def call(
-        self,
-        request: HttpRequest,
-        message: jsonrpc.Message,
-        era: Era,
-        caller: Caller,
-        *,
-        streams: bool,
-    ) -> handlers.Call:
-        return handlers.Call(
-            message=message,
-            request=request,
-            caller=caller,
-            era=era,
-            registry=self.registry or default_registry,
-            tags=frozenset(self.tags) if self.tags is not None else None,
-            can_stream=streams and mediatypes.accepts(request.headers.get("Accept"), EVENT_STREAM),
-        )
+    def check_transport(self, request: HttpRequest) -> frozenset[str]:
+        """Refuse foreign hosts and origins, non-JSON bodies and clients that can't read JSON.
 
-    def check_transport(self, request: HttpRequest) -> None:
-        """Refuse foreign hosts and origins, non-JSON bodies and clients that can't read JSON."""
+        Returns the media ranges the client accepts.
+        """
         try:
             host = request.get_host()
         except DisallowedHost as exc:
@@ -185,12 +200,14 @@ class MCPView(View):
                 INVALID_REQUEST, "Unsupported Media Type: use application/json", status=415
             )
         accept = request.headers.get("Accept")
-        if accept and not mediatypes.accepts(accept, JSON):
+        accepted = mediatypes.admitted_ranges(accept)
+        if accept and not mediatypes.admits(accepted, JSON):
             raise JSONRPCError(
                 INVALID_REQUEST,
                 "Not Acceptable: the client must accept application/json",
                 status=406,
             )
+        return accepted
 
     def origin_allowed(self, origin: str, host: str) -> bool:
         if origin in mcp_settings.ALLOWED_ORIGINS:

@@ -23,12 +23,12 @@ from rest_framework.test import APIRequestFactory
 from mcp_tools import ToolError
 from mcp_tools.dispatch import release
 from mcp_tools.formatters import ResponseFormatter
-from mcp_tools.jsonrpc import RawJSON, encode
-from mcp_tools.projection import project_result
+from mcp_tools.protocol.jsonrpc import RawJSON, encode
+from mcp_tools.protocol.projection import project_result
 from mcp_tools.test import MCPClient
 from mcp_tools.tools import ToolOptions
 
-TOOL = types.SimpleNamespace(name="t", options=ToolOptions())
+TOOL = types.SimpleNamespace(name="t", options=ToolOptions(), include_structured_content=True)
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
 
 
@@ -281,7 +281,11 @@ def test_drf_json_bytes_are_spliced_not_reencoded():
 
 
 def test_include_structured_content_false_drops_it():
-    tool = types.SimpleNamespace(name="t", options=ToolOptions(include_structured_content=False))
+    tool = types.SimpleNamespace(
+        name="t",
+        options=ToolOptions(include_structured_content=False),
+        include_structured_content=False,
+    )
     result = ResponseFormatter().format_response(drf({"a": 1}), HttpRequest(), tool)
     assert wire(result) == text('{"a":1}')
 

@@ -33,9 +33,9 @@ from rest_framework.request import Request
 
 from mcp_tools import arguments
 from mcp_tools.arguments import declared_types
-from mcp_tools.input_schemas import PARTIAL_ACTIONS, is_list_view
-from mcp_tools.introspection import serializer_of, view_for
 from mcp_tools.registry import registry
+from mcp_tools.schemas.inputs import PARTIAL_ACTIONS
+from mcp_tools.schemas.introspection import is_list_view, serializer_of, view_for
 
 #: Refusals no schema can state: they depend on database rows (or on which URLs exist), or,
 #: for "overflow", on TIME_ZONE (0001-01-01T00:00Z is out of range once made local).
@@ -213,10 +213,11 @@ def every_field():
 def test_values_drf_refuses_are_refused_by_the_schema(name, field):
     from rest_framework.exceptions import ValidationError
 
-    from mcp_tools import schemas
+    from mcp_tools.schemas import fields as schemas
+    from mcp_tools.schemas.validators import argument_validator
 
     context = schemas.SchemaContext(files_unsupported=True)
-    validator = schemas.argument_validator(schemas.field_schema(field, context))
+    validator = argument_validator(schemas.field_schema(field, context))
 
     @settings(
         max_examples=int(os.environ.get("MCP_TOOLS_EXAMPLES", "25")) * 2,

@@ -4,7 +4,14 @@ import json
 
 import pytest
 
-from mcp_tools.jsonrpc import JSONRPCError, RawJSON, encode, error_envelope, loads, result_envelope
+from mcp_tools.protocol.jsonrpc import (
+    JSONRPCError,
+    RawJSON,
+    encode,
+    error_envelope,
+    loads,
+    result_envelope,
+)
 
 
 @pytest.mark.parametrize(

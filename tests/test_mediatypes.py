@@ -2,7 +2,7 @@
 
 import pytest
 
-from mcp_tools import mediatypes
+from mcp_tools.protocol import mediatypes
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Output schemas (DESIGN §4.5): resolution, switches, compiled validators, enforcement."""
+"""Output schemas (docs/results.md): resolution, switches, compiled validators, enforcement."""
 
 import logging
 import types
@@ -12,13 +12,15 @@ from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 from rest_framework.views import APIView
 
-from mcp_tools import output_schemas, schemas
-from mcp_tools.checks import check_output_schemas
+from mcp_tools.checks import check_message, check_tools
 from mcp_tools.decorators import mcp_tool
-from mcp_tools.jsonrpc import RawJSON
-from mcp_tools.projection import project_tool
+from mcp_tools.enforcement import enforce
+from mcp_tools.protocol.jsonrpc import RawJSON
+from mcp_tools.protocol.projection import project_tool
+from mcp_tools.protocol.results import ToolResult, text_block
 from mcp_tools.registry import ToolRegistry
-from mcp_tools.results import ToolResult, text_block
+from mcp_tools.schemas import outputs
+from mcp_tools.schemas.fields import openapi_to_json_schema
 
 
 class Item(serializers.Serializer):
@@ -149,11 +151,21 @@ RESOLUTION = [
         None,
     ),
     (
-        "a serializer that needs a request",
+        "a serializer read with the synthetic anonymous request",
         type(
             "I",
             (generics.RetrieveAPIView,),
             {"get_serializer_class": lambda self: self.request.user and Item},
+        ),
+        {},
+        ITEM_SCHEMA,
+    ),
+    (
+        "a serializer that needs a real user",
+        type(
+            "I2",
+            (generics.RetrieveAPIView,),
+            {"get_serializer_class": lambda self: self.request.user.profile and Item},
         ),
         {},
         None,
@@ -167,7 +179,14 @@ RESOLUTION = [
 def test_the_output_schema_comes_from_the_decorator_else_the_view(
     settings, case, view_class, options, expected
 ):
-    assert resolved(settings, view_class, **options).output_schema == expected
+    tool = resolved(settings, view_class, **options)
+    declared = options.get("output_schema")
+    schema = outputs.resolve_output_schema(
+        declared, tool.route, tool.view_class, tool.method, tool.action
+    )
+    assert schema == expected
+    advertised = resolved(settings, view_class, include_output_schema=True, **options)
+    assert advertised.output_schema == expected
 
 
 def test_viewset_actions_resolve_their_own_shapes(settings):
@@ -175,6 +194,7 @@ def test_viewset_actions_resolve_their_own_shapes(settings):
     mcp_tool(registry=registry)(ItemViewSet)
     router = SimpleRouter()
     router.register("items", ItemViewSet, basename="item")
+    settings.MCP_TOOLS = {"INCLUDE_OUTPUT_SCHEMA": True}
     tools = tools_of(settings, registry, *router.urls)
     assert tools["item_list"].output_schema == {"type": "array", "items": ITEM_SCHEMA}
     assert tools["item_retrieve"].output_schema == ITEM_SCHEMA
@@ -183,15 +203,13 @@ def test_viewset_actions_resolve_their_own_shapes(settings):
 
 def test_limit_offset_pages_are_plain_json_schema():
     paginator = LimitOffsetPagination()
-    schema = schemas.openapi_to_json_schema(
-        paginator.get_paginated_response_schema({"type": "array"})
-    )
+    schema = openapi_to_json_schema(paginator.get_paginated_response_schema({"type": "array"}))
     assert "nullable" not in str(schema) and "example" not in str(schema)
     assert schema["properties"]["next"]["type"] == ["string", "null"]
 
 
 def test_nested_serializers_render_their_readable_fields():
-    schema = output_schemas.serializer_output_schema(Order())
+    schema = outputs.serializer_output_schema(Order())
     assert schema["properties"]["items"] == {"type": "array", "items": ITEM_SCHEMA}
     assert schema["properties"]["owner"]["type"] == ["object", "null"]
     assert schema["required"] == ["items", "owner"]
@@ -199,8 +217,12 @@ def test_nested_serializers_render_their_readable_fields():
 
 def test_a_bad_output_schema_type_is_a_clear_error(settings):
     tool = resolved(settings, api_view_class("J"), output_schema=42, include_output_schema=True)
-    with pytest.raises(TypeError, match="output_schema of tool t must be a JSON Schema dict"):
-        output_schemas.resolve_output_schema(tool)
+    with pytest.raises(TypeError):
+        outputs.resolve_output_schema(42, tool.route, tool.view_class, tool.method, tool.action)
+    (problem,) = [p for p in tool.problems if p.id == "mcp_tools.E020"]
+    assert check_message(problem).msg.startswith(
+        "output_schema of tool t must be a JSON Schema dict"
+    )
     assert "outputSchema" not in tool.definition()  # tools/list still answers
 
 
@@ -217,10 +239,10 @@ SWITCHES = [
 def test_include_output_schema_from_the_decorator_else_the_setting(
     settings, setting, declared, advertised
 ):
+    settings.MCP_TOOLS = setting
     tool = resolved(
         settings, api_view_class("K"), output_schema=ITEM_SCHEMA, include_output_schema=declared
     )
-    settings.MCP_TOOLS = setting
     assert ("outputSchema" in tool.definition()) is advertised
     if advertised:
         assert tool.definition()["outputSchema"] == ITEM_SCHEMA
@@ -235,15 +257,15 @@ def test_include_output_schema_forces_structured_content_with_a_warning(settings
         include_output_schema=True,
         include_structured_content=False,
     )
-    assert output_schemas.include_structured_content(tool) is True
-    assert output_schemas.include_structured_content(tool) is True
+    assert tool.include_structured_content is True
+    assert tool.include_structured_content is True
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert warnings == ["Tool t: include_output_schema forces include_structured_content on"]
 
 
 def test_without_an_output_schema_structured_content_can_be_off(settings):
     tool = resolved(settings, api_view_class("M"), include_structured_content=False)
-    assert output_schemas.include_structured_content(tool) is False
+    assert tool.include_structured_content is False
 
 
 def test_the_system_check_names_the_tool(settings):
@@ -268,7 +290,8 @@ def test_the_system_check_names_the_tool(settings):
         path("o/", unknown.as_view()),
         path("p/", bad.as_view()),
     )
-    messages = {message.id: message for message in check_output_schemas(registry=registry)}
+    output_checks = {"mcp_tools.E020", "mcp_tools.W020", "mcp_tools.W021"}
+    messages = {m.id: m for m in check_tools(registry=registry) if m.id in output_checks}
     assert sorted(messages) == ["mcp_tools.E020", "mcp_tools.W020", "mcp_tools.W021"]
     assert messages["mcp_tools.W020"].msg.startswith("Tool forced: include_output_schema forces")
     assert messages["mcp_tools.W020"].hint
@@ -330,7 +353,7 @@ ENFORCED = [
 
 @pytest.mark.parametrize(("case", "result", "lines"), ENFORCED, ids=[c[0] for c in ENFORCED])
 def test_enforcement(count_tool, case, result, lines):
-    enforced = output_schemas.enforce(count_tool, result)
+    enforced = enforce(count_tool, result)
     if lines is None:
         assert enforced is result and not enforced.is_error
     else:
@@ -341,21 +364,26 @@ def test_enforcement(count_tool, case, result, lines):
 
 def test_enforcement_is_skipped_on_the_error_path(count_tool):
     result = ToolResult.error("No count today.")
-    assert output_schemas.enforce(count_tool, result) is result
+    assert enforce(count_tool, result) is result
 
 
 def test_enforcement_needs_an_advertised_schema(settings):
     tool = resolved(settings, api_view_class("R"), output_schema={"type": "object"})
     result = ToolResult([text_block("text only")])
-    assert output_schemas.enforce(tool, result) is result
+    assert enforce(tool, result) is result
 
 
-def test_the_validator_is_compiled_once_per_tool(count_tool, monkeypatch):
+def test_the_validator_is_compiled_once_per_tool(settings, monkeypatch):
+    from mcp_tools import definitions
+
     built = []
-    real = output_schemas.build_validator
-    monkeypatch.setattr(output_schemas, "build_validator", lambda s: built.append(s) or real(s))
+    real = definitions.build_validator
+    monkeypatch.setattr(definitions, "build_validator", lambda s: built.append(s) or real(s))
+    tool = resolved(
+        settings, api_view_class("Q2"), output_schema=ITEM_SCHEMA, include_output_schema=True
+    )
     for _ in range(3):
-        output_schemas.enforce(count_tool, ToolResult([], {"count": 1}))
+        enforce(tool, ToolResult([], {"id": 1, "name": "a", "price": "1.00"}))
     assert len(built) == 1
 
 
@@ -363,7 +391,7 @@ def test_an_invalid_schema_is_a_tool_error_not_a_crash(settings):
     tool = resolved(
         settings, api_view_class("S"), output_schema={"type": "nope"}, include_output_schema=True
     )
-    result = output_schemas.enforce(tool, ToolResult([], {"a": 1}))
+    result = enforce(tool, ToolResult([], {"a": 1}))
     assert result.is_error and result.texts()[0].startswith(f"{PREFIX}$: the schema is invalid")
 
 

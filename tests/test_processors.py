@@ -2,9 +2,9 @@
 
 import pytest
 
-from mcp_tools.jsonrpc import RawJSON
 from mcp_tools.processors import TRUNCATION_MARKER, redact, run_processors, truncate_text
-from mcp_tools.results import NO_STRUCTURED, ToolResult, text_block
+from mcp_tools.protocol.jsonrpc import RawJSON
+from mcp_tools.protocol.results import NO_STRUCTURED, ToolResult, text_block
 from mcp_tools.test import MCPClient
 
 

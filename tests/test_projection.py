@@ -1,12 +1,12 @@
-"""Projection of one internal model onto each protocol version's wire form (DESIGN §6.5)."""
+"""Projection of one internal model onto each protocol version's wire form (docs/protocol.md)."""
 
 from __future__ import annotations
 
 import pytest
 
-from mcp_tools.jsonrpc import RawJSON, encode
-from mcp_tools.projection import project_common, project_progress, project_result, project_tool
-from mcp_tools.results import ToolResult
+from mcp_tools.protocol.jsonrpc import RawJSON, encode
+from mcp_tools.protocol.projection import project, project_progress, project_result, project_tool
+from mcp_tools.protocol.results import ToolResult
 from tests.wire import validator
 
 VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
@@ -115,7 +115,7 @@ def test_the_internal_definition_is_never_mutated():
 def test_structured_values_are_wrapped_before_2026_and_kept_as_they_are_in_2026(value, wrapped):
     result = ToolResult(content=[{"type": "text", "text": "x"}], structured=value)
     assert encode(project_result(result, "2025-11-25")["structuredContent"]) == encode(wrapped)
-    modern = project_result(result, "2026-07-28")
+    modern = project(result, "2026-07-28", {"name": "s", "version": "1"})
     assert encode(modern["structuredContent"]) == encode(value)
     assert modern["resultType"] == "complete"
     assert "structuredContent" not in project_result(result, "2025-03-26")
@@ -162,7 +162,8 @@ BLOCKS = [
     ],
 )
 def test_content_blocks_are_rewritten_for_versions_that_lack_them(version, expected):
-    wire = project_result(ToolResult(content=BLOCKS, meta={"example.com/m": 1}), version)
+    result = ToolResult(content=BLOCKS, meta={"example.com/m": 1})
+    wire = project(result, version, {"name": "s", "version": "1"})
     assert wire["content"] == expected
     assert wire["isError"] is False
     validator(version, "CallToolResult").validate(wire)
@@ -179,11 +180,14 @@ def test_an_error_result_never_carries_structured_content(version):
 
 @pytest.mark.parametrize(
     ("version", "kept"),
-    [("2025-11-25", {"tools"}), ("2026-07-28", {"tools", "ttlMs", "cacheScope", "resultType"})],
+    [
+        ("2025-11-25", {"tools"}),
+        ("2026-07-28", {"tools", "ttlMs", "cacheScope", "resultType", "_meta"}),
+    ],
 )
 def test_modern_only_result_fields_are_dropped_before_2026(version, kept):
     result = {"tools": [], "ttlMs": 1, "cacheScope": "public", "resultType": "complete"}
-    assert set(project_common(result, version)) == kept
+    assert set(project(result, version, {"name": "s", "version": "1"})) == kept
 
 
 @pytest.mark.parametrize(
@@ -224,10 +228,10 @@ WRAP_CASES = [
 def test_a_wrapped_value_always_matches_its_wrapped_schema(schema, value, version):
     import jsonschema
 
-    from mcp_tools.results import ToolResult
+    from mcp_tools.protocol.results import ToolResult
 
     wire_schema = project_tool({"name": "t", "outputSchema": schema}, version)["outputSchema"]
-    result = project_result(ToolResult(content=[], structured=value), version, schema)
+    result = project_result(ToolResult(content=[], structured=value, output_schema=schema), version)
     jsonschema.Draft202012Validator(wire_schema).validate(result["structuredContent"])
     if version < "2026-07-28":
         assert wire_schema["type"] == "object"

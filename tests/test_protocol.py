@@ -7,9 +7,9 @@ import json
 import pytest
 from django.test import Client
 
-from mcp_tools import protocol
-from mcp_tools.handlers import decode_cursor, encode_cursor
-from mcp_tools.jsonrpc import JSONRPCError, parse_message
+from mcp_tools.protocol import versions as protocol
+from mcp_tools.protocol.cursors import decode_cursor, encode_cursor
+from mcp_tools.protocol.jsonrpc import JSONRPCError, parse_message
 
 pytestmark = pytest.mark.django_db
 

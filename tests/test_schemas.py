@@ -13,9 +13,11 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from mcp_tools import schemas
+from mcp_tools.checks import describe
 from mcp_tools.decorators import mcp_tool
 from mcp_tools.registry import ToolRegistry, registry
+from mcp_tools.schemas import fields as schemas
+from mcp_tools.schemas.validators import argument_validator
 from tests.schema_app.models import Tag
 from tests.schema_app.serializers import NodeSerializer
 
@@ -124,7 +126,7 @@ def schema_of(field: fields.Field) -> dict:
 @pytest.mark.parametrize(("make", "accepted", "refused"), CASES)
 def test_the_schema_accepts_what_drf_accepts_and_refuses_what_drf_refuses(make, accepted, refused):
     field = make()
-    validator = schemas.argument_validator(schema_of(field))
+    validator = argument_validator(schema_of(field))
     for value in accepted:
         assert drf_accepts(field, value), f"bad case: DRF refuses {value!r}"
         assert validator.is_valid(value), (value, list(validator.iter_errors(value)))
@@ -180,7 +182,7 @@ def test_related_fields_descriptions_and_defaults(field, expected):
 def test_related_fields_accept_existing_rows_only():
     tag = Tag.objects.create(slug="red")
     field = serializers.PrimaryKeyRelatedField(queryset=Tag.objects.all())
-    validator = schemas.argument_validator(schema_of(field))
+    validator = argument_validator(schema_of(field))
     assert drf_accepts(field, tag.pk) and validator.is_valid(tag.pk)
     assert not drf_accepts(field, "red") and not validator.is_valid("red")
 
@@ -216,7 +218,7 @@ def test_a_recursive_serializer_becomes_a_ref_to_its_defs():
     children = {"type": "array", "items": {"allOf": [{"$ref": "#/$defs/NodeSerializer"}]}}
     assert schema["properties"]["children"] == children
     assert schema["$defs"]["NodeSerializer"]["properties"]["children"] == children
-    validator = schemas.argument_validator(schema)
+    validator = argument_validator(schema)
     tree = {"name": "a", "children": [{"name": "b", "children": [{"name": "c"}]}]}
     assert validator.is_valid(tree)
     assert not validator.is_valid({"name": "a", "children": [{"children": []}]})
@@ -285,7 +287,7 @@ def test_path_parameters_are_typed_by_their_converters(route, param, schema, goo
     (found,) = iter_routes(get_resolver(module))
     made = schemas.converter_schema(found.converters.get(param), found.group_patterns.get(param))
     assert made == schema
-    validator = schemas.argument_validator(made)
+    validator = argument_validator(made)
     assert validator.is_valid(good) and not validator.is_valid(bad)
     assert found.build_path({param: good})
 
@@ -323,7 +325,7 @@ def test_a_declared_input_schema_is_checked_against_both_metaschemas():
     module.urlpatterns = [path("bad/", view.as_view())]
     (problem,) = local.inspect(module).problems
     assert problem.id == "mcp_tools.E005"
-    assert problem.message.startswith(
+    assert describe(problem)[0].startswith(
         "The input_schema of tool 'bad_schema' is not a valid JSON Schema: 5 is not valid"
     )
 
@@ -445,7 +447,7 @@ def test_every_generated_pattern_runs_in_linear_time():
 
 
 def test_openapi_nullable_becomes_a_type_list_at_every_depth():
-    from mcp_tools.schemas import openapi_to_json_schema
+    from mcp_tools.schemas.fields import openapi_to_json_schema
 
     assert openapi_to_json_schema(
         {

@@ -1,4 +1,4 @@
-"""Progress and log notifications over SSE (DESIGN §6.4): live streams, limits, disconnects."""
+"""Progress and log notifications over SSE (docs/protocol.md): live streams, limits, disconnects."""
 
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ from mcp import Client as SDKClient
 from mcp.client.streamable_http import streamable_http_client
 
 from mcp_tools import ClientDisconnected
-from mcp_tools.protocol import Era
-from mcp_tools.streaming import Channel, Event, Notifier, StreamSpec, accepts_event_stream
+from mcp_tools.protocol.mediatypes import accepts
+from mcp_tools.protocol.versions import Era
+from mcp_tools.streaming import Channel, Event, Notifier, StreamSpec
 from tests.conformance_app import views as probes
 from tests.conformance_app.server import serve
 from tests.testapp.models import Entry
@@ -169,7 +170,7 @@ def test_the_channel_hands_items_to_threads_and_event_loops_alike():
     [(None, False), ("application/json", False), ("text/event-stream", True), ("*/*", True)],
 )
 def test_which_accept_headers_admit_a_stream(accept, streams):
-    assert accepts_event_stream(accept) is streams
+    assert accepts(accept, "text/event-stream") is streams
 
 
 # Over real TCP: WSGI (live_server, gunicorn sync) and ASGI (uvicorn) ----------------------
@@ -277,7 +278,6 @@ def make_notifier(version="2025-11-25", token="t", level="debug"):
         progress_token=token,
         logger="tool",
         timeout=1,
-        on_timeout=dict,
     )
     return Notifier(Channel(), spec)
 

@@ -15,6 +15,8 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 UNAUTHORIZED = -32001
+#: Too many requests: an endpoint throttle refused this one (HTTP 429).
+THROTTLED = -32029
 HEADER_MISMATCH = -32020
 UNSUPPORTED_PROTOCOL_VERSION = -32022
 
@@ -30,6 +32,7 @@ class JSONRPCError(Exception):
         *,
         status: int = 200,
         headers: dict[str, str] | None = None,
+        request_id: Any = None,
     ) -> None:
         super().__init__(message)
         self.code = code
@@ -37,6 +40,13 @@ class JSONRPCError(Exception):
         self.data = data
         self.status = status
         self.headers = headers or {}
+        #: The id of the request it answers, when the request had a valid one.
+        self.request_id = request_id
+
+    @classmethod
+    def internal(cls, reference: str) -> JSONRPCError:
+        """Return the answer to a fault of the server itself: -32603 and its error reference."""
+        return cls(INTERNAL_ERROR, "Internal error", data={"errorRef": reference}, status=500)
 
     def error_object(self) -> dict[str, Any]:
         error: dict[str, Any] = {"code": self.code, "message": self.message}
@@ -49,7 +59,7 @@ class RawJSON:
     """JSON text that is already encoded, placed into an envelope without re-encoding.
 
     The view's renderer wrote these bytes once; parsing and re-encoding them for the
-    envelope would double the cost of every call (DESIGN §10).
+    envelope would double the cost of every call (docs/performance.md).
     """
 
     __slots__ = ("text", "_value")
@@ -106,15 +116,6 @@ def notification_envelope(method: str, params: dict[str, Any]) -> str:
     return f'{{"jsonrpc":"2.0","method":{_dumps(method)},"params":{encode(params)}}}'
 
 
-def request_id_of(value: Any) -> Any:
-    """Return the id of a decoded message when it is a valid one, for error envelopes."""
-    if isinstance(value, dict):
-        request_id = value.get("id")
-        if isinstance(request_id, str | int) and not isinstance(request_id, bool):
-            return request_id
-    return None
-
-
 @dataclass(frozen=True, slots=True)
 class Message:
     """One incoming JSON-RPC message."""
@@ -128,6 +129,12 @@ class Message:
     def meta(self) -> dict[str, Any]:
         meta = self.params.get("_meta")
         return meta if isinstance(meta, dict) else {}
+
+    @property
+    def progress_token(self) -> str | int | None:
+        """Return ``_meta.progressToken`` when it is a valid one (a string or an integer)."""
+        token = self.meta.get("progressToken")
+        return token if _valid_id(token) else None
 
 
 def _depth_exceeds(value: Any, limit: int) -> bool:
@@ -161,35 +168,39 @@ def loads(body: bytes, *, max_depth: int) -> Any:
     return value
 
 
+def _valid_id(value: Any) -> bool:
+    return isinstance(value, str | int) and not isinstance(value, bool)
+
+
 def parse_message(value: Any) -> Message:
-    """Check one JSON-RPC message's shape and return it, raising -32600 when it is wrong."""
+    """Check one JSON-RPC message's shape and return it, raising -32600 when it is wrong.
+
+    The error carries the message's id when that id is valid, so the answer can name it.
+    """
+    request_id = value.get("id") if isinstance(value, dict) else None
+
+    def invalid(reason: str) -> JSONRPCError:
+        answered = request_id if _valid_id(request_id) else None
+        return JSONRPCError(
+            INVALID_REQUEST, f"Invalid Request: {reason}", status=400, request_id=answered
+        )
+
     if not isinstance(value, dict) or value.get("jsonrpc") != "2.0":
-        raise JSONRPCError(
-            INVALID_REQUEST, "Invalid Request: expected a JSON-RPC 2.0 object", status=400
-        )
-    request_id = value.get("id")
+        raise invalid("expected a JSON-RPC 2.0 object")
     has_id = "id" in value
-    if has_id and (
-        isinstance(request_id, bool) or not isinstance(request_id, str | int) or request_id is None
-    ):
-        raise JSONRPCError(
-            INVALID_REQUEST, "Invalid Request: id must be a string or an integer", status=400
-        )
+    if has_id and not _valid_id(request_id):
+        raise invalid("id must be a string or an integer")
     if "method" in value:
         method = value["method"]
         if not isinstance(method, str):
-            raise JSONRPCError(
-                INVALID_REQUEST, "Invalid Request: method must be a string", status=400, data=None
-            )
+            raise invalid("method must be a string")
         params = value.get("params", {})
         if params is None:
             params = {}
         if not isinstance(params, dict):
-            raise JSONRPCError(
-                INVALID_REQUEST, "Invalid Request: params must be an object", status=400
-            )
+            raise invalid("params must be an object")
         return Message(method, request_id, params, is_request=has_id)
     if has_id and ("result" in value or "error" in value):
         # A response to a request the server never sent (stateless: none); acknowledged.
         return Message(None, request_id, {}, is_request=False)
-    raise JSONRPCError(INVALID_REQUEST, "Invalid Request: no method", status=400)
+    raise invalid("no method")

@@ -23,7 +23,6 @@ from django.core.validators import RegexValidator
 from django.db import connection
 from django.urls import converters as url_converters
 from django.utils.dateparse import iso8601_duration_re
-from jsonschema import Draft202012Validator, ValidationError, validators
 from rest_framework import fields, relations, serializers
 
 Schema = dict[str, Any]
@@ -116,7 +115,7 @@ def converter_schema(converter: Any | None, regex: str | None = None) -> Schema:
 # Serializer fields ----------------------------------------------------------------------
 
 
-def _json_number(value: Any) -> int | float:
+def json_number(value: Any) -> int | float:
     if isinstance(value, int | float) and not isinstance(value, bool):
         return value
     as_decimal = decimal.Decimal(str(value))
@@ -131,19 +130,7 @@ def _patterns(schema: Schema, patterns: list[str]) -> Schema:
     return schema
 
 
-_TRIMMED_PREFIX = r"^\s*[^\s\u0000]"
-
-
-def error_message(error: ValidationError) -> str:
-    """Return a validation error's message, in words for the patterns this module writes."""
-    if error.validator == "pattern" and isinstance(error.instance, str):
-        if error.validator_value == NO_NUL:
-            return f"{error.instance!r} contains a NUL character"
-        if error.validator_value.startswith(_TRIMMED_PREFIX):
-            if "\u0000" in error.instance:
-                return f"{error.instance!r} contains a NUL character"
-            return f"{error.instance!r} is too short once surrounding spaces are trimmed"
-    return error.message
+TRIMMED_PREFIX = r"^\s*[^\s\u0000]"
 
 
 def _trimmed_length_pattern(min_length: int) -> str:
@@ -152,8 +139,8 @@ def _trimmed_length_pattern(min_length: int) -> str:
     # Leading spaces, then a visible character: the two parts can't match the same character.
     visible = r"[^\s\u0000]"
     if min_length <= 1:
-        return rf"{_TRIMMED_PREFIX}[^\u0000]*$"
-    return rf"{_TRIMMED_PREFIX}[^\u0000]{{{min_length - 2},}}{visible}\s*$"
+        return rf"{TRIMMED_PREFIX}[^\u0000]*$"
+    return rf"{TRIMMED_PREFIX}[^\u0000]{{{min_length - 2},}}{visible}\s*$"
 
 
 def _ecma(pattern: str) -> str:
@@ -162,13 +149,14 @@ def _ecma(pattern: str) -> str:
 
 
 def _regex_patterns(field: fields.Field) -> list[str]:
-    return [
-        _ecma(validator.regex.pattern)
-        for validator in field.validators
-        if type(validator) is RegexValidator
-        and not validator.inverse_match
-        and not validator.regex.flags & ~re.UNICODE
-    ]
+    patterns = []
+    for validator in field.validators:
+        if type(validator) is not RegexValidator or validator.inverse_match:
+            continue
+        regex = re.compile(validator.regex) if isinstance(validator.regex, str) else validator.regex
+        if not regex.flags & ~re.UNICODE:  # JSON Schema patterns carry no flags
+            patterns.append(_ecma(regex.pattern))
+    return patterns
 
 
 def _string(field: Any, context: SchemaContext, *, text: bool = True, **extra: Any) -> Schema:
@@ -208,9 +196,9 @@ def _ip_address(field: fields.IPAddressField, context: SchemaContext) -> Schema:
 
 def _bounds(schema: Schema, field: Any) -> Schema:
     if getattr(field, "min_value", None) is not None:
-        schema["minimum"] = _json_number(field.min_value)
+        schema["minimum"] = json_number(field.min_value)
     if getattr(field, "max_value", None) is not None:
-        schema["maximum"] = _json_number(field.max_value)
+        schema["maximum"] = json_number(field.max_value)
     return schema
 
 
@@ -241,10 +229,10 @@ def decimal_pattern(field: fields.DecimalField) -> str:
 def _decimal(field: fields.DecimalField, context: SchemaContext) -> Schema:
     # DRF reads a JSON number through its text (str(1.25) == "1.25"), so both forms count the
     # same digits. multipleOf says the decimal places of numbers; mcp_tools checks it in
-    # decimal arithmetic (see tools.ArgumentValidator), not in binary floats.
+    # decimal arithmetic (see validators.ArgumentValidator), not in binary floats.
     schema: Schema = {"type": ["number", "string"], "pattern": decimal_pattern(field)}
     if field.decimal_places is not None:
-        schema["multipleOf"] = _json_number(decimal.Decimal(1).scaleb(-field.decimal_places))
+        schema["multipleOf"] = json_number(decimal.Decimal(1).scaleb(-field.decimal_places))
     if field.max_whole_digits is not None:
         limit = 10**field.max_whole_digits
         schema["exclusiveMaximum"] = limit
@@ -328,17 +316,17 @@ def model_field_schema(model_field: Any) -> Schema:
 def _primary_key(field: relations.PrimaryKeyRelatedField, context: SchemaContext) -> Schema:
     if field.pk_field is not None:
         return field_schema(field.pk_field, context)
-    queryset = field.queryset
-    if queryset is None:
+    model = getattr(getattr(field, "queryset", None), "model", None)
+    if model is None:
         return {"type": ["integer", "string"]}
-    return model_field_schema(queryset.model._meta.pk)
+    return model_field_schema(model._meta.pk)
 
 
 def _slug_related(field: relations.SlugRelatedField, context: SchemaContext) -> Schema:
-    queryset = field.queryset
-    if queryset is None:
+    model = getattr(getattr(field, "queryset", None), "model", None)
+    if model is None:
         return {"type": "string"}
-    return model_field_schema(queryset.model._meta.get_field(field.slug_field))
+    return model_field_schema(model._meta.get_field(field.slug_field))
 
 
 def _hyperlinked(field: relations.HyperlinkedRelatedField, context: SchemaContext) -> Schema:
@@ -356,7 +344,7 @@ def _nested(serializer: serializers.BaseSerializer, context: SchemaContext) -> S
 
 
 def _nested_list(field: serializers.ListSerializer, context: SchemaContext) -> Schema:
-    items = field_schema(field.child, context, name="[]")
+    items = field_schema(field.child, context, name="[]") if field.child is not None else {}
     return _sized({"type": "array", "items": items}, field, "minItems", "maxItems")
 
 
@@ -426,7 +414,7 @@ def field_schema(
         if name is not None:
             context._path.pop()
     if getattr(field, "allow_null", False) and schema:
-        schema = _nullable(schema)
+        schema = nullable(schema)
     if "$ref" in schema:
         # Draft-07 ignores the siblings of $ref: keep the reference alone in an allOf.
         schema = {"allOf": [schema]}
@@ -446,7 +434,7 @@ def _is_json(value: Any) -> bool:
     return isinstance(value, _JSON_DEFAULT_TYPES)
 
 
-def _nullable(schema: Schema) -> Schema:
+def nullable(schema: Schema) -> Schema:
     if "enum" in schema:
         return {**schema, "enum": [*schema["enum"], None]}
     json_type = schema.get("type")
@@ -459,9 +447,10 @@ def _nullable(schema: Schema) -> Schema:
 
 def writable_fields(serializer: serializers.BaseSerializer) -> dict[str, fields.Field]:
     """Return the fields a client writes: not read-only, not hidden."""
+    declared = getattr(serializer, "fields", {})  # a BaseSerializer may declare none
     return {
         name: field
-        for name, field in serializer.fields.items()
+        for name, field in declared.items()
         if not field.read_only and not isinstance(field, fields.HiddenField)
     }
 
@@ -508,35 +497,6 @@ def serializer_schema(
     return schema
 
 
-# Validation ------------------------------------------------------------------------------
-
-
-def _multiple_of(validator: Any, multiple: Any, instance: Any, schema: Schema) -> Any:
-    # In decimal arithmetic on the number's text, as DRF reads it: 0.29 is a multiple of
-    # 0.01 here, where binary floats (and jsonschema's default) say it is not.
-    if not validator.is_type(instance, "number"):
-        return
-    try:
-        remainder = decimal.Decimal(str(instance)) % decimal.Decimal(str(multiple))
-    except decimal.InvalidOperation:
-        remainder = decimal.Decimal(1)
-    if remainder != 0:
-        yield ValidationError(f"{instance!r} is not a multiple of {multiple}")
-
-
-ArgumentValidator = validators.extend(
-    Draft202012Validator, {"multipleOf": _multiple_of}, version="mcp-tools-arguments"
-)
-
-
-def argument_validator(schema: Schema) -> Any:
-    """Return a validator of tool arguments for ``schema``, compiled once.
-
-    Formats are asserted where jsonschema can check them (date, email, ipv4, ipv6, ...).
-    """
-    return ArgumentValidator(schema, format_checker=ArgumentValidator.FORMAT_CHECKER)
-
-
 def openapi_to_json_schema(schema: Any) -> Any:
     """Turn OpenAPI-only keywords (``nullable``, ``example``) into plain JSON Schema."""
     if isinstance(schema, list):
@@ -549,5 +509,5 @@ def openapi_to_json_schema(schema: Any) -> Any:
         if key not in ("nullable", "example")
     }
     if schema.get("nullable"):
-        converted = _nullable(converted)
+        converted = nullable(converted)
     return converted

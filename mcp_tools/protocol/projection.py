@@ -1,8 +1,9 @@
 """Projection of the internal model (tools, results) onto one protocol version's wire form.
 
-Pure protocol logic: nothing here imports Django settings or models. The internal model is
-the richest form (2025-11-25 fields, 2026-07-28 fields, unwrapped structured values and
-output schemas); each older version drops or rewrites what it can't carry (DESIGN §6.5).
+The internal model is the richest form (2025-11-25 fields, 2026-07-28 fields, unwrapped
+structured values and output schemas); each older version drops or rewrites what it can't
+carry (docs/protocol.md, projection). ``project`` is the one place a result of any method
+becomes what the negotiated version carries.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 
 from .jsonrpc import RawJSON
 from .results import ToolResult
+from .versions import SERVER_INFO_META_KEY
 
 V2025_03_26 = "2025-03-26"
 V2025_06_18 = "2025-06-18"
@@ -90,13 +92,26 @@ def project_block(block: dict[str, Any], version: str) -> dict[str, Any]:
     return block
 
 
-def project_result(
-    result: ToolResult, version: str, output_schema: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    """Return the wire form of ``result`` for protocol ``version``.
+def project(value: ToolResult | dict[str, Any], version: str, server_info: Any) -> dict[str, Any]:
+    """Return a method's result as protocol ``version`` carries it.
 
-    ``output_schema`` is the tool's advertised (unwrapped) schema, if any: it decides how
-    the structured value is wrapped, as ``project_tool`` wraps the schema itself.
+    2026-07-28 results say their ``resultType`` (``complete`` unless the result names
+    another) and carry the server's info in ``_meta``; older versions drop what only
+    2026-07-28 knows.
+    """
+    wire = project_result(value, version) if isinstance(value, ToolResult) else value
+    if version < V2026_07_28:
+        return {key: item for key, item in wire.items() if key not in MODERN_RESULT_FIELDS}
+    meta = wire.get("_meta")
+    meta = {**(meta if isinstance(meta, dict) else {}), SERVER_INFO_META_KEY: server_info}
+    return {"resultType": "complete", **wire, "_meta": meta}
+
+
+def project_result(result: ToolResult, version: str) -> dict[str, Any]:
+    """Return the wire form of a tool ``result`` for protocol ``version``.
+
+    The result's advertised output schema, if any, decides how the structured value is
+    wrapped, as ``project_tool`` wraps the schema itself.
     """
     content = result.content
     if version < V2025_06_18:
@@ -104,14 +119,12 @@ def project_result(
     wire: dict[str, Any] = {"content": content}
     if result.has_structured and not result.is_error and version >= V2025_06_18:
         value = result.structured
-        if version < V2026_07_28 and (key := wrap_key(output_schema, value)) is not None:
+        if version < V2026_07_28 and (key := wrap_key(result.output_schema, value)) is not None:
             value = {key: value}
         wire["structuredContent"] = value
     if result.meta:
         wire["_meta"] = result.meta
     wire["isError"] = result.is_error
-    if version >= V2026_07_28:
-        wire["resultType"] = "complete"
     return wire
 
 
@@ -136,13 +149,6 @@ def project_tool(definition: dict[str, Any], version: str) -> dict[str, Any]:
     if isinstance(schema, dict) and version < V2026_07_28:
         tool["outputSchema"] = wrap_schema(schema)
     return tool
-
-
-def project_common(result: dict[str, Any], version: str) -> dict[str, Any]:
-    """Drop, before 2026-07-28, the result fields only that version knows."""
-    if version >= V2026_07_28:
-        return result
-    return {key: value for key, value in result.items() if key not in MODERN_RESULT_FIELDS}
 
 
 def project_progress(params: dict[str, Any], version: str) -> dict[str, Any]:

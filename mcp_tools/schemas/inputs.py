@@ -14,18 +14,17 @@ from typing import Any
 from django.core.exceptions import FieldDoesNotExist
 from jsonschema import Draft7Validator, Draft202012Validator
 from jsonschema.exceptions import SchemaError
-from rest_framework.mixins import ListModelMixin
 from rest_framework.views import APIView
 from rest_framework.viewsets import ViewSetMixin
 
-from . import schemas
-from .introspection import IntrospectionError, serializer_of, view_for
-from .query_schemas import query_parameters
-from .routes import Route
+from ..routes import Route
+from ..tools import BODY_METHODS
+from . import fields
+from .introspection import IntrospectionError, is_list_view, serializer_of, view_for
+from .queries import query_parameters
 
 Schema = dict[str, Any]
 
-BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 PARTIAL_ACTIONS = frozenset({"partial_update"})
 
 
@@ -64,19 +63,12 @@ def path_parameter_schema(route: Route, view_class: type[APIView], param: str) -
             try:
                 model_field = opts.pk if lookup == "pk" else opts.get_field(lookup)
             except FieldDoesNotExist:  # a lookup through a relation (author__name)
-                return schemas.converter_schema(None, route.group_patterns.get(param))
-            schema = schemas.model_field_schema(model_field)
+                return fields.converter_schema(None, route.group_patterns.get(param))
+            schema = fields.model_field_schema(model_field)
             if schema.get("type") == "string":
-                schema = schemas.converter_schema(None, route.group_patterns.get(param))
+                schema = fields.converter_schema(None, route.group_patterns.get(param))
             return {**schema, "description": f"The {opts.verbose_name}'s {model_field.name}."}
-    return schemas.converter_schema(converter, route.group_patterns.get(param))
-
-
-def is_list_view(view_class: type[APIView], method: str, action: str | None) -> bool:
-    """Return whether the tool lists a collection (its filters and paginator apply)."""
-    if action is not None:
-        return action == "list"
-    return method == "GET" and issubclass(view_class, ListModelMixin)
+    return fields.converter_schema(converter, route.group_patterns.get(param))
 
 
 def build_input_schema(
@@ -137,9 +129,9 @@ def _body_schema(view: Any, method: str, action: str | None, result: InputSchema
     if serializer is None:
         return None
     partial = method == "PATCH" or action in PARTIAL_ACTIONS
-    context = schemas.SchemaContext(partial=partial, files_unsupported=True)
+    context = fields.SchemaContext(partial=partial, files_unsupported=True)
     try:
-        body = schemas.serializer_schema(serializer, context=context)
+        body = fields.serializer_schema(serializer, context=context)
     except Exception as exc:
         # A field whose own code fails when its sub-fields are read: report, don't crash.
         result.serializer_error = f"{type(exc).__name__}: {exc}"

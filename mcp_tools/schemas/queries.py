@@ -18,8 +18,8 @@ from django.core import validators
 from rest_framework import filters as drf_filters
 from rest_framework import pagination
 
-from . import schemas
-from .conf import mcp_settings
+from ..conf import mcp_settings
+from . import fields
 
 Schema = dict[str, Any]
 
@@ -58,7 +58,7 @@ def _model_choice(field: Any) -> Schema:
         return {"type": "string"}
     opts = queryset.model._meta
     model_field = opts.get_field(field.to_field_name) if field.to_field_name else opts.pk
-    return schemas.model_field_schema(model_field)
+    return fields.model_field_schema(model_field)
 
 
 def _csv(field: Any) -> Schema:
@@ -82,9 +82,9 @@ FORM_FIELD_SCHEMAS: list[tuple[type, Builder]] = [
     (forms.DateTimeField, lambda f: {"type": "string", "format": "date-time"}),
     (forms.DateField, lambda f: {"type": "string", "format": "date"}),
     (forms.TimeField, lambda f: {"type": "string", "format": "time"}),
-    (forms.DurationField, lambda f: {"type": "string", "pattern": schemas.DURATION_PATTERN}),
-    (forms.UUIDField, lambda f: {"type": "string", "pattern": schemas.UUID_PATTERN}),
-    (forms.CharField, lambda f: {"type": "string", "pattern": schemas.NO_NUL}),
+    (forms.DurationField, lambda f: {"type": "string", "pattern": fields.DURATION_PATTERN}),
+    (forms.UUIDField, lambda f: {"type": "string", "pattern": fields.UUID_PATTERN}),
+    (forms.CharField, lambda f: {"type": "string", "pattern": fields.NO_NUL}),
 ]
 if filter_fields is not None:
     FORM_FIELD_SCHEMAS.insert(0, (filter_fields.BaseCSVField, _csv))
@@ -104,9 +104,9 @@ def _bounded(schema: Schema, form_field: Any) -> Schema:
         return schema
     for validator in form_field.validators:
         if isinstance(validator, validators.MaxValueValidator):
-            schema["maximum"] = schemas._json_number(validator.limit_value)
+            schema["maximum"] = fields.json_number(validator.limit_value)
         elif isinstance(validator, validators.MinValueValidator):
-            schema["minimum"] = schemas._json_number(validator.limit_value)
+            schema["minimum"] = fields.json_number(validator.limit_value)
     return schema
 
 
@@ -175,7 +175,7 @@ def backend_parameters(backend_class: type, view: Any, params: QueryParameters) 
     elif hasattr(backend, "get_schema_operation_parameters"):
         for parameter in backend.get_schema_operation_parameters(view):
             if parameter.get("in") == "query":
-                schema = schemas.openapi_to_json_schema(parameter.get("schema", {"type": "string"}))
+                schema = fields.openapi_to_json_schema(parameter.get("schema", {"type": "string"}))
                 _described(schema, parameter.get("description"))
                 params.add(parameter["name"], schema, required=bool(parameter.get("required")))
 
@@ -232,7 +232,7 @@ def paginator_parameters(view: Any, params: QueryParameters) -> None:
             )
     elif paginator is not None and hasattr(paginator, "get_schema_operation_parameters"):
         for parameter in paginator.get_schema_operation_parameters(view):
-            schema = schemas.openapi_to_json_schema(parameter.get("schema", {"type": "string"}))
+            schema = fields.openapi_to_json_schema(parameter.get("schema", {"type": "string"}))
             params.add(parameter["name"], _described(schema, parameter.get("description")))
 
 

@@ -1,4 +1,6 @@
-"""Protocol versions, eras and the rules that tell which one a request speaks (DESIGN §6.1).
+"""Protocol versions, eras and the rules that tell which one a request speaks.
+
+The rules are in docs/protocol.md (eras and version detection).
 
 Pure protocol logic: nothing here imports Django settings or models.
 """
@@ -83,7 +85,7 @@ def is_modern(message: Message) -> bool:
 
 
 def detect(message: Message, headers: Mapping[str, Any]) -> Era:
-    """Return the era of one request, raising the JSON-RPC error DESIGN §6.1 names.
+    """Return the era of one request, raising the JSON-RPC error docs/protocol.md names.
 
     ``headers`` are WSGI ``META`` keys. An ``initialize`` that carries the modern envelope
     is a modern request (it is then an unknown method), never a way to negotiate 2026-07-28.

@@ -1,11 +1,7 @@
-"""The internal model of a tool result, before projection to a protocol version.
-
-Pure protocol logic: nothing here imports Django settings or models.
-"""
+"""The internal model of a tool result, before projection onto a protocol version."""
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +12,7 @@ ERROR_REF_META_KEY = "django-mcp-tools/errorRef"
 INTERNAL_SERVER_ERROR = "Internal server error"
 
 #: Marks "no structured content" (``None`` is a JSON value: null).
-NO_STRUCTURED = object()
+NO_STRUCTURED: Any = type("NoStructured", (), {"__repr__": lambda self: "<no structured>"})()
 
 
 def text_block(text: str) -> dict[str, Any]:
@@ -32,6 +28,9 @@ class ToolResult:
     structured: Any = NO_STRUCTURED
     meta: dict[str, Any] = field(default_factory=dict)
     is_error: bool = False
+    #: The tool's advertised output schema (unwrapped): it decides how projection wraps the
+    #: structured value for versions that need an object, as it wraps the schema itself.
+    output_schema: dict[str, Any] | None = None
 
     @classmethod
     def error(cls, message: str, **meta: Any) -> ToolResult:
@@ -39,9 +38,9 @@ class ToolResult:
         return cls(content=[text_block(message)], is_error=True, meta=dict(meta))
 
     @classmethod
-    def masked(cls) -> ToolResult:
-        """Return ``Internal server error`` with a new error reference in ``_meta``."""
-        return cls.error(INTERNAL_SERVER_ERROR, **{ERROR_REF_META_KEY: uuid.uuid4().hex})
+    def masked(cls, reference: str) -> ToolResult:
+        """Return ``Internal server error`` with its error reference in ``_meta``."""
+        return cls.error(INTERNAL_SERVER_ERROR, **{ERROR_REF_META_KEY: reference})
 
     @property
     def error_reference(self) -> str | None:

@@ -11,11 +11,13 @@ from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
 from django.test import RequestFactory
+from rest_framework.mixins import ListModelMixin
 from rest_framework.request import Request
 from rest_framework.serializers import BaseSerializer
 from rest_framework.views import APIView
+from rest_framework.viewsets import ViewSetMixin
 
-from .routes import Route
+from ..routes import Route
 
 
 class IntrospectionError(Exception):
@@ -37,10 +39,17 @@ def view_for(view_class: type[APIView], route: Route, method: str, action: str |
     view.args, view.kwargs = (), {}
     view.format_kwarg = None
     view.headers = {}
-    if action is not None:
+    if action is not None and isinstance(view, ViewSetMixin):
         view.action = action
         view.action_map = dict(getattr(route.callback, "actions", {}) or {})
     return view
+
+
+def is_list_view(view_class: type[APIView], method: str, action: str | None) -> bool:
+    """Return whether the tool lists a collection (its filters and paginator apply)."""
+    if action is not None:
+        return action == "list"
+    return method == "GET" and issubclass(view_class, ListModelMixin)
 
 
 def serializer_of(view: Any) -> BaseSerializer | None:

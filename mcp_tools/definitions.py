@@ -1,0 +1,158 @@
+"""One tool built from a routed view: its name, texts, annotations and schemas.
+
+The registry finds the candidates (which method or action of which routed view a
+declaration makes a tool); ``build_tool`` turns one into a ``Tool``, or raises
+``ToolDefinitionError`` with the problem the system checks report.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from jsonschema.exceptions import SchemaError
+from rest_framework.views import APIView
+
+from . import naming
+from .annotations import tool_annotations
+from .conf import mcp_settings
+from .routes import Route
+from .schemas import inputs
+from .schemas.outputs import OutputSchemaTypeError, build_validator, resolve_output_schema
+from .schemas.validators import argument_validator
+from .tools import NAME_RE, Tool, ToolOptions, ToolProblem
+
+logger = logging.getLogger("mcp_tools")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A (method, action) of a routed view that a declaration makes a tool."""
+
+    method: str
+    action: str | None
+    handler: Callable[..., Any]
+    options: ToolOptions
+    declared_by: Any
+
+
+class ToolDefinitionError(ValueError):
+    """A declared tool cannot be built; carries the problem for the system checks."""
+
+    def __init__(self, problem: ToolProblem) -> None:
+        super().__init__(problem.id)
+        self.problem = problem
+
+
+@dataclass(frozen=True)
+class OutputSide:
+    """What a tool promises about its results (docs/results.md, output schemas)."""
+
+    include_structured_content: bool
+    schema: dict[str, Any] | None = None
+    validator: Any = None
+    error: str | None = None
+
+
+def build_tool(route: Route, view_class: type[APIView], cand: Candidate, several: bool) -> Tool:
+    """Resolve one candidate into a Tool; raise ``ToolDefinitionError`` if it can't be built."""
+    options, obj = cand.options, cand.declared_by
+    where = naming.where(route, view_class, cand.method, cand.action)
+    name = options.name or naming.default_name(route, view_class, cand.method, cand.action, several)
+    if not NAME_RE.match(name):
+        raise ToolDefinitionError(
+            ToolProblem("mcp_tools.E002", obj, {"name": name, "where": where})
+        )
+    if options.input_schema is not None:
+        invalid = inputs.schema_problem(options.input_schema)
+        if invalid:
+            raise ToolDefinitionError(
+                ToolProblem("mcp_tools.E005", obj, {"name": name, "problem": invalid})
+            )
+    try:
+        arguments = inputs.build_input_schema(
+            route, view_class, cand.method, cand.action, options.input_schema
+        )
+    except inputs.ArgumentClash as exc:
+        raise ToolDefinitionError(
+            ToolProblem("mcp_tools.E004", obj, {"name": name, "where": where, "clash": str(exc)})
+        ) from exc
+    title = options.title or naming.default_title(
+        route, view_class, cand.method, cand.action, several
+    )
+    problems = list(_input_problems(name, where, arguments, obj))
+    output = _output_side(name, route, view_class, cand, problems)
+    return Tool(
+        name=name,
+        title=title,
+        description=options.description
+        or naming.default_description(cand.handler, view_class, title),
+        method=cand.method,
+        route=route,
+        view_class=view_class,
+        action=cand.action,
+        options=options,
+        input_schema=arguments.schema,
+        validator=argument_validator(arguments.schema),
+        path_params=arguments.path_params,
+        query_params=arguments.query_params,
+        annotations=tool_annotations(cand.method, title, options.annotations),
+        include_structured_content=output.include_structured_content,
+        output_schema=output.schema,
+        output_validator=output.validator,
+        output_schema_error=output.error,
+        declared_by=obj,
+        problems=tuple(problems),
+    )
+
+
+def _switch(declared: bool | None, setting: Any) -> bool:
+    return bool(setting if declared is None else declared)
+
+
+def _output_side(
+    name: str, route: Route, view_class: type[APIView], cand: Candidate, problems: list[ToolProblem]
+) -> OutputSide:
+    """Decide the output switches and the advertised schema: decorator, else settings."""
+    options, obj = cand.options, cand.declared_by
+    structured = _switch(
+        options.include_structured_content, mcp_settings.INCLUDE_STRUCTURED_CONTENT
+    )
+    if not _switch(options.include_output_schema, mcp_settings.INCLUDE_OUTPUT_SCHEMA):
+        return OutputSide(include_structured_content=structured)
+    if not structured:
+        # An advertised schema without structured content is a promise every result breaks.
+        problems.append(ToolProblem("mcp_tools.W020", obj, {"name": name}))
+        logger.warning("Tool %s: include_output_schema forces include_structured_content on", name)
+    try:
+        schema = resolve_output_schema(
+            options.output_schema, route, view_class, cand.method, cand.action
+        )
+    except OutputSchemaTypeError as exc:
+        # Advertise nothing rather than fail tools/list for every tool.
+        problems.append(ToolProblem("mcp_tools.E020", obj, {"name": name, "type": str(exc)}))
+        return OutputSide(include_structured_content=True)
+    if schema is None:
+        problems.append(ToolProblem("mcp_tools.W021", obj, {"name": name}))
+        return OutputSide(include_structured_content=True)
+    try:
+        validator = build_validator(schema)
+    except SchemaError as exc:
+        error = f"the schema is invalid: {exc.message}"
+        return OutputSide(include_structured_content=True, schema=schema, error=error)
+    return OutputSide(include_structured_content=True, schema=schema, validator=validator)
+
+
+def _input_problems(
+    name: str, where: str, arguments: inputs.InputSchema, obj: Any
+) -> Iterator[ToolProblem]:
+    params = {"name": name, "where": where}
+    if arguments.serializer_error:
+        yield ToolProblem("mcp_tools.W002", obj, {**params, "error": arguments.serializer_error})
+    if arguments.query_error:
+        yield ToolProblem("mcp_tools.W003", obj, {**params, "error": arguments.query_error})
+    if arguments.unsupported_fields:
+        fields = ", ".join(arguments.unsupported_fields)
+        yield ToolProblem("mcp_tools.W004", obj, {**params, "fields": fields})

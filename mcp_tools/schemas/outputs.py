@@ -1,0 +1,136 @@
+"""Output schemas: which schema a tool's results follow, and where it comes from.
+
+A tool's schema is the decorator's ``output_schema`` (a dict, a Serializer class or
+instance), else the schema of what the view's serializer renders (a list action's page or
+array as the view returns it). It is kept unwrapped; projection wraps non-object schemas
+and values together for protocol versions that need objects. Enforcement is elsewhere
+(``mcp_tools.enforcement``).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from rest_framework import fields as drf_fields
+from rest_framework import serializers
+from rest_framework.settings import api_settings
+from rest_framework.views import APIView
+
+from ..routes import Route
+from . import fields
+from .introspection import is_list_view, view_for
+
+logger = logging.getLogger("mcp_tools")
+
+Schema = dict[str, Any]
+
+INPUT_ONLY = frozenset({"default", "pattern", "minLength", "maxLength", "minimum", "maximum"})
+
+
+class OutputSchemaTypeError(TypeError):
+    """``output_schema=`` is neither a JSON Schema dict nor a Serializer."""
+
+
+def resolve_output_schema(
+    declared: Any, route: Route, view_class: type[APIView], method: str, action: str | None
+) -> Schema | None:
+    """Return the output schema from the decorator or the view, or None if unknown.
+
+    Raises ``OutputSchemaTypeError`` when ``declared`` is of no usable type.
+    """
+    if isinstance(declared, dict):
+        return dict(declared)
+    if isinstance(declared, type) and issubclass(declared, serializers.BaseSerializer):
+        return serializer_output_schema(declared())
+    if isinstance(declared, serializers.BaseSerializer):
+        return serializer_output_schema(declared)
+    if declared is not None:
+        raise OutputSchemaTypeError(type(declared).__name__)
+    return view_output_schema(route, view_class, method, action)
+
+
+def view_output_schema(
+    route: Route, view_class: type[APIView], method: str, action: str | None
+) -> Schema | None:
+    """Return the schema of what the view's serializer renders for this tool, if known."""
+    if method == "DELETE":
+        return None  # DRF's destroy answers 204 with no body
+    view = view_for(view_class, route, method, action)
+    get_serializer_class = getattr(view, "get_serializer_class", None)
+    if get_serializer_class is None:
+        return None
+    try:
+        serializer_class = get_serializer_class()
+    except Exception:
+        return None  # needs a real request; a system check reports such serializers
+    if serializer_class is None:
+        return None
+    item = serializer_output_schema(serializer_class())
+    if not is_list_view(view_class, method, action):
+        return item
+    array: Schema = {"type": "array", "items": item}
+    paginator = getattr(view, "paginator", None)
+    if paginator is None:
+        return array
+    page_schema = getattr(paginator, "get_paginated_response_schema", None)
+    if page_schema is None:
+        return None  # a paginator that does not describe its page: shape unknown
+    return fields.openapi_to_json_schema(page_schema(array))
+
+
+def serializer_output_schema(
+    serializer: serializers.BaseSerializer, _seen: tuple[type, ...] = ()
+) -> Schema:
+    """Return the schema of what ``serializer`` renders (its readable fields)."""
+    if isinstance(serializer, serializers.ListSerializer):
+        child = serializer.child
+        items = _field_output_schema(child, _seen) if child is not None else {}
+        return {"type": "array", "items": items}
+    if not isinstance(serializer, serializers.Serializer) or type(serializer) in _seen:
+        # A serializer without declared fields, or a recursion: any value from here down.
+        return {}
+    seen = (*_seen, type(serializer))
+    properties: dict[str, Schema] = {}
+    required: list[str] = []
+    for name, field in serializer.fields.items():
+        if field.write_only:
+            continue
+        properties[name] = _field_output_schema(field, seen)
+        # Read-only and required fields are always rendered; an optional one may be skipped
+        # when its source attribute is missing.
+        if field.read_only or field.required:
+            required.append(name)
+    schema: Schema = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = required
+    return schema
+
+
+def _field_output_schema(field: drf_fields.Field, seen: tuple[type, ...]) -> Schema:
+    if isinstance(field, serializers.BaseSerializer):
+        schema = serializer_output_schema(field, seen)
+        return fields.nullable(schema) if field.allow_null and schema else schema
+    if isinstance(field, drf_fields.FileField):
+        return {"type": ["string", "null"]}  # the file's URL or name, or null
+    if isinstance(field, drf_fields.DecimalField):
+        # Rendered as a string (COERCE_DECIMAL_TO_STRING) or a number, never both.
+        as_string = getattr(field, "coerce_to_string", api_settings.COERCE_DECIMAL_TO_STRING)
+        schema = {"type": "string" if as_string else "number"}
+        return fields.nullable(schema) if field.allow_null else schema
+    try:
+        described = fields.field_schema(field)
+    except Exception:
+        # A field the input mapper can't describe still renders something: accept any value.
+        logger.debug("No output schema for field %r", field, exc_info=True)
+        return {}
+    # The input mapper's schema, without what only input validation enforces: a rendered
+    # value is not re-validated by DRF (a stored title may be longer than today's max_length).
+    return {k: v for k, v in described.items() if k not in INPUT_ONLY}
+
+
+def build_validator(schema: Schema) -> Draft202012Validator:
+    """Compile a validator once; the schema is checked here, not on every call."""
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)

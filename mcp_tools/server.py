@@ -1,0 +1,112 @@
+"""The server: one JSON-RPC message in, one answer out, whatever carries it.
+
+As the MCP SDK's low-level server does, a message is checked, its protocol era detected
+and its method dispatched from the handlers' table; handlers return results or raise
+``JSONRPCError``. This module turns either into an ``Answer``: projection onto the
+negotiated version happens here, once, and so does the handling of any unexpected
+exception (logged under an error reference, answered -32603). How the answer travels
+(JSON or SSE, alone or in a batch) is the transport's business (``mcp_tools.views``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.http import HttpRequest
+
+from . import errors, handlers
+from .authentication import Caller
+from .handlers import Call, Endpoint, Work
+from .protocol import versions
+from .protocol.jsonrpc import (
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    JSONRPCError,
+    error_envelope,
+    parse_message,
+    result_envelope,
+)
+from .protocol.projection import project
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One JSON-RPC response, encoded, with the HTTP status it gets when it travels alone."""
+
+    body: str
+    status: int = 200
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def error(cls, request_id: Any, error: JSONRPCError) -> Answer:
+        return cls(error_envelope(request_id, error), error.status, error.headers)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A request checked on the request thread, with the work its answer still needs."""
+
+    call: Call
+    work: Work
+
+
+def prepare(
+    value: Any, *, request: HttpRequest, caller: Caller, endpoint: Endpoint, in_batch: bool = False
+) -> Answer | Prepared | None:
+    """Check one decoded message and do on this thread what answering it takes.
+
+    Returns None for a notification or a response (nothing to answer), the ``Answer`` when
+    the request is answered already, or the ``Prepared`` work of a tool call.
+    """
+    request_id = None
+    try:
+        message = parse_message(value)
+        if not message.is_request:
+            return None
+        request_id = message.id
+        if in_batch and (message.method == "initialize" or versions.is_modern(message)):
+            raise JSONRPCError(
+                INVALID_REQUEST, f"Invalid Request: {message.method} cannot be batched"
+            )
+        era = versions.detect(message, request.META)
+        call = Call(message=message, era=era, request=request, caller=caller, endpoint=endpoint)
+        table = handlers.MODERN_HANDLERS if era.modern else handlers.HANDSHAKE_HANDLERS
+        handler = table.get(message.method or "")
+        if handler is None:
+            raise JSONRPCError(
+                METHOD_NOT_FOUND,
+                f"Method not found: {message.method}",
+                # The modern era answers an unknown method at the HTTP layer too.
+                status=404 if era.modern else 200,
+            )
+        result = handler(call)
+    except JSONRPCError as error:
+        return Answer.error(request_id if request_id is not None else error.request_id, error)
+    except Exception as exc:
+        return internal_error(request_id, exc, request)
+    if isinstance(result, Work):
+        return Prepared(call, result)
+    return complete(call, result)
+
+
+def finish(prepared: Prepared, notifier: Any = None) -> Answer:
+    """Run the prepared work (its notifications to ``notifier``) and answer with its result."""
+    call = prepared.call
+    try:
+        return complete(call, prepared.work.run(notifier))
+    except Exception as exc:
+        return internal_error(call.message.id, exc, call.request)
+
+
+def complete(call: Call, result: Any) -> Answer:
+    """Answer ``call`` with ``result``, projected onto the request's protocol version."""
+    payload = project(result, call.version, handlers.server_info())
+    return Answer(result_envelope(call.message.id, payload))
+
+
+def internal_error(request_id: Any, exc: BaseException, request: HttpRequest) -> Answer:
+    """Answer a fault of the server itself: logged under a reference, never a traceback."""
+    reference = errors.report("The MCP endpoint failed", exc=exc, request=request)
+    return Answer.error(request_id, JSONRPCError.internal(reference))
