@@ -9,7 +9,6 @@ from urllib.parse import urlencode
 
 from django.core.handlers.wsgi import WSGIRequest
 from django.http import HttpRequest
-from django.urls import Resolver404, resolve
 
 from .arguments import SplitArguments, query_value
 from .conf import mcp_settings
@@ -18,10 +17,6 @@ from .tools import Tool
 
 #: Attributes that middleware set on the /mcp request and the view may read.
 COPIED_ATTRIBUTES = ("user", "session", "LANGUAGE_CODE", "urlconf")
-
-
-class RouteMismatch(ValueError):
-    """The path built from the arguments does not reach the tool's own view."""
 
 
 def build_inner_request(
@@ -36,8 +31,11 @@ def build_inner_request(
 
     ``identity`` is ``(user, token)`` to hand over DRF authentication the endpoint already did.
     Raises ``ValueError`` when the path parameters do not reach the tool's route.
+
+    The view is the tool's own: ``resolver_match`` is its route's match of the path (what
+    ``resolve()`` makes of it), so no argument can send the call to another view.
     """
-    path = tool.route.build_path(arguments.path)
+    path, match = tool.route.resolve(arguments.path)
     meta = outer.META
     environ: dict[str, Any] = {
         key: meta[key] for key in mcp_settings.FORWARDED_HEADERS if key in meta
@@ -63,13 +61,6 @@ def build_inner_request(
     for name in COPIED_ATTRIBUTES:
         if hasattr(outer, name):
             setattr(inner, name, getattr(outer, name))
-    urlconf = getattr(outer, "urlconf", None)
-    try:
-        match = resolve(path, urlconf)
-    except Resolver404 as exc:
-        raise RouteMismatch(f"the path {path} reaches no view") from exc
-    if match.func is not tool.callback:
-        raise RouteMismatch(f"the path {path} reaches another view")
     inner.resolver_match = match
     if identity is not None:
         # DRF's forced-authentication hook (what APIRequestFactory uses): the view's Request

@@ -9,7 +9,7 @@ from functools import cached_property
 from typing import Any
 
 from django.urls import URLPattern, URLResolver
-from django.urls.resolvers import RegexPattern
+from django.urls.resolvers import RegexPattern, ResolverMatch
 from django.utils.regex_helper import normalize
 
 
@@ -25,7 +25,12 @@ class Route:
     converters: dict[str, Any] = field(default_factory=dict)
     #: ``namespace:name`` of the pattern, or None.
     name: str | None = None
+    #: The extra kwargs of the pattern and its includes, as the view receives them.
     default_kwargs: dict[str, Any] = field(default_factory=dict)
+    #: What Django's ``resolve()`` reports of this route (``ResolverMatch`` fields).
+    match_route: str = ""
+    app_names: tuple[str, ...] = ()
+    namespaces: tuple[str, ...] = ()
 
     @cached_property
     def _possibilities(self) -> list[tuple[str, list[str]]]:
@@ -53,11 +58,18 @@ class Route:
         return self.name.rpartition(":")[2] if self.name else None
 
     def build_path(self, kwargs: dict[str, Any]) -> str:
-        """Return the decoded path (``PATH_INFO``) that reaches this route with ``kwargs``.
+        """Return the decoded path (``PATH_INFO``) that reaches this route with ``kwargs``."""
+        return self.resolve(kwargs)[0]
 
-        Each value is converted with its URL converter's ``to_url`` and the result must match
-        the route's own pattern, as Django's ``reverse()`` requires, so a value can never lead
-        to another view. Raises ``ValueError`` when no path matches.
+    def resolve(self, kwargs: dict[str, Any]) -> tuple[str, ResolverMatch]:
+        """Return the path that reaches this route with ``kwargs``, and the match of it.
+
+        Each value is converted with its URL converter's ``to_url`` and the path must match
+        the route's own pattern, as Django's ``reverse()`` requires, so a value can never
+        lead to another view. The match is what ``resolve()`` makes of that path for this
+        route: the view's args and kwargs (``to_python`` of each captured value, with the
+        patterns' extra kwargs), its names and namespaces. Raises ``ValueError`` when no
+        path matches.
         """
         for template, params in self._possibilities:
             if set(params) != set(kwargs):
@@ -67,9 +79,37 @@ class Route:
                 converter = self.converters.get(key)
                 text[key] = converter.to_url(value) if converter else str(value)
             candidate = template % text
-            if self._compiled.search(candidate):
-                return "/" + candidate
+            found = self._compiled.search(candidate)
+            if found is None:
+                continue
+            try:
+                captured = self._captured(found)
+            except ValueError:  # a converter's to_python refused the value
+                continue
+            args = () if captured or self.default_kwargs else found.groups()
+            match = ResolverMatch(
+                self.callback,
+                args,
+                {**captured, **self.default_kwargs},
+                self.url_name,
+                list(self.app_names),
+                list(self.namespaces),
+                self.match_route,
+                captured_kwargs=captured,
+                extra_kwargs=dict(self.default_kwargs),
+            )
+            return "/" + candidate, match
         raise ValueError(f"no path of {self.route!r} matches these path parameters")
+
+    def _captured(self, found: re.Match[str]) -> dict[str, Any]:
+        captured: dict[str, Any] = {}
+        for key, value in found.groupdict().items():
+            converter = self.converters.get(key)
+            if converter is not None:
+                captured[key] = converter.to_python(value)
+            elif value is not None:  # re_path drops the groups that matched nothing
+                captured[key] = value
+        return captured
 
 
 def _named_groups(regex: str) -> Iterator[tuple[str, str]]:
@@ -105,34 +145,63 @@ def _route_of(pattern: Any) -> str:
     return str(pattern)
 
 
+def _join_route(route1: str, route2: str) -> str:
+    """Join two routes as Django's resolver reports them (``ResolverMatch.route``)."""
+    return route2 if not route1 else route1 + route2.removeprefix("^")
+
+
+@dataclass(frozen=True)
+class _Prefix:
+    """What the includes above a pattern contribute to its route."""
+
+    route: str = ""
+    regex: str = ""
+    converters: dict[str, Any] = field(default_factory=dict)
+    match_route: str = ""
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    app_names: tuple[str, ...] = ()
+    namespaces: tuple[str, ...] = ()
+
+
 def iter_routes(resolver: URLResolver) -> Iterator[Route]:
     """Yield every view pattern reachable from ``resolver``, includes flattened."""
 
-    def walk(
-        patterns: list[Any], route: str, regex: str, converters: dict[str, Any], ns: list[str]
-    ) -> Iterator[Route]:
+    def walk(patterns: list[Any], above: _Prefix) -> Iterator[Route]:
         for pattern in patterns:
-            part_route = _route_of(pattern.pattern)
-            part_regex = _regex_of(pattern.pattern)
-            part_converters = {**converters, **getattr(pattern.pattern, "converters", {})}
+            here = _Prefix(
+                route=above.route + _route_of(pattern.pattern),
+                regex=above.regex + _regex_of(pattern.pattern),
+                converters={**above.converters, **getattr(pattern.pattern, "converters", {})},
+                match_route=_join_route(above.match_route, str(pattern.pattern)),
+                kwargs=above.kwargs,
+                app_names=above.app_names,
+                namespaces=above.namespaces,
+            )
             if isinstance(pattern, URLResolver):
-                namespaces = [*ns, pattern.namespace] if pattern.namespace else ns
                 yield from walk(
                     pattern.url_patterns,
-                    route + part_route,
-                    regex + part_regex,
-                    part_converters,
-                    namespaces,
+                    _Prefix(
+                        route=here.route,
+                        regex=here.regex,
+                        converters=here.converters,
+                        match_route=here.match_route,
+                        kwargs={**above.kwargs, **pattern.default_kwargs},
+                        app_names=(*above.app_names, *filter(None, [pattern.app_name])),
+                        namespaces=(*above.namespaces, *filter(None, [pattern.namespace])),
+                    ),
                 )
             elif isinstance(pattern, URLPattern):
-                name = ":".join([*ns, pattern.name]) if pattern.name else None
+                name = ":".join([*above.namespaces, pattern.name]) if pattern.name else None
                 yield Route(
                     callback=pattern.callback,
-                    route=route + part_route,
-                    regex=regex + part_regex,
-                    converters=part_converters,
+                    route=here.route,
+                    regex=here.regex,
+                    converters=here.converters,
                     name=name,
-                    default_kwargs=dict(pattern.default_args),
+                    default_kwargs={**above.kwargs, **pattern.default_args},
+                    match_route=here.match_route,
+                    app_names=above.app_names,
+                    namespaces=above.namespaces,
                 )
 
-    yield from walk(resolver.url_patterns, "", "", {}, [])
+    yield from walk(resolver.url_patterns, _Prefix())

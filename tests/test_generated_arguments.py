@@ -86,8 +86,22 @@ def form_error_codes(filterset: Any) -> set[str]:
 
 def assert_drf_accepts(tool: Any, args: dict[str, Any]) -> None:
     split = arguments.split(tool, args)
-    path = tool.route.build_path(split.path)  # the converters' to_url and the route's regex
-    assert resolve(path).func is tool.callback
+    path, match = tool.route.resolve(split.path)  # the converters, the route's own regex
+    # What the view receives is what Django's resolve() makes of the same path.
+    resolved = resolve(path)
+    assert resolved.func is tool.callback
+    assert (match.args, match.kwargs, match.captured_kwargs, match.extra_kwargs) == (
+        resolved.args,
+        resolved.kwargs,
+        resolved.captured_kwargs,
+        resolved.extra_kwargs,
+    )
+    assert (match.url_name, match.app_names, match.namespaces, match.route) == (
+        resolved.url_name,
+        resolved.app_names,
+        resolved.namespaces,
+        resolved.route,
+    )
     view = view_for(tool.view_class, tool.route, tool.method, tool.action)
     if split.body is not None and tool.options.input_schema is None:
         serializer = serializer_of(view)
