@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+import base64
 import itertools
 import json
 from typing import Any
 
+from django.http import HttpResponseBase
 from django.test import Client
 from django.urls import reverse
 
-from .protocol.versions import LATEST_HANDSHAKE_VERSION
+from .protocol.versions import (
+    CLIENT_CAPABILITIES_META_KEY,
+    LATEST_HANDSHAKE_VERSION,
+    MODERN_VERSIONS,
+    NAME_BEARING_METHODS,
+    PROTOCOL_VERSION_META_KEY,
+)
+
+JSON = "application/json"
+ACCEPT = "application/json, text/event-stream"
+CLIENT_INFO = {"name": "mcp_tools.test.MCPClient", "version": "1"}
 
 
 class MCPError(Exception):
@@ -26,6 +38,10 @@ class MCPError(Exception):
 class MCPClient(Client):
     """Initialize, list and call tools through ``/mcp`` and return parsed results.
 
+    It speaks the handshake era (``protocol_version`` 2024-11-05 to 2025-11-25, the
+    default) or the modern one (``"2026-07-28"``: every request carries the per-request
+    ``_meta`` and the ``Mcp-*`` headers). ``send`` posts any body, for tests of bad input.
+
     A view's exception comes back as an ``isError`` result (``raise_request_exception``
     defaults to False). Authenticate as with any Django test client (``force_login``, or
     ``headers=`` such as ``{"Authorization": "Token ..."}``)::
@@ -40,6 +56,7 @@ class MCPClient(Client):
         *args: Any,
         mcp_path: str | None = None,
         protocol_version: str = LATEST_HANDSHAKE_VERSION,
+        client_capabilities: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
         # A view's exception is a tool result (isError), not a failure of the /mcp request,
@@ -48,54 +65,138 @@ class MCPClient(Client):
         super().__init__(*args, **kwargs)
         self.mcp_path = mcp_path
         self.protocol_version = protocol_version
+        self.client_capabilities = client_capabilities or {}
         self._ids = itertools.count(1)
 
-    def rpc(self, method: str, params: dict[str, Any] | None = None) -> Any:
-        """Send one JSON-RPC request; return its result or raise ``MCPError``."""
+    @property
+    def modern(self) -> bool:
+        """Whether this client speaks the modern (2026-07-28, stateless) era."""
+        return self.protocol_version in MODERN_VERSIONS
+
+    # -- messages --------------------------------------------------------------------------
+
+    def message(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Return a JSON-RPC request as this client sends it (the era's ``_meta`` added)."""
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": next(self._ids), "method": method}
+        if self.modern:
+            envelope = {
+                PROTOCOL_VERSION_META_KEY: self.protocol_version,
+                CLIENT_CAPABILITIES_META_KEY: self.client_capabilities,
+                "io.modelcontextprotocol/clientInfo": CLIENT_INFO,
+            }
+            params = {**(params or {})}
+            params["_meta"] = {**envelope, **(params.get("_meta") or {})}
         if params is not None:
             message["params"] = params
-        response = self.post(
-            self.mcp_path or reverse("mcp_tools:endpoint"),
-            data=json.dumps(message),
-            content_type="application/json",
-            headers={
-                "Accept": "application/json, text/event-stream",
-                "MCP-Protocol-Version": self.protocol_version,
-            },
-        )
-        payload = self._final_message(response)
-        if "error" in payload:
-            error = payload["error"]
-            raise MCPError(error["code"], error["message"], error.get("data"), response.status_code)
-        return payload["result"]
+        return message
+
+    def headers_for(self, body: Any) -> dict[str, str]:
+        """Return the headers this client sends with ``body`` (a message, a batch or raw)."""
+        headers = {"Accept": ACCEPT, "MCP-Protocol-Version": self.protocol_version}
+        if self.modern and isinstance(body, dict) and isinstance(body.get("method"), str):
+            method = body["method"]
+            headers["Mcp-Method"] = method
+            key = NAME_BEARING_METHODS.get(method)
+            named = (body.get("params") or {}).get(key) if key else None
+            if isinstance(named, str):
+                headers["Mcp-Name"] = _header_value(named)
+        return headers
+
+    def send(
+        self,
+        body: Any,
+        *,
+        headers: dict[str, str | None] | None = None,
+        content_type: str = JSON,
+    ) -> HttpResponseBase:
+        """POST ``body`` to the endpoint and return the HTTP response as it came.
+
+        A dict or list is sent as JSON, ``str`` and ``bytes`` as they are. ``headers`` are
+        added to this client's own; a header given as None is left out.
+        """
+        data = body if isinstance(body, str | bytes) else json.dumps(body)
+        merged: dict[str, str | None] = {**self.headers_for(body), **(headers or {})}
+        sent = {name: value for name, value in merged.items() if value is not None}
+        return self.post(self.path, data=data, content_type=content_type, headers=sent)
+
+    @property
+    def path(self) -> str:
+        return self.mcp_path or reverse("mcp_tools:endpoint")
 
     @staticmethod
-    def _final_message(response: Any) -> dict[str, Any]:
-        """Return the JSON-RPC answer: the body, or the last event of an SSE stream."""
+    def answer_of(response: HttpResponseBase) -> dict[str, Any]:
+        """Return the JSON-RPC answer of a response: its body, or an SSE stream's last event."""
         if not response.streaming:
-            return json.loads(response.content) if response.content else {}
-        body = b"".join(response.streaming_content).decode()
+            content = response.content  # type: ignore[attr-defined]
+            return json.loads(content) if content else {}
+        body = b"".join(response.streaming_content).decode()  # type: ignore[attr-defined]
         events = [
             line[len("data:") :].strip() for line in body.splitlines() if line.startswith("data:")
         ]
         return json.loads(events[-1])
 
+    def rpc(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        """Send one JSON-RPC request; return its result or raise ``MCPError``."""
+        response = self.send(self.message(method, params))
+        payload = self.answer_of(response)
+        if "error" in payload:
+            error = payload["error"]
+            raise MCPError(error["code"], error["message"], error.get("data"), response.status_code)
+        return payload["result"]
+
+    def notify(self, method: str, params: dict[str, Any] | None = None) -> HttpResponseBase:
+        """Send a notification (no id); the endpoint answers 202 with no body."""
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        return self.send(message)
+
+    # -- methods ---------------------------------------------------------------------------
+
     def initialize(self) -> dict[str, Any]:
+        """Send ``initialize`` (the handshake era)."""
         return self.rpc(
             "initialize",
             {
                 "protocolVersion": self.protocol_version,
-                "capabilities": {},
-                "clientInfo": {"name": "mcp_tools.test.MCPClient", "version": "1"},
+                "capabilities": self.client_capabilities,
+                "clientInfo": CLIENT_INFO,
             },
         )
 
-    def list_tools(self) -> list[dict[str, Any]]:
-        return self.rpc("tools/list")["tools"]
+    def discover(self) -> dict[str, Any]:
+        """Send ``server/discover`` (the modern era)."""
+        return self.rpc("server/discover")
 
-    def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+    def list_tools(self) -> list[dict[str, Any]]:
+        """Return every tool, following ``nextCursor`` through all pages."""
+        tools: list[dict[str, Any]] = []
+        params: dict[str, Any] = {}
+        while True:
+            result = self.rpc("tools/list", params or None)
+            tools.extend(result["tools"])
+            if "nextCursor" not in result:
+                return tools
+            params = {"cursor": result["nextCursor"]}
+
+    def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        *,
+        meta: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Call a tool and return its result (an ``isError`` result is returned, not raised)."""
         params: dict[str, Any] = {"name": name}
         if arguments is not None:
             params["arguments"] = arguments
+        if meta is not None:
+            params["_meta"] = meta
         return self.rpc("tools/call", params)
+
+
+def _header_value(value: str) -> str:
+    """Encode an ``Mcp-Name`` value as the 2026-07-28 transport does (base64 if not ASCII)."""
+    if value.isascii() and value.isprintable():
+        return value
+    return "=?base64?" + base64.b64encode(value.encode()).decode() + "?="
