@@ -222,20 +222,23 @@ def save_session(request: HttpRequest) -> None:
         session.save()
 
 
+def _relay(item: Event | None, deadline: float, timed_out: bytes) -> tuple[bytes | None, bool]:
+    """Return what to send for ``item`` (None: nothing yet), and whether the stream ends."""
+    if item is None:
+        return (timed_out, True) if time.monotonic() >= deadline else (None, False)
+    return sse_event(item.data), item.final
+
+
 def sync_events(channel: Channel, notifier: Notifier, timed_out: bytes) -> Iterator[bytes]:
     """Yield the stream's events to a WSGI server, as the worker produces them."""
     deadline = time.monotonic() + notifier.spec.timeout
     try:
-        while True:
+        done = False
+        while not done:
             item = channel.get(deadline - time.monotonic())
-            if item is None:
-                if time.monotonic() >= deadline:
-                    yield timed_out
-                    return
-                continue
-            yield sse_event(item.data)
-            if item.final:
-                return
+            chunk, done = _relay(item, deadline, timed_out)
+            if chunk is not None:
+                yield chunk
     finally:
         # GeneratorExit (the client left), the timeout or the end: the view's helpers stop.
         notifier.close()
@@ -247,16 +250,12 @@ async def async_events(
     """Yield the stream's events to an ASGI server without blocking its event loop."""
     deadline = time.monotonic() + notifier.spec.timeout
     try:
-        while True:
+        done = False
+        while not done:
             item = await channel.aget(deadline - time.monotonic())
-            if item is None:
-                if time.monotonic() >= deadline:
-                    yield timed_out
-                    return
-                continue
-            yield sse_event(item.data)
-            if item.final:
-                return
+            chunk, done = _relay(item, deadline, timed_out)
+            if chunk is not None:
+                yield chunk
     finally:
         # CancelledError (Django cancels the response on http.disconnect) lands here too.
         notifier.close()
