@@ -1,5 +1,6 @@
 """The server path imports neither the mcp SDK nor pydantic (about 13 MiB per process)."""
 
+import json
 import subprocess
 import sys
 
@@ -63,3 +64,26 @@ def test_import_mcp_tools_works_before_django_setup():
         check=True,
     )
     assert "mcp_tool" in completed.stdout
+
+
+PROTOCOL_SCRIPT = """
+import json, pkgutil, sys
+import mcp_tools.protocol
+for module in pkgutil.iter_modules(mcp_tools.protocol.__path__):
+    __import__(f"mcp_tools.protocol.{module.name}")
+print(json.dumps(sorted({m.split(".")[0] for m in sys.modules})))
+"""
+
+
+def test_the_protocol_package_imports_nothing_of_django():
+    completed = subprocess.run(
+        [sys.executable, "-c", PROTOCOL_SCRIPT],
+        capture_output=True,
+        text=True,
+        env={"PATH": "", "PYTHONPATH": "."},
+        timeout=60,
+        check=True,
+    )
+    roots = set(json.loads(completed.stdout))
+    assert "mcp_tools" in roots
+    assert not roots & {"django", "rest_framework", "mcp", "pydantic"}
