@@ -19,7 +19,7 @@ demo: $(VENV)/.installed
 	$(BIN)/python manage.py seed_demo --url http://127.0.0.1:8000/mcp
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
 
-test: $(VENV)/.installed-test $(TOOLS)/.installed
+test: lint $(TOOLS)/.installed
 	MCP_TOOLS_NODE_DIR=$(abspath $(TOOLS)) $(BIN)/python -m pytest
 	$(MAKE) test-django6
 
@@ -47,9 +47,11 @@ $(TOOLS)/.installed: Makefile
 	$(NPM_INSTALL) --prefix $(TOOLS)/next $(NEXT_PACKAGES)
 	touch $@
 
+# ruff on everything, mypy (django-stubs, djangorestframework-stubs) on the package.
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check mcp_tools tests demo_project bench
 	$(BIN)/ruff format --check mcp_tools tests demo_project bench
+	$(BIN)/mypy mcp_tools
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python bench/run.py
