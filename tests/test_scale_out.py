@@ -22,6 +22,7 @@ import tempfile
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +66,7 @@ class Served:
 
 
 class RoundRobin(httpx2.AsyncBaseTransport):
-    """Send each request to the next instance in turn: no request follows the one before.
+    """Send each request to the next instance in turn: two in a row never reach the same one.
 
     The request is re-addressed in place, so ``response.request.url`` (seen by event hooks,
     such as tests.sdk.Wire's) names the instance that really answered.
@@ -122,8 +123,12 @@ class Cluster:
         """Create a user and its token in the shared database, as the instances see it."""
         username = f"user-{secrets.token_hex(4)}"
         password = secrets.token_hex(8)
-        fields = {"username": username, "password": password}
-        fields |= {"is_staff": staff or superuser, "is_superuser": superuser}
+        fields = {
+            "username": username,
+            "password": password,
+            "is_staff": staff or superuser,
+            "is_superuser": superuser,
+        }
         out = django_run(self.environ, CREATE_USER, json.dumps(fields))
         pk, token = out.split()
         return User(int(pk), username, password, token)
@@ -220,7 +225,7 @@ def cluster(scale_environ: dict[str, str], postgres: Postgres, redis: Redis) -> 
             urls.append(f"http://127.0.0.1:{port}")
             logs.append(log)
         for process, url, log in zip(processes, urls, logs, strict=True):
-            wait_until_ready(process, lambda url=url: _ready(url), log, f"gunicorn at {url}")
+            wait_until_ready(process, partial(_ready, url), log, f"gunicorn at {url}")
         yield Cluster(tuple(urls), scale_environ, postgres, redis)
     finally:
         for process in processes:
