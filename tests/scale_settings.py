@@ -1,0 +1,30 @@
+"""Settings of the scale-out project: the test project on a shared PostgreSQL and Redis.
+
+Two server processes run with these settings side by side (tests/test_scale_out.py); what
+they share is only what a real deployment shares, the database and the cache. The
+fixtures of tests/services.py set the variables read here.
+"""
+
+import os
+
+from tests.settings import *  # noqa: F403
+
+ROOT_URLCONF = "tests.admin_urls"
+
+DATABASES = {
+    "default": {
+        "ENGINE": "django.db.backends.postgresql",
+        "HOST": os.environ["MCP_TESTS_POSTGRES_HOST"],
+        "PORT": os.environ["MCP_TESTS_POSTGRES_PORT"],
+        "USER": os.environ["MCP_TESTS_POSTGRES_USER"],
+        "PASSWORD": os.environ["MCP_TESTS_POSTGRES_PASSWORD"],
+        "NAME": os.environ["MCP_TESTS_POSTGRES_NAME"],
+    }
+}
+
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": os.environ["MCP_TESTS_REDIS_URL"],
+    }
+}

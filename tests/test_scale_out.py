@@ -1,0 +1,325 @@
+"""Scale-out: two server instances share only PostgreSQL and Redis, and no session is sticky.
+
+Two gunicorn processes (sync workers) serve tests/scale_settings.py on two ports; the
+official MCP Python SDK sends each HTTP request to the next instance in turn, so every
+exchange of one MCP conversation lands on the other instance than the one before it.
+
+To add a scenario: take ``cluster``, make a user with ``cluster.user()``, talk through
+``cluster.connect(token)`` (or to one instance through ``cluster.urls[i]``), and read
+``router.served`` to see which instance answered which request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import os
+import secrets
+import subprocess
+import sys
+import tempfile
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import psycopg
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.conformance_app.server import REPO, free_port
+from tests.sdk import Wire
+from tests.services import Postgres, Redis, stop, wait_until_ready
+from tests.wire import validate_exchange
+
+SETTINGS = "tests.scale_settings"
+INSTANCES = 2
+# The demo's database-backed tools and a throttled one of the test app.
+TOOLS = {"todo_create", "todo_retrieve", "todo_list", "limited"}
+
+
+# The cluster --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Served:
+    """One HTTP request of a conversation: which instance got it, and what it said."""
+
+    instance: int
+    message: Any
+    headers: httpx2.Headers
+
+    @property
+    def method(self) -> str | None:
+        return self.message.get("method") if isinstance(self.message, dict) else None
+
+    @property
+    def tool(self) -> str | None:
+        if self.method != "tools/call":
+            return None
+        return self.message["params"]["name"]
+
+
+class RoundRobin(httpx2.AsyncBaseTransport):
+    """Send each request to the next instance in turn: two in a row never reach the same one.
+
+    The request is re-addressed in place, so ``response.request.url`` (seen by event hooks,
+    such as tests.sdk.Wire's) names the instance that really answered.
+    """
+
+    def __init__(self, urls: tuple[str, ...]) -> None:
+        self.targets = [httpx2.URL(url) for url in urls]
+        self.served: list[Served] = []
+        self._turns = itertools.cycle(range(len(urls)))
+        self._transport = httpx2.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        index = next(self._turns)
+        target = self.targets[index]
+        request.url = request.url.copy_with(host=target.host, port=target.port)
+        request.headers["Host"] = f"{target.host}:{target.port}"
+        message = json.loads(request.content) if request.content else None
+        response = await self._transport.handle_async_request(request)
+        self.served.append(Served(index, message, response.headers))
+        return response
+
+    async def aclose(self) -> None:
+        await self._transport.aclose()
+
+    def instances_of(self, *, method: str | None = None, tool: str | None = None) -> list[int]:
+        """Return the instances that answered the requests of ``method`` (or of ``tool``)."""
+        return [
+            served.instance
+            for served in self.served
+            if (method is None or served.method == method) and (tool is None or served.tool == tool)
+        ]
+
+
+@dataclass(frozen=True)
+class User:
+    """A user made in the shared database, with the key of its DRF token."""
+
+    pk: int
+    username: str
+    password: str
+    token: str
+
+
+@dataclass
+class Cluster:
+    """The running instances (base URLs, in turn order) and the environment they run in."""
+
+    urls: tuple[str, ...]
+    environ: dict[str, str]
+    postgres: Postgres
+    redis: Redis
+
+    def user(self, *, staff: bool = False, superuser: bool = False) -> User:
+        """Create a user and its token in the shared database, as the instances see it."""
+        username = f"user-{secrets.token_hex(4)}"
+        password = secrets.token_hex(8)
+        fields = {
+            "username": username,
+            "password": password,
+            "is_staff": staff or superuser,
+            "is_superuser": superuser,
+        }
+        out = django_run(self.environ, CREATE_USER, json.dumps(fields))
+        pk, token = out.split()
+        return User(int(pk), username, password, token)
+
+    @asynccontextmanager
+    async def connect(
+        self, token: str | None = None, *, mode: str = "auto", wire: Wire | None = None
+    ) -> AsyncIterator[tuple[Client, RoundRobin]]:
+        """Yield an ``mcp.Client`` whose every HTTP request goes to the next instance."""
+        router = RoundRobin(self.urls)
+        headers = {"Authorization": f"Token {token}"} if token else {}
+        hooks = {"response": [wire.hook]} if wire is not None else {}
+        http = httpx2.AsyncClient(transport=router, headers=headers, event_hooks=hooks, timeout=30)
+        transport = streamable_http_client(f"{self.urls[0]}/mcp", http_client=http)
+        async with http, Client(transport, mode=mode) as client:
+            yield client, router
+
+
+CREATE_USER = """
+import json, sys
+from django.contrib.auth import get_user_model
+from rest_framework.authtoken.models import Token
+user = get_user_model().objects.create_user(**json.loads(sys.argv[1]))
+print(user.pk, Token.objects.create(user=user).key)
+"""
+
+
+def django_run(environ: dict[str, str], code: str, *args: str) -> str:
+    """Run ``code`` in a Django process of the scale-out settings; return its output."""
+    prelude = "import django; django.setup()\n"
+    return _run([sys.executable, "-c", prelude + code, *args], environ, "a Django script")
+
+
+def manage(environ: dict[str, str], *args: str) -> str:
+    """Run a management command with the scale-out settings; return its output."""
+    return _run([sys.executable, "manage.py", *args], environ, f"manage.py {args[0]}")
+
+
+def _run(command: list[str], environ: dict[str, str], what: str) -> str:
+    done = subprocess.run(
+        command, cwd=REPO, env=environ, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, f"{what} exited with {done.returncode}:\n{done.stderr}"
+    return done.stdout
+
+
+@pytest.fixture(scope="session")
+def scale_environ(postgres: Postgres, redis: Redis) -> dict[str, str]:
+    """Return the environment of the scale-out project, its database migrated (once)."""
+    environ = {
+        **os.environ,
+        **postgres.environ(),
+        **redis.environ(),
+        "DJANGO_SETTINGS_MODULE": SETTINGS,
+    }
+    manage(environ, "migrate", "--noinput", "-v", "0")
+    return environ
+
+
+def _ready(url: str) -> bool:
+    try:
+        httpx2.get(f"{url}/mcp", timeout=2)
+    except httpx2.TransportError:
+        return False
+    return True
+
+
+@pytest.fixture(scope="session")
+def cluster(scale_environ: dict[str, str], postgres: Postgres, redis: Redis) -> Iterator[Cluster]:
+    """Yield two gunicorn instances (one sync worker each) of the scale-out project.
+
+    Both start at once, to halve the wait; each is ready when it answers HTTP, not when its
+    port is bound (gunicorn binds before its worker has imported Django). Both are stopped
+    by their PIDs at the end of the session.
+    """
+    logdir = Path(tempfile.mkdtemp(prefix="mcp-tools-scale-"))
+    processes: list[subprocess.Popen] = []
+    urls, logs = [], []
+    try:
+        for index in range(INSTANCES):
+            port = free_port()
+            log = logdir / f"gunicorn-{index}.log"
+            command = [
+                *(sys.executable, "-m", "gunicorn", "django.core.wsgi:get_wsgi_application()"),
+                *("--worker-class", "sync", "--workers", "1", "--timeout", "60"),
+                *("--bind", f"127.0.0.1:{port}", "--log-level", "warning"),
+            ]
+            with log.open("wb") as out:
+                processes.append(
+                    subprocess.Popen(
+                        command, cwd=REPO, env=scale_environ, stdout=out, stderr=subprocess.STDOUT
+                    )
+                )
+            urls.append(f"http://127.0.0.1:{port}")
+            logs.append(log)
+        for process, url, log in zip(processes, urls, logs, strict=True):
+            wait_until_ready(process, partial(_ready, url), log, f"gunicorn at {url}")
+        yield Cluster(tuple(urls), scale_environ, postgres, redis)
+    finally:
+        for process in processes:
+            stop(process)
+        for log in logs:
+            log.unlink(missing_ok=True)
+        logdir.rmdir()
+
+
+def run(coroutine: Any) -> Any:
+    return asyncio.run(asyncio.wait_for(coroutine, timeout=60))
+
+
+def validate_wire(version: str, wire: Wire) -> None:
+    """Check every exchange of the conversation against the negotiated version's schema."""
+    posts = wire.posts()
+    assert posts
+    for message, status, _, body in posts:
+        validate_exchange(version, message, status, body)
+
+
+def assert_not_sticky(router: RoundRobin) -> None:
+    """Check that requests took turns and that no answer tried to pin the client."""
+    assert [served.instance for served in router.served] == [
+        turn % INSTANCES for turn in range(len(router.served))
+    ]
+    for served in router.served:
+        assert "mcp-session-id" not in served.headers, served
+        assert "set-cookie" not in served.headers, served
+
+
+# The scenarios ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("mode", "version"), [("legacy", "2025-11-25"), ("auto", "2026-07-28")])
+def test_a_conversation_alternating_between_instances_reads_what_the_other_wrote(
+    cluster, mode, version
+):
+    user = cluster.user()
+    wire = Wire()
+
+    async def scenario():
+        async with cluster.connect(user.token, mode=mode, wire=wire) as (client, router):
+            assert client.session.protocol_version == version
+            listed = await client.list_tools()
+            assert {tool.name for tool in listed.tools} >= TOOLS
+            created = await client.call_tool("todo_create", {"title": "Written on one"})
+            assert created.is_error is False, created
+            todo = created.structured_content
+            fetched = await client.call_tool("todo_retrieve", {"pk": todo["id"]})
+            assert fetched.is_error is False, fetched
+            listed_todos = await client.call_tool("todo_list")
+            assert listed_todos.is_error is False, listed_todos
+            return todo, fetched.structured_content, listed_todos.structured_content, router
+
+    todo, fetched, items, router = run(scenario())
+    assert fetched == todo
+    items = items if version == "2026-07-28" else items["items"]
+    assert [item["id"] for item in items] == [todo["id"]]
+    # The row was written by one instance and read back by the other.
+    [wrote] = router.instances_of(tool="todo_create")
+    [read] = router.instances_of(tool="todo_retrieve")
+    assert wrote != read
+    assert set(router.instances_of(method="tools/call")) == set(range(INSTANCES))
+    assert_not_sticky(router)
+    validate_wire(version, wire)
+    # ... and it is in the private PostgreSQL, not in some per-process database.
+    with psycopg.connect(cluster.postgres.conninfo()) as connection:
+        row = connection.execute(
+            "SELECT title, owner_id FROM todos_todo WHERE id = %s", [todo["id"]]
+        ).fetchone()
+    assert row == ("Written on one", user.pk)
+
+
+def test_a_views_throttle_counts_the_calls_of_every_instance_in_the_shared_cache(cluster):
+    # The tool `limited` allows two calls a minute per user. Its counter lives in the default
+    # cache: with one cache per process the third call, on the first instance again, would
+    # be that instance's second and pass.
+    user = cluster.user()
+    wire = Wire()
+
+    async def scenario():
+        async with cluster.connect(user.token, wire=wire) as (client, router):
+            results = [await client.call_tool("limited") for _ in range(3)]
+            return results, router
+
+    results, router = run(scenario())
+    assert [result.is_error for result in results] == [False, False, True]
+    assert "throttled" in results[2].content[0].text
+    assert set(router.instances_of(tool="limited")) == set(range(INSTANCES))
+    assert_not_sticky(router)
+    validate_wire("2026-07-28", wire)
+    redis = cluster.redis.client()
+    try:
+        assert redis.keys(f"*throttle_limited_{user.pk}") != []
+    finally:
+        redis.close()
