@@ -1,10 +1,23 @@
 from django.apps import AppConfig
+from django.db.models import signals
+from django.utils.translation import gettext_lazy as _
 
 
 class MCPToolsConfig(AppConfig):
     name = "mcp_tools"
-    verbose_name = "MCP tools"
+    verbose_name = _("MCP tools")
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import checks  # noqa: F401  (registers the system checks)
+        from django.contrib.auth.models import Group
+
+        from . import calllog, checks, sync  # noqa: F401  (checks registers the system checks)
+        from .models import ExposedTool
+        from .signals import tool_called
+
+        tool_called.connect(calllog.record, dispatch_uid="mcp_tools.calllog")
+        signals.post_migrate.connect(sync.sync_after_migrate, sender=self)
+        signals.post_save.connect(sync.publish_after_change, sender=ExposedTool)
+        signals.post_delete.connect(sync.publish_after_change, sender=ExposedTool)
+        signals.m2m_changed.connect(sync.groups_changed, sender=ExposedTool.allowed_groups.through)
+        signals.pre_delete.connect(sync.group_deleted, sender=Group)

@@ -70,6 +70,14 @@ DEFAULTS: dict[str, Any] = {
         "SERVER_NAME",
         "SERVER_PORT",
     ],
+    # Admin (docs/admin.md): the cache alias that carries the admin state's version stamp to
+    # every worker (it must be shared: not a per-process cache in production), the call log
+    # ("off", "errors" or "all"), whether it keeps argument values (else their names only),
+    # and the window of the admin's call figures, in days.
+    "CACHE": "default",
+    "CALL_LOG": "errors",
+    "CALL_LOG_ARGUMENTS": False,
+    "CALL_LOG_WINDOW_DAYS": 7,
     # The class that turns a view's HttpResponse into a tool result.
     "FORMATTER_CLASS": "mcp_tools.formatters.ResponseFormatter",
     # Result contract (docs/results.md): non-finite floats in JSON ("error", "null" or

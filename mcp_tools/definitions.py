@@ -7,6 +7,7 @@ declaration makes a tool); ``build_tool`` turns one into a ``Tool``, or raises
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -83,7 +84,14 @@ def build_tool(route: Route, view_class: type[APIView], cand: Candidate, several
         route, view_class, cand.method, cand.action, several
     )
     problems = list(_input_problems(name, where, arguments, obj))
-    output = _output_side(name, route, view_class, cand, problems)
+    output = output_side(
+        OutputSubject(name, route, view_class, cand.method, cand.action, options, obj),
+        structured=_switch(
+            options.include_structured_content, mcp_settings.INCLUDE_STRUCTURED_CONTENT
+        ),
+        advertised=_switch(options.include_output_schema, mcp_settings.INCLUDE_OUTPUT_SCHEMA),
+        problems=problems,
+    )
     return Tool(
         name=name,
         title=title,
@@ -112,15 +120,25 @@ def _switch(declared: bool | None, setting: Any) -> bool:
     return bool(setting if declared is None else declared)
 
 
-def _output_side(
-    name: str, route: Route, view_class: type[APIView], cand: Candidate, problems: list[ToolProblem]
+@dataclass(frozen=True)
+class OutputSubject:
+    """What deciding a tool's output side needs to know of the tool."""
+
+    name: str
+    route: Route
+    view_class: type[APIView]
+    method: str
+    action: str | None
+    options: ToolOptions
+    declared_by: Any
+
+
+def output_side(
+    tool: OutputSubject, *, structured: bool, advertised: bool, problems: list[ToolProblem]
 ) -> OutputSide:
-    """Decide the output switches and the advertised schema: decorator, else settings."""
-    options, obj = cand.options, cand.declared_by
-    structured = _switch(
-        options.include_structured_content, mcp_settings.INCLUDE_STRUCTURED_CONTENT
-    )
-    if not _switch(options.include_output_schema, mcp_settings.INCLUDE_OUTPUT_SCHEMA):
+    """Return what the tool promises about its results, given its two output switches."""
+    name, obj = tool.name, tool.declared_by
+    if not advertised:
         return OutputSide(include_structured_content=structured)
     if not structured:
         # An advertised schema without structured content is a promise every result breaks.
@@ -128,7 +146,7 @@ def _output_side(
         logger.warning("Tool %s: include_output_schema forces include_structured_content on", name)
     try:
         schema = resolve_output_schema(
-            options.output_schema, route, view_class, cand.method, cand.action
+            tool.options.output_schema, tool.route, tool.view_class, tool.method, tool.action
         )
     except OutputSchemaTypeError as exc:
         # Advertise nothing rather than fail tools/list for every tool.
@@ -156,3 +174,57 @@ def _input_problems(
     if arguments.unsupported_fields:
         fields = ", ".join(arguments.unsupported_fields)
         yield ToolProblem("mcp_tools.W004", obj, {**params, "fields": fields})
+
+
+def with_overrides(
+    tool: Tool,
+    *,
+    title: str = "",
+    description: str = "",
+    annotations: dict[str, Any] | None = None,
+    include_structured_content: bool | None = None,
+    include_output_schema: bool | None = None,
+) -> Tool:
+    """Return ``tool`` as an admin configured it: each value given wins over the code's.
+
+    Blank texts, empty annotations and None switches leave the code's value (precedence:
+    admin > decorator > ``MCP_TOOLS`` > built-in default).
+    """
+    changes: dict[str, Any] = {}
+    if title:
+        changes["title"] = title
+    if description:
+        changes["description"] = description
+    if title or annotations:
+        merged = {**tool.annotations, **({"title": title} if title else {})}
+        changes["annotations"] = {**merged, **(annotations or {})}
+    if include_structured_content is not None or include_output_schema is not None:
+        options = tool.options
+        structured = _switch(
+            options.include_structured_content, mcp_settings.INCLUDE_STRUCTURED_CONTENT
+        )
+        advertised = _switch(options.include_output_schema, mcp_settings.INCLUDE_OUTPUT_SCHEMA)
+        subject = OutputSubject(
+            tool.name,
+            tool.route,
+            tool.view_class,
+            tool.method,
+            tool.action,
+            options,
+            tool.declared_by,
+        )
+        output = output_side(
+            subject,
+            structured=structured
+            if include_structured_content is None
+            else include_structured_content,
+            advertised=advertised if include_output_schema is None else include_output_schema,
+            problems=[],  # the admin form validated the switches; the code's problems stay
+        )
+        changes.update(
+            include_structured_content=output.include_structured_content,
+            output_schema=output.schema,
+            output_validator=output.validator,
+            output_schema_error=output.error,
+        )
+    return dataclasses.replace(tool, **changes) if changes else tool

@@ -13,16 +13,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Protocol
-from weakref import WeakKeyDictionary
 
 from django.http import HttpRequest
 from django.utils.translation import get_language
 
-from . import invocation
 from .authentication import Caller
+from .catalog import Catalog, catalog_for
 from .conf import mcp_settings
 from .formatters import BaseFormatter
+from .invocation import Invocation
 from .protocol import versions
 from .protocol.cursors import decode_cursor, encode_cursor
 from .protocol.jsonrpc import INVALID_PARAMS, JSONRPCError, Message, RawJSON, encode
@@ -31,6 +32,7 @@ from .protocol.results import ToolResult
 from .protocol.versions import Era
 from .registry import ToolRegistry, ToolSet
 from .tools import Tool
+from .visibility import Visibility
 
 CAPABILITIES = {"tools": {"listChanged": False}, "logging": {}}
 
@@ -64,19 +66,32 @@ class Call:
         """Return the tools of the request's URLconf (all of them, whatever the tags)."""
         return self.endpoint.get_registry().tools(getattr(self.request, "urlconf", None))
 
+    @cached_property
+    def catalog(self) -> Catalog:
+        """The request's tools as admins configured them (one cache read per request)."""
+        return catalog_for(self.toolset())
+
+    @cached_property
+    def visibility(self) -> Visibility:
+        return Visibility(self.request, self.caller)
+
     def serves(self, tool: Tool) -> bool:
         """Return whether this endpoint serves ``tool`` (its ``tags``, if any)."""
         tags = self.endpoint.tags
         return tags is None or bool(set(tags) & set(tool.options.tags))
 
+    def sees(self, tool: Tool) -> bool:
+        """Return whether this request may see and call ``tool``: one rule for both."""
+        return self.serves(tool) and self.visibility.admits(tool, self.catalog.rule(tool.name))
+
     def tools(self) -> list[Tool]:
         """Return the tools this request may see, in URLconf order."""
-        return [tool for tool in self.toolset() if self.serves(tool)]
+        return [tool for tool in self.catalog if self.sees(tool)]
 
     def tool(self, name: str) -> Tool | None:
         """Return the tool ``name`` if this request may call it, else None (an unknown tool)."""
-        tool = self.toolset().get(name)
-        return tool if tool is not None and self.serves(tool) else None
+        tool = self.catalog.tools.get(name)
+        return tool if tool is not None and self.sees(tool) else None
 
 
 @dataclass(frozen=True)
@@ -140,38 +155,45 @@ def set_level(call: Call) -> dict[str, Any]:
     return {}
 
 
-#: Encoded tools/list pages per tool set, built once: a page depends on nothing else than
-#: its key (every caller sees every tool for now). Dropped with the tool set.
-_pages: WeakKeyDictionary[ToolSet, dict[Any, RawJSON]] = WeakKeyDictionary()
+#: Pages of tools/list kept per catalog (each distinct visibility has its own).
+MAX_CACHED_PAGES = 256
 
 
 def list_tools(call: Call) -> dict[str, Any]:
-    toolset = call.toolset()
+    catalog = call.catalog
     tools = call.tools()
     size = mcp_settings.PAGE_SIZE
     cursor = call.message.params.get("cursor")
     start = decode_cursor(cursor, len(tools)) if cursor is not None else 0
     end = start + size if size else len(tools)
-    pages = _pages.setdefault(toolset, {})
-    key = (
-        call.version,
-        call.endpoint.tags and tuple(call.endpoint.tags),
-        start,
-        end,
-        get_language(),
-        mcp_settings.generation,
-    )
-    page = pages.get(key)
+    # A page's bytes depend on nothing else than this key: the catalog is one admin version.
+    names = tuple(tool.name for tool in tools)
+    key = (call.version, names, start, end, get_language(), mcp_settings.generation)
+    page = catalog.pages.get(key)
     if page is None:
         definitions = [project_tool(tool.definition(), call.version) for tool in tools[start:end]]
-        page = pages[key] = RawJSON(encode(definitions))
+        page = catalog.pages[key] = RawJSON(encode(definitions))
+        while len(catalog.pages) > MAX_CACHED_PAGES:
+            catalog.pages.popitem(last=False)
     result: dict[str, Any] = {"tools": page}
     if end < len(tools):
         result["nextCursor"] = encode_cursor(end)
-    # Who sees which tool can depend on the caller's identity (permissions, groups).
-    result["cacheScope"] = "private" if call.caller.is_authenticated else "public"
+    # Private when the list depends on who asks: an authenticated caller, or tools hidden
+    # from this one.
+    served = sum(1 for tool in catalog if call.serves(tool))
+    private = call.caller.is_authenticated or len(tools) < served
+    result["cacheScope"] = "private" if private else "public"
     result["ttlMs"] = mcp_settings.CACHE_TTL_MS
     return result
+
+
+def client_name(call: Call) -> str:
+    """Name the client: its ``clientInfo`` (2026-07-28 ``_meta``), else its User-Agent."""
+    info = call.message.meta.get(versions.CLIENT_INFO_META_KEY)
+    name = info.get("name") if isinstance(info, dict) else None
+    if not isinstance(name, str):
+        name = call.request.headers.get("User-Agent", "")
+    return name[:200]
 
 
 def call_tool(call: Call) -> ToolResult | Work:
@@ -180,23 +202,31 @@ def call_tool(call: Call) -> ToolResult | Work:
     if not isinstance(name, str):
         raise JSONRPCError(INVALID_PARAMS, "Invalid params: name must be a string")
     tool = call.tool(name)
-    if tool is None:
+    if tool is None:  # unknown, or hidden from this caller: the same answer
         raise JSONRPCError(INVALID_PARAMS, f"Unknown tool: {name}")
     arguments = params.get("arguments")
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, dict):
         raise JSONRPCError(INVALID_PARAMS, "Invalid params: arguments must be an object")
-    prepared = invocation.prepare(
-        call.request, call.caller, tool, params, arguments, call.endpoint.get_formatter()
+    invocation = Invocation(
+        call.request,
+        call.caller,
+        tool,
+        params,
+        arguments,
+        call.endpoint.get_formatter(),
+        protocol_version=call.version,
+        client_name=client_name(call),
     )
-    if isinstance(prepared, ToolResult):
-        return prepared  # refused before the view ran: nothing to do, nothing to stream
+    refused = invocation.prepare()
+    if refused is not None:
+        return refused  # refused before the view ran: nothing to do, nothing to stream
     return Work(
-        run=prepared.run,
+        run=invocation.run,
         name=tool.name,
         notifies=call.message.progress_token is not None or tool.options.stream,
-        timed_out=lambda seconds: invocation.finish(invocation.timeout_result(seconds), tool, None),
+        timed_out=invocation.timed_out,
     )
 
 

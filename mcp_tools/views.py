@@ -25,7 +25,7 @@ from rest_framework.permissions import BasePermission
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
 
-from . import server, streaming
+from . import calllog, server, streaming
 from .authentication import Caller, authenticate
 from .conf import mcp_settings
 from .formatters import BaseFormatter
@@ -123,12 +123,15 @@ class MCPView(View):
     # -- the transport ---------------------------------------------------------------------
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        calllog.hold(request)
         try:
-            return super().dispatch(request, *args, **kwargs)
+            response = super().dispatch(request, *args, **kwargs)
         except Exception as exc:
             # A fault of the server (a misconfigured permission class, a broken formatter):
             # logged and reported like any Django error, answered without a traceback.
-            return answer_response(server.internal_error(None, exc, request))
+            response = answer_response(server.internal_error(None, exc, request))
+        calllog.write_after(request, response)
+        return response
 
     def post(self, request: HttpRequest) -> HttpResponseBase:
         try:

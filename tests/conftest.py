@@ -28,3 +28,16 @@ def atomic_requests():
     settings_dict["ATOMIC_REQUESTS"] = True
     yield
     settings_dict["ATOMIC_REQUESTS"] = previous
+
+
+@pytest.fixture(autouse=True)
+def fresh_admin_state():
+    """Forget the admin state between tests: each test's database is rolled back after it."""
+    from django.core.cache import caches
+
+    from mcp_tools.catalog import VERSION_KEY, catalogs
+    from mcp_tools.conf import mcp_settings
+
+    yield
+    catalogs.clear()
+    caches[mcp_settings.CACHE].delete(VERSION_KEY)

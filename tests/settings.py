@@ -54,7 +54,8 @@ TEMPLATES = [
 DATABASES = {
     "default": {
         "ENGINE": "django.db.backends.sqlite3",
-        "NAME": ":memory:",
+        # A served test project (tests/conformance_app/server.py) gets a migrated file.
+        "NAME": os.environ.get("MCP_TESTS_DATABASE", ":memory:"),
         "TEST": {
             "NAME": os.path.join(tempfile.gettempdir(), f"mcp-tools-tests-{os.getpid()}.sqlite3")
         },

@@ -9,7 +9,7 @@ from rest_framework.authentication import BasicAuthentication, TokenAuthenticati
 from rest_framework.permissions import AllowAny, IsAdminUser, IsAuthenticated
 from rest_framework.throttling import UserRateThrottle
 
-from mcp_tools.test import MCPClient
+from mcp_tools.test import MCPClient, MCPError
 from mcp_tools.views import MCPView
 
 pytestmark = pytest.mark.django_db
@@ -69,9 +69,11 @@ def test_an_endpoint_with_its_own_permission_classes(two_endpoints, alice, djang
 
 
 def test_an_open_endpoint_still_runs_each_view_as_its_own_caller(two_endpoints, alice):
-    # No authentication at the endpoint: the view's own classes read the copied header.
+    # No authentication at the endpoint: the view's own classes read the copied header, and
+    # a view that refuses anonymous callers is hidden from them (an unknown tool).
     anonymous = MCPClient(mcp_path="/mcp-open")
-    assert anonymous.call_tool("todo_list")["isError"] is True  # the view's 401, as a result
+    with pytest.raises(MCPError, match="Unknown tool: todo_list"):
+        anonymous.call_tool("todo_list")
     authenticated = MCPClient(
         mcp_path="/mcp-open", headers={"Authorization": f"Token {alice.token}"}
     )

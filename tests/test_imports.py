@@ -17,6 +17,8 @@ SERVER_MODULES = [
 SCRIPT = """
 import sys, django, json
 django.setup()
+from django.core.management import call_command
+call_command("migrate", verbosity=0)  # the admin state lives in the (in-memory) database
 from django.test import Client
 from django.test.utils import setup_test_environment
 setup_test_environment()
@@ -42,7 +44,7 @@ def test_the_server_path_does_not_import_mcp_or_pydantic():
         [sys.executable, "-c", SCRIPT.format(modules=SERVER_MODULES)],
         capture_output=True,
         text=True,
-        # The conformance server's settings: no authentication, so no database is needed.
+        # The conformance server's settings: no authentication; an in-memory database.
         env={
             "DJANGO_SETTINGS_MODULE": "tests.conformance_app.settings",
             "PATH": "",

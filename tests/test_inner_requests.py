@@ -2,10 +2,10 @@
 
 import pytest
 from django.core.signals import request_finished
-from django.test import Client
+from django.test import Client, RequestFactory
 from django.test.utils import override_settings
 
-from mcp_tools.test import MCPClient
+from mcp_tools.test import MCPClient, MCPError
 
 pytestmark = pytest.mark.django_db
 
@@ -65,11 +65,40 @@ def test_the_endpoints_authentication_is_handed_over_when_the_classes_match(mcp)
     assert seen["authenticator"] == "ForcedAuthentication"
 
 
+def invoke(name, headers):
+    """Run a tool's invocation as the endpoint does, past the visibility rule.
+
+    Over MCP these tools are hidden from a caller their views refuse; this runs the view
+    anyway, to show that its own checks refuse the call exactly as a direct request.
+    """
+    from mcp_tools.authentication import authenticate
+    from mcp_tools.formatters import ResponseFormatter
+    from mcp_tools.invocation import Invocation
+    from mcp_tools.protocol.projection import project_result
+    from mcp_tools.registry import registry
+    from mcp_tools.views import MCPView
+
+    request = RequestFactory().post("/mcp", headers=headers)
+    caller = authenticate(request, MCPView())
+    tool = registry.get_tool(name)
+    invocation = Invocation(request, caller, tool, {"name": name}, {}, ResponseFormatter())
+    assert invocation.prepare() is None
+    return project_result(invocation.run(), "2025-11-25")
+
+
+def assert_hidden(mcp, name):
+    with pytest.raises(MCPError, match=f"Unknown tool: {name}"):
+        mcp.call_tool(name)
+
+
 def test_a_view_with_other_authentication_classes_authenticates_for_itself(mcp, alice):
     # The view only accepts Basic auth: the copied Token header does not satisfy it, so the
-    # call is refused exactly as a direct HTTP call with the same header is.
-    result = mcp.call_tool("basic_only")
-    direct = Client(headers={"Authorization": f"Token {alice.token}"}).get("/t/basic-only/")
+    # call is refused exactly as a direct HTTP call with the same header is (and over MCP
+    # the tool is hidden from this caller).
+    headers = {"Authorization": f"Token {alice.token}"}
+    assert_hidden(mcp, "basic_only")
+    result = invoke("basic_only", headers)
+    direct = Client(headers=headers).get("/t/basic-only/")
     assert direct.status_code == 401
     assert result["isError"] is True
     assert result["content"][0]["text"] == direct.content.decode()
@@ -82,9 +111,11 @@ def test_a_view_with_other_authentication_classes_authenticates_for_itself(mcp, 
 def test_a_token_caller_gets_no_more_than_a_direct_call_would(mcp, alice, path, name):
     # A session-only view must not take the token user for its session's, and a view that
     # chooses its authenticators itself is not handed the endpoint's identity.
-    direct = Client(headers={"Authorization": f"Token {alice.token}"}).get(path)
+    headers = {"Authorization": f"Token {alice.token}"}
+    direct = Client(headers=headers).get(path)
     assert direct.status_code in (401, 403)
-    result = mcp.call_tool(name)
+    assert_hidden(mcp, name)
+    result = invoke(name, headers)
     assert result["isError"] is True
     assert result["content"][0]["text"] == direct.content.decode()
 
@@ -102,7 +133,8 @@ def test_basic_credentials_are_copied_to_a_basic_only_view(alice, settings):
 
 
 def test_the_views_permission_classes_always_run(mcp, alice):
-    result = mcp.call_tool("staff_only")
+    assert_hidden(mcp, "staff_only")
+    result = invoke("staff_only", {"Authorization": f"Token {alice.token}"})
     assert result["isError"] is True
     assert "You do not have permission" in result["content"][0]["text"]
     alice.is_staff = True

@@ -100,3 +100,27 @@ def _is_iso_datetime(value: Any) -> bool:
     except ValueError:
         return False
     return True
+
+
+#: The tool annotations the protocol defines, with the type of each value.
+TOOL_ANNOTATION_TYPES: dict[str, type] = {
+    "title": str,
+    "readOnlyHint": bool,
+    "destructiveHint": bool,
+    "idempotentHint": bool,
+    "openWorldHint": bool,
+}
+
+
+def check_tool_annotations(annotations: Any) -> None:
+    """Raise ``ValueError`` unless ``annotations`` is a valid (partial) ``ToolAnnotations``."""
+    if not isinstance(annotations, dict):
+        raise ValueError("Annotations must be a JSON object.")
+    for key, value in annotations.items():
+        if key not in TOOL_ANNOTATION_TYPES:
+            known = ", ".join(TOOL_ANNOTATION_TYPES)
+            raise ValueError(f"Unknown annotation {key!r}: the protocol defines {known}.")
+        expected = TOOL_ANNOTATION_TYPES[key]
+        if not isinstance(value, expected):
+            kind = "a string" if expected is str else "true or false"
+            raise ValueError(f"The annotation {key!r} must be {kind}.")

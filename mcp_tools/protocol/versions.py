@@ -40,6 +40,7 @@ NAME_HEADER = "HTTP_MCP_NAME"
 PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion"
 CLIENT_CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities"
 LOG_LEVEL_META_KEY = "io.modelcontextprotocol/logLevel"
+CLIENT_INFO_META_KEY = "io.modelcontextprotocol/clientInfo"
 SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
 
 #: Request params naming what the call is about, mirrored in the ``Mcp-Name`` header.

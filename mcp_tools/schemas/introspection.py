@@ -31,11 +31,19 @@ def synthetic_request(method: str, path: str = "/") -> Request:
     return request
 
 
-def view_for(view_class: type[APIView], route: Route, method: str, action: str | None) -> Any:
-    """Return a view instance set up as DRF sets it up to handle ``method`` (and ``action``)."""
+def view_for(
+    view_class: type[APIView],
+    route: Route,
+    method: str,
+    action: str | None,
+    request: Request | None = None,
+) -> Any:
+    """Return a view instance set up as DRF sets it up to handle ``method`` (and ``action``).
+
+    ``request`` is the DRF request it handles; by default a synthetic anonymous one.
+    """
     view = view_class(**getattr(route.callback, "initkwargs", {}))
-    request = synthetic_request(method, "/" + route.route)
-    view.request = request
+    view.request = request if request is not None else synthetic_request(method, "/" + route.route)
     view.args, view.kwargs = (), {}
     view.format_kwarg = None
     view.headers = {}

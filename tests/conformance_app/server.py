@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,6 +19,8 @@ import pytest
 from tests.processes import stop
 
 REPO = Path(__file__).resolve().parents[2]
+#: The environment variable the test settings read their SQLite file from.
+DATABASE_ENV = "MCP_TESTS_DATABASE"
 
 
 def free_port() -> int:
@@ -43,15 +48,48 @@ SERVERS = {
 }
 
 
+#: A migrated SQLite database per settings module, copied for each server (migrating takes
+#: seconds; copying a file takes none).
+_templates: dict[str, Path] = {}
+
+
+def _template(settings: str) -> Path:
+    template = _templates.get(settings)
+    if template is None:
+        folder = Path(tempfile.mkdtemp(prefix="mcp-tools-template-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        template = folder / "db.sqlite3"
+        subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+            cwd=REPO,
+            env={**os.environ, "DJANGO_SETTINGS_MODULE": settings, DATABASE_ENV: str(template)},
+            check=True,
+            timeout=120,
+        )
+        _templates[settings] = template
+    return template
+
+
 @contextmanager
 def serve(
     kind: str = "uvicorn",
     settings: str = "tests.conformance_app.settings",
     env: dict[str, str] | None = None,
 ) -> Iterator[str]:
-    """Yield the base URL of a server of ``kind`` (see SERVERS); stop it by PID on exit."""
+    """Yield the base URL of a server of ``kind`` (see SERVERS); stop it by PID on exit.
+
+    The server has its own copy of a migrated SQLite database (the admin state lives there).
+    """
     port = free_port()
-    environ = {**os.environ, **(env or {}), "DJANGO_SETTINGS_MODULE": settings}
+    folder = Path(tempfile.mkdtemp(prefix="mcp-tools-server-"))
+    database = folder / "db.sqlite3"
+    shutil.copyfile(_template(settings), database)
+    environ = {
+        **os.environ,
+        **(env or {}),
+        "DJANGO_SETTINGS_MODULE": settings,
+        DATABASE_ENV: str(database),
+    }
     command = [sys.executable, *SERVERS[kind]]
     if kind == "uvicorn":
         command += ["--port", str(port), "--log-level", "warning"]
@@ -65,6 +103,7 @@ def serve(
         yield f"http://127.0.0.1:{port}"
     finally:
         stop(process)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def node_tool(*parts: str) -> Path:

@@ -4,6 +4,8 @@ The suite connects without credentials; everything else (hosts, origins, bounds)
 product's default behaviour.
 """
 
+import os
+
 SECRET_KEY = "conformance-only-secret-key"
 DEBUG = False
 ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
@@ -17,7 +19,14 @@ INSTALLED_APPS = [
 ]
 MIDDLEWARE: list[str] = []
 ROOT_URLCONF = "tests.conformance_app.server_urls"
-DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}
+# A file per server (tests/conformance_app/server.py copies a migrated one): the admin
+# state lives in the database.
+DATABASES = {
+    "default": {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": os.environ.get("MCP_TESTS_DATABASE", ":memory:"),
+    }
+}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 USE_TZ = True
 

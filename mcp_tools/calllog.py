@@ -1,0 +1,104 @@
+"""The call log: a ``ToolCall`` row per tool call (``CALL_LOG``: off, errors or all).
+
+A receiver of ``tool_called``. Calls that come through the endpoint are written after its
+response has been sent (one INSERT for the request's calls: ``hold`` and ``write_after``),
+so the log stays off the call's critical path; calls from elsewhere (the admin's "Try
+it", ``mcp_call``) are written at once. A failure to write is logged and never fails a
+call.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from django.http import HttpRequest, HttpResponseBase
+
+from .conf import mcp_settings
+
+logger = logging.getLogger("mcp_tools")
+
+MODES = ("off", "errors", "all")
+#: Argument values longer than this, encoded, are not kept (their names still are).
+MAX_LOGGED_ARGUMENTS = 10_000
+#: Where the endpoint keeps its request's rows until its response has left.
+PENDING = "_mcp_tools_call_log"
+
+
+def record(
+    sender: Any,
+    *,
+    tool: str,
+    user: Any,
+    started_at: Any,
+    duration_ms: float,
+    status: int | None,
+    is_error: bool,
+    error_ref: str | None,
+    arguments: dict[str, Any],
+    protocol_version: str,
+    client_name: str,
+    request: HttpRequest,
+    **kwargs: Any,
+) -> None:
+    """``tool_called`` receiver: log the call as ``CALL_LOG`` says."""
+    mode = mcp_settings.CALL_LOG
+    if mode == "off" or (mode == "errors" and not is_error):
+        return
+    from .models import ToolCall
+
+    row = ToolCall(
+        tool_name=tool,
+        user=user if getattr(user, "pk", None) is not None else None,
+        started_at=started_at,
+        duration_ms=round(duration_ms, 3),
+        http_status=status,
+        is_error=is_error,
+        error_ref=error_ref or "",
+        argument_names=sorted(arguments),
+        arguments=_values(arguments) if mcp_settings.CALL_LOG_ARGUMENTS else None,
+        protocol_version=protocol_version,
+        client_name=client_name,
+    )
+    pending = getattr(request, PENDING, None)
+    if pending is None:
+        write([row])
+    else:
+        pending.append(row)
+
+
+def _values(arguments: dict[str, Any]) -> Any:
+    try:
+        encoded = json.dumps(arguments, default=str)
+    except ValueError:  # a circular structure cannot come from JSON, but be safe
+        return None
+    return json.loads(encoded) if len(encoded) <= MAX_LOGGED_ARGUMENTS else None
+
+
+def hold(request: HttpRequest) -> None:
+    """Keep the calls of this /mcp request until its response has been sent."""
+    setattr(request, PENDING, [])
+
+
+def write_after(request: HttpRequest, response: HttpResponseBase) -> None:
+    """Write the request's calls once ``response`` is closed (sent), streamed or not."""
+    pending = getattr(request, PENDING, None)
+    if pending is None or mcp_settings.CALL_LOG == "off":
+        return
+    # HttpResponse.close() runs these once the server has sent the body (a streamed
+    # response's too: its worker has reported the call before the last event), before
+    # request_finished. Private to Django; a test pins that it is still there.
+    response._resource_closers.append(lambda: write(pending))  # type: ignore[attr-defined]
+
+
+def write(rows: list[Any]) -> None:
+    """Insert the rows (one query); a failure is logged and swallowed."""
+    if not rows:
+        return
+    from .models import ToolCall
+
+    try:
+        ToolCall.objects.bulk_create(rows)
+    except Exception:
+        logger.warning("The call log could not be written (%d calls)", len(rows), exc_info=True)

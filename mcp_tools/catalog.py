@@ -1,0 +1,189 @@
+"""The catalog: a tool set as admins configured it, for one version of the admin state.
+
+The admin state (``ExposedTool`` rows) is read from the database once per version, not per
+request. Every change saved in admin publishes a new version stamp in the shared cache
+(``MCP_TOOLS["CACHE"]``); each request reads that stamp (one cache read) and a worker
+reloads the rows only when it changed, so a change reaches every worker of every host on
+its next request. When the cache has no stamp (evicted, restarted, a cache that keeps
+nothing), the stamp is computed from the database itself, so it is always the same for the
+same state.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+from weakref import WeakKeyDictionary
+
+from django.core.cache import caches
+from django.db.models import Count, Max
+
+from .conf import mcp_settings
+from .definitions import with_overrides
+from .protocol.content import TOOL_ANNOTATION_TYPES
+from .registry import ToolSet
+from .tools import Tool
+
+logger = logging.getLogger("mcp_tools")
+
+VERSION_KEY = "mcp_tools:admin-state"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """What the admin said of one tool; the defaults are those of a tool with no row."""
+
+    enabled: bool = True
+    #: Only members of these groups see and call the tool; empty: everyone.
+    group_ids: frozenset[int] = frozenset()
+    title: str = ""
+    description: str = ""
+    annotations: dict[str, Any] = field(default_factory=dict)
+    include_structured_content: bool | None = None
+    include_output_schema: bool | None = None
+
+    @property
+    def overrides(self) -> dict[str, Any]:
+        return {
+            "title": self.title,
+            "description": self.description,
+            "annotations": self.annotations,
+            "include_structured_content": self.include_structured_content,
+            "include_output_schema": self.include_output_schema,
+        }
+
+
+DEFAULT_RULE = Rule()
+
+
+@dataclass(frozen=True)
+class AdminState:
+    """Every tool's rule, as of one version stamp."""
+
+    version: str
+    rules: dict[str, Rule]
+
+    def rule(self, name: str) -> Rule:
+        return self.rules.get(name, DEFAULT_RULE)
+
+
+def database_version() -> str:
+    """Compute the admin state's version stamp from the database (the cache's fallback)."""
+    from .models import ExposedTool
+
+    stamp = ExposedTool.objects.aggregate(rows=Count("pk"), changed=Max("changed_at"))
+    changed = stamp["changed"].isoformat() if stamp["changed"] else "never"
+    return f"{stamp['rows']}@{changed}"
+
+
+def current_version() -> str:
+    """Return the admin state's version stamp: one read of the shared cache."""
+    cache = caches[mcp_settings.CACHE]
+    version = cache.get(VERSION_KEY)
+    if version is None:
+        version = database_version()
+        cache.add(VERSION_KEY, version, timeout=None)
+    return version
+
+
+def publish() -> str:
+    """Publish the version of the admin state as it now is in the database; return it."""
+    version = database_version()
+    caches[mcp_settings.CACHE].set(VERSION_KEY, version, timeout=None)
+    return version
+
+
+def _valid_annotations(name: str, annotations: Any) -> dict[str, Any]:
+    """Keep the annotation overrides the protocol defines; drop (and log) any other."""
+    if not isinstance(annotations, dict):
+        logger.warning("Tool %s: the admin's annotations are not an object; ignored", name)
+        return {}
+    kept = {
+        key: value
+        for key, value in annotations.items()
+        if key in TOOL_ANNOTATION_TYPES and isinstance(value, TOOL_ANNOTATION_TYPES[key])
+    }
+    if len(kept) != len(annotations):
+        logger.warning("Tool %s: invalid admin annotations ignored", name)
+    return kept
+
+
+def load_state(version: str) -> AdminState:
+    """Read every ``ExposedTool`` row (one query for the rows, one for their groups)."""
+    from .models import ExposedTool
+
+    rules = {}
+    for row in ExposedTool.objects.prefetch_related("allowed_groups"):
+        rules[row.name] = Rule(
+            enabled=row.enabled,
+            group_ids=frozenset(group.pk for group in row.allowed_groups.all()),
+            title=row.title,
+            description=row.description,
+            annotations=_valid_annotations(row.name, row.annotations),
+            include_structured_content=row.include_structured_content,
+            include_output_schema=row.include_output_schema,
+        )
+    return AdminState(version, rules)
+
+
+class Catalog:
+    """One tool set with the admin's rules applied: each tool as callers see it."""
+
+    def __init__(self, toolset: ToolSet, state: AdminState) -> None:
+        self.toolset = toolset
+        self.state = state
+        self.tools: dict[str, Tool] = {}
+        for tool in toolset:
+            rule = state.rule(tool.name)
+            self.tools[tool.name] = with_overrides(tool, **rule.overrides)
+        #: Encoded tools/list pages, built once per key (see handlers.list_tools).
+        self.pages: OrderedDict[Any, Any] = OrderedDict()
+
+    @property
+    def version(self) -> str:
+        return self.state.version
+
+    def rule(self, name: str) -> Rule:
+        return self.state.rule(name)
+
+    def __iter__(self) -> Any:
+        return iter(self.tools.values())
+
+
+class _Catalogs:
+    """The process's catalogs: one per tool set, rebuilt when the admin state changes."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._state: AdminState | None = None
+        self._catalogs: WeakKeyDictionary[ToolSet, Catalog] = WeakKeyDictionary()
+
+    def get(self, toolset: ToolSet) -> Catalog:
+        version = current_version()
+        catalog = self._catalogs.get(toolset)
+        if catalog is not None and catalog.version == version:
+            return catalog
+        with self._lock:
+            state = self._state
+            if state is None or state.version != version:
+                state = self._state = load_state(version)
+            catalog = self._catalogs.get(toolset)
+            if catalog is None or catalog.version != version:
+                catalog = self._catalogs[toolset] = Catalog(toolset, state)
+        return catalog
+
+    def clear(self) -> None:
+        with self._lock:
+            self._state = None
+            self._catalogs = WeakKeyDictionary()
+
+
+catalogs = _Catalogs()
+
+
+def catalog_for(toolset: ToolSet) -> Catalog:
+    """Return the catalog of ``toolset`` for the admin state's current version."""
+    return catalogs.get(toolset)

@@ -1,0 +1,103 @@
+"""What admins manage: the exposed tools and the log of their calls (docs/admin.md)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class ExposedTool(models.Model):
+    """One tool of the registry as admins see it: a switch, overrides and who may use it.
+
+    Rows mirror the registry (``mcp_sync``, and after every ``migrate``); a tool the code no
+    longer registers keeps its row, with ``registered`` false. Blank and null fields mean
+    "as the code says".
+    """
+
+    name = models.CharField(_("name"), max_length=64, unique=True)
+    enabled = models.BooleanField(
+        _("enabled"), default=True, help_text=_("Disabled tools are hidden and can't be called.")
+    )
+    title = models.CharField(
+        _("title"), max_length=200, blank=True, help_text=_("Blank: the title the code gives.")
+    )
+    description = models.TextField(
+        _("description"), blank=True, help_text=_("Blank: the description the code gives.")
+    )
+    annotations = models.JSONField(
+        _("annotations"),
+        default=dict,
+        blank=True,
+        help_text=_(
+            "Tool annotations merged over the code's: title, readOnlyHint, destructiveHint, "
+            "idempotentHint, openWorldHint."
+        ),
+    )
+    include_structured_content = models.BooleanField(
+        _("include structured content"),
+        null=True,
+        blank=True,
+        help_text=_("Unknown: as the code says."),
+    )
+    include_output_schema = models.BooleanField(
+        _("include output schema"), null=True, blank=True, help_text=_("Unknown: as the code says.")
+    )
+    allowed_groups = models.ManyToManyField(
+        "auth.Group",
+        verbose_name=_("allowed groups"),
+        blank=True,
+        related_name="mcp_tools",
+        help_text=_("Only members of these groups see and call the tool. None: everyone."),
+    )
+    registered = models.BooleanField(
+        _("registered"),
+        default=True,
+        editable=False,
+        help_text=_("Whether the code still registers this tool."),
+    )
+    changed_at = models.DateTimeField(_("changed"), auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("exposed tool")
+        verbose_name_plural = _("exposed tools")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ToolCall(models.Model):
+    """One logged tool call (``CALL_LOG``): who called what, how long it took, how it ended."""
+
+    tool_name = models.CharField(_("tool"), max_length=64, db_index=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("user"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    started_at = models.DateTimeField(_("started"), db_index=True)
+    duration_ms = models.FloatField(_("duration (ms)"))
+    http_status = models.PositiveSmallIntegerField(
+        _("HTTP status"), null=True, blank=True, help_text=_("The view's; empty when it raised.")
+    )
+    is_error = models.BooleanField(_("error"), default=False)
+    error_ref = models.CharField(_("error reference"), max_length=32, blank=True, db_index=True)
+    argument_names = models.JSONField(_("argument names"), default=list, blank=True)
+    arguments = models.JSONField(
+        _("arguments"), null=True, blank=True, help_text=_("Only with CALL_LOG_ARGUMENTS.")
+    )
+    protocol_version = models.CharField(_("protocol version"), max_length=16, blank=True)
+    client_name = models.CharField(_("client"), max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+        verbose_name = _("tool call")
+        verbose_name_plural = _("tool calls")
+        indexes = [models.Index(fields=["tool_name", "-started_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.tool_name} at {self.started_at:%Y-%m-%d %H:%M:%S}"

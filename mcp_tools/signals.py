@@ -1,0 +1,12 @@
+"""Signals of mcp_tools, for a project's own metrics and audit trails (docs/admin.md)."""
+
+from django.dispatch import Signal
+
+#: Sent after every tool call the endpoint answered with a result (also when the arguments
+#: were refused before the view ran), with ``sender`` the tool's view class and:
+#: ``tool`` (its name), ``user`` (None for anonymous callers), ``started_at`` (an aware
+#: datetime), ``duration_ms``, ``status`` (the view's HTTP status; None when it raised or
+#: never ran), ``is_error``, ``error_ref`` (the masked error's reference, or None),
+#: ``arguments`` (as received), ``protocol_version``, ``client_name`` and ``request`` (the
+#: /mcp request). The call log is one receiver.
+tool_called = Signal()

@@ -1,0 +1,99 @@
+"""Keep the ``ExposedTool`` rows in step with the registry, and publish admin changes.
+
+``sync_tools`` runs after every ``migrate`` and with ``manage.py mcp_sync``: a row for each
+registered tool (new tools enabled, as the code declares them), and a tool the code no
+longer registers keeps its row, flagged ``registered=False``, so its rules survive a
+deploy that removes it for a while. Every change to the rows publishes a new version of the
+admin state (``catalog.publish``) once the transaction commits.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import ImproperlyConfigured
+from django.db import transaction
+from django.utils import timezone
+
+from . import catalog
+from .registry import ToolRegistry
+from .registry import registry as default_registry
+
+logger = logging.getLogger("mcp_tools")
+
+
+@dataclass(frozen=True)
+class SyncResult:
+    created: list[str]
+    unregistered: list[str]
+    registered_again: list[str]
+
+
+def sync_tools(registry: ToolRegistry | None = None, urlconf: str | None = None) -> SyncResult:
+    """Create a row for each registered tool and flag the rows of tools no longer registered."""
+    from .models import ExposedTool
+
+    names = {tool.name for tool in (registry or default_registry).tools(urlconf)}
+    with transaction.atomic():
+        rows = {row.name: row for row in ExposedTool.objects.select_for_update()}
+        created = sorted(names - set(rows))
+        ExposedTool.objects.bulk_create([ExposedTool(name=name) for name in created])
+        gone = sorted(name for name, row in rows.items() if row.registered and name not in names)
+        back = sorted(name for name, row in rows.items() if not row.registered and name in names)
+        if gone:
+            ExposedTool.objects.filter(name__in=gone).update(registered=False)
+        if back:
+            ExposedTool.objects.filter(name__in=back).update(registered=True)
+        if created or gone or back:
+            transaction.on_commit(catalog.publish)
+    return SyncResult(created, gone, back)
+
+
+def sync_after_migrate(sender: Any, **kwargs: Any) -> None:
+    """``post_migrate`` receiver: sync the rows once this app's tables exist."""
+    try:
+        sync_tools()
+    except ImproperlyConfigured as exc:
+        # A misconfigured tool is reported by the system checks; migrate still succeeds.
+        logger.warning("mcp_sync after migrate skipped: %s", exc)
+
+
+def publish_after_change(sender: Any, raw: bool = False, **kwargs: Any) -> None:
+    """``post_save``/``post_delete`` receiver: publish the new admin state after the commit."""
+    if not raw:  # loaddata
+        transaction.on_commit(catalog.publish)
+
+
+def groups_changed(sender: Any, instance: Any, action: str, reverse: bool, **kwargs: Any) -> None:
+    """``m2m_changed`` receiver: allowed groups changed (from either side): a new version."""
+    from .models import ExposedTool
+
+    if not action.startswith("post_"):
+        return
+    tools = ExposedTool.objects.filter(pk__in=kwargs.get("pk_set") or ()) if reverse else None
+    (tools if tools is not None else ExposedTool.objects.filter(pk=instance.pk)).update(
+        changed_at=timezone.now()
+    )
+    transaction.on_commit(catalog.publish)
+
+
+def group_deleted(sender: Any, instance: Any, **kwargs: Any) -> None:
+    """``pre_delete`` receiver of ``auth.Group``: no tool opens up when its only group goes.
+
+    A tool restricted to the deleted group alone would be left with no allowed groups,
+    which means "everyone": it is disabled instead, for an admin to decide.
+    """
+    from .models import ExposedTool
+
+    tools = ExposedTool.objects.filter(allowed_groups=instance).prefetch_related("allowed_groups")
+    alone = [tool for tool in tools if len(tool.allowed_groups.all()) == 1]
+    if alone:
+        names = ", ".join(tool.name for tool in alone)
+        logger.warning(
+            "Group %s deleted: tools restricted to it alone disabled: %s", instance, names
+        )
+    ExposedTool.objects.filter(pk__in=[tool.pk for tool in alone]).update(enabled=False)
+    ExposedTool.objects.filter(allowed_groups=instance).update(changed_at=timezone.now())
+    transaction.on_commit(catalog.publish)
