@@ -204,7 +204,7 @@ class RecordingFormatter(ResponseFormatter):
 def test_the_views_http_response_is_the_same_with_or_without_an_override(
     client, alice, settings, tool
 ):
-    settings.MCP_TOOLS = {"FORMATTER_CLASS": "tests.test_overrides.RecordingFormatter"}
+    settings.MCP_TOOLS = {"FORMATTER_CLASS": "tests.test_context.RecordingFormatter"}
     RecordingFormatter.seen = []
     client.call_tool(tool)
     [(status, headers, body)] = RecordingFormatter.seen
