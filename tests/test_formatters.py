@@ -1,4 +1,4 @@
-"""The result contract (DESIGN §4), one row per case: HttpResponse → CallToolResult."""
+"""The result contract (docs/results.md), one row per case: HttpResponse → CallToolResult."""
 
 import base64
 import json
