@@ -1,6 +1,10 @@
 import pytest
 from django.db import connections
+from django.test import Client
 from rest_framework.authtoken.models import Token
+
+from mcp_tools.test import MCPClient
+from tests.helpers import MODERN
 
 # PostgreSQL, Redis and Chromium fixtures (and the `services` marker).
 pytest_plugins = ["tests.services"]
@@ -18,6 +22,35 @@ def bob(django_user_model):
     user = django_user_model.objects.create_user("bob", password="bob-password")
     user.token = Token.objects.create(user=user).key
     return user
+
+
+@pytest.fixture
+def mcp(alice):
+    """An MCP client with alice's token, speaking the handshake era (2025-11-25).
+
+    A view's exception comes back as an ``isError`` result, reported through
+    ``got_request_exception`` (from a streamed call's worker thread too): ``MCPClient``
+    defaults to ``raise_request_exception=False``, so the test client never re-raises it.
+    """
+    return MCPClient(headers={"Authorization": f"Token {alice.token}"})
+
+
+@pytest.fixture
+def modern_mcp(alice):
+    """An MCP client with alice's token, speaking the modern era (2026-07-28)."""
+    return MCPClient(headers={"Authorization": f"Token {alice.token}"}, protocol_version=MODERN)
+
+
+@pytest.fixture
+def anonymous_mcp():
+    """An MCP client without credentials."""
+    return MCPClient()
+
+
+@pytest.fixture
+def http(alice):
+    """A plain Django test client with alice's token, for direct HTTP calls to the views."""
+    return Client(headers={"Authorization": f"Token {alice.token}"})
 
 
 @pytest.fixture

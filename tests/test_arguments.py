@@ -1,9 +1,14 @@
-"""Lenient input: strings that encode the declared JSON type are converted before validation."""
+"""Arguments at call time (docs/tools.md): lenient conversion, then validation, one line each.
+
+Strings that encode the declared JSON type are converted before validation; what still
+breaks the tool's inputSchema is a tool error, through the endpoint too.
+"""
 
 import pytest
 
 from mcp_tools.arguments import coerce_value, problems
 from mcp_tools.registry import registry
+from tests.helpers import result_of
 
 DECIMAL = {"type": ["number", "string"], "pattern": r"^\d+$"}
 
@@ -71,3 +76,37 @@ def test_strings_that_encode_the_declared_type_are_converted(value, schema, expe
 )
 def test_problems_name_the_argument(arguments, lines):
     assert problems(registry.get_tool("s_every", "tests.urls"), arguments) == lines
+
+
+# Through the endpoint ------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("arguments", "text"),
+    [
+        ({"title": 5}, "Invalid arguments: $.title: 5 is not of type 'string'"),
+        ({}, "Invalid arguments: $: 'title' is a required property"),
+        (
+            {"title": "ok", "colour": "red"},
+            "Invalid arguments: $: Additional properties are not allowed ('colour' was unexpected)",
+        ),
+        (
+            {"title": "x" * 201, "done": "yes"},
+            "Invalid arguments: $.done: 'yes' is not of type 'boolean'\n"
+            f"Invalid arguments: $.title: '{'x' * 201}' is too long",
+        ),
+    ],
+)
+def test_wrong_arguments_are_a_tool_error_with_one_line_per_problem(mcp, arguments, text):
+    params = {"name": "todo_create", "arguments": arguments}
+    result = result_of(mcp.send(mcp.message("tools/call", params)))
+    assert result == {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+@pytest.mark.django_db
+def test_a_path_argument_that_leaves_its_pattern_never_reaches_another_view(mcp):
+    params = {"name": "file_get", "arguments": {"name": "../../api/todos"}}
+    result = result_of(mcp.send(mcp.message("tools/call", params)))
+    assert result["isError"] is True
+    assert result["content"][0]["text"].startswith("Invalid arguments: $.name:")

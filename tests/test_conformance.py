@@ -20,7 +20,7 @@ BASELINES = REPO / "tests" / "conformance"
 #: The suites save each scenario's checks under server-<scenario>-<ISO timestamp>/.
 RESULT_DIR = re.compile(r"server-(.+)-\d{4}-\d\d-\d\dT[\d-]+Z")
 
-#: Scenarios the product claims: each must pass every check (DESIGN §6, issue #4).
+#: Scenarios the product claims: each must pass every check (docs/protocol.md; issue #4).
 HANDSHAKE_REQUIRED = {
     "server-initialize",
     "ping",

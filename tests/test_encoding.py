@@ -1,4 +1,4 @@
-"""JSON of values built in Python (DESIGN §4.3): DRF's encoding, JSON_NAN, clear errors."""
+"""JSON of values built in Python (docs/results.md): DRF's encoding, JSON_NAN, clear errors."""
 
 import datetime
 import decimal

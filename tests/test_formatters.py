@@ -1,4 +1,4 @@
-"""The result contract (DESIGN §4), one row per case: HttpResponse → CallToolResult."""
+"""The result contract (docs/results.md), one row per case: HttpResponse → CallToolResult."""
 
 import base64
 import json
@@ -25,7 +25,6 @@ from mcp_tools.dispatch import release
 from mcp_tools.formatters import ResponseFormatter
 from mcp_tools.protocol.jsonrpc import RawJSON, encode
 from mcp_tools.protocol.projection import project_result
-from mcp_tools.test import MCPClient
 from mcp_tools.tools import ToolOptions
 
 TOOL = types.SimpleNamespace(name="t", options=ToolOptions(), include_structured_content=True)
@@ -424,10 +423,9 @@ def test_an_exception_is_sent_through_got_request_exception(settings):
 
 
 @pytest.mark.django_db
-def test_the_formatter_class_is_swappable(settings, alice):
+def test_the_formatter_class_is_swappable(settings, mcp):
     settings.MCP_TOOLS = {"FORMATTER_CLASS": "tests.test_formatters.ShoutingFormatter"}
-    client = MCPClient(headers={"Authorization": f"Token {alice.token}"})
-    assert client.call_tool("r_text")["content"] == [{"type": "text", "text": "HÉLLO"}]
+    assert mcp.call_tool("r_text")["content"] == [{"type": "text", "text": "HÉLLO"}]
 
 
 class ShoutingFormatter(ResponseFormatter):

@@ -1,7 +1,6 @@
 """A decorated view answers plain HTTP exactly as an undecorated twin of it does."""
 
 import pytest
-from django.test import Client
 
 from demo_project.todos.models import Todo
 from mcp_tools.decorators import mcp_tool
@@ -19,11 +18,6 @@ def same_response(first, second):
         k: v for k, v in second.items() if k not in IGNORED_HEADERS
     }
     assert first.content == second.content
-
-
-@pytest.fixture
-def http(alice):
-    return Client(headers={"Authorization": f"Token {alice.token}"})
 
 
 @pytest.mark.parametrize(

@@ -1,8 +1,11 @@
 """The view's request over MCP is the request a direct HTTP call by the same caller makes."""
 
+import base64
+
 import pytest
+from django.core.cache import cache
 from django.core.signals import request_finished
-from django.test import Client, RequestFactory
+from django.test import RequestFactory
 from django.test.utils import override_settings
 
 from mcp_tools.test import MCPClient, MCPError
@@ -11,7 +14,8 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def mcp(alice):
+def mcp_with_headers(alice):
+    """Alice's MCP client, with headers a client or a proxy adds and some that must stay behind."""
     return MCPClient(
         headers={
             "Authorization": f"Token {alice.token}",
@@ -24,8 +28,8 @@ def mcp(alice):
     )
 
 
-def test_the_view_sees_an_ordinary_request_from_the_same_caller(mcp, alice):
-    result = mcp.call_tool("echo", {"word": "hello"})
+def test_the_view_sees_an_ordinary_request_from_the_same_caller(mcp_with_headers):
+    result = mcp_with_headers.call_tool("echo", {"word": "hello"})
     seen = result["structuredContent"]
     assert seen["word"] == "hello"
     assert seen["method"] == "GET"
@@ -38,8 +42,8 @@ def test_the_view_sees_an_ordinary_request_from_the_same_caller(mcp, alice):
     assert seen["scheme"] == "http"
 
 
-def test_only_allow_listed_headers_reach_the_view(mcp):
-    headers = set(mcp.call_tool("echo", {"word": "x"})["structuredContent"]["headers"])
+def test_only_allow_listed_headers_reach_the_view(mcp_with_headers):
+    headers = set(mcp_with_headers.call_tool("echo", {"word": "x"})["structuredContent"]["headers"])
     # The test client sends no Host header (Django falls back to SERVER_NAME) and an empty
     # Cookie header; MCP-Protocol-Version, Mcp-Session-Id and X-Secret-Internal stay behind.
     assert headers == {
@@ -52,16 +56,15 @@ def test_only_allow_listed_headers_reach_the_view(mcp):
     }
 
 
-def test_over_plain_http_the_view_is_not_an_mcp_request(alice):
-    client = Client(headers={"Authorization": f"Token {alice.token}"})
-    seen = client.get("/t/echo/hello/").json()
+def test_over_plain_http_the_view_is_not_an_mcp_request(http):
+    seen = http.get("/t/echo/hello/").json()
     assert seen["is_mcp_request"] is False
     assert seen["tool_call"] is None
 
 
-def test_the_endpoints_authentication_is_handed_over_when_the_classes_match(mcp):
+def test_the_endpoints_authentication_is_handed_over_when_the_classes_match(mcp_with_headers):
     # DRF's forced-authentication hook: the view does not authenticate the token again.
-    seen = mcp.call_tool("echo", {"word": "x"})["structuredContent"]
+    seen = mcp_with_headers.call_tool("echo", {"word": "x"})["structuredContent"]
     assert seen["authenticator"] == "ForcedAuthentication"
 
 
@@ -91,14 +94,14 @@ def assert_hidden(mcp, name):
         mcp.call_tool(name)
 
 
-def test_a_view_with_other_authentication_classes_authenticates_for_itself(mcp, alice):
+def test_a_view_with_other_authentication_classes_authenticates_for_itself(mcp, http, alice):
     # The view only accepts Basic auth: the copied Token header does not satisfy it, so the
     # call is refused exactly as a direct HTTP call with the same header is (and over MCP
     # the tool is hidden from this caller).
     headers = {"Authorization": f"Token {alice.token}"}
     assert_hidden(mcp, "basic_only")
     result = invoke("basic_only", headers)
-    direct = Client(headers=headers).get("/t/basic-only/")
+    direct = http.get("/t/basic-only/")
     assert direct.status_code == 401
     assert result["isError"] is True
     assert result["content"][0]["text"] == direct.content.decode()
@@ -108,14 +111,14 @@ def test_a_view_with_other_authentication_classes_authenticates_for_itself(mcp, 
     "path,name",
     [("/t/session-only/", "session_only"), ("/t/own-authenticators/", "own_authenticators")],
 )
-def test_a_token_caller_gets_no_more_than_a_direct_call_would(mcp, alice, path, name):
+def test_a_token_caller_gets_no_more_than_a_direct_call_would(mcp, http, alice, path, name):
     # A session-only view must not take the token user for its session's, and a view that
-    # chooses its authenticators itself is not handed the endpoint's identity.
-    headers = {"Authorization": f"Token {alice.token}"}
-    direct = Client(headers=headers).get(path)
+    # chooses its authenticators itself is not handed the endpoint's identity (and over MCP
+    # the tool is hidden from this caller).
+    direct = http.get(path)
     assert direct.status_code in (401, 403)
     assert_hidden(mcp, name)
-    result = invoke(name, headers)
+    result = invoke(name, {"Authorization": f"Token {alice.token}"})
     assert result["isError"] is True
     assert result["content"][0]["text"] == direct.content.decode()
 
@@ -124,8 +127,6 @@ def test_basic_credentials_are_copied_to_a_basic_only_view(alice, settings):
     settings.MCP_TOOLS = {
         "AUTHENTICATION_CLASSES": ["rest_framework.authentication.BasicAuthentication"]
     }
-    import base64
-
     basic = base64.b64encode(b"alice:alice-password").decode()
     mcp = MCPClient(headers={"Authorization": f"Basic {basic}"})
     result = mcp.call_tool("basic_only")
@@ -142,19 +143,17 @@ def test_the_views_permission_classes_always_run(mcp, alice):
     assert mcp.call_tool("staff_only")["structuredContent"] == {"staff": True}
 
 
-def test_the_views_throttles_count_each_call_once(mcp, alice):
-    from django.core.cache import cache
-
+def test_the_views_throttles_count_each_call_once(mcp_with_headers):
     cache.clear()
-    assert mcp.call_tool("limited")["isError"] is False
-    mcp.list_tools()  # the endpoint applies no throttle of its own
-    assert mcp.call_tool("limited")["isError"] is False
-    third = mcp.call_tool("limited")
+    assert mcp_with_headers.call_tool("limited")["isError"] is False
+    mcp_with_headers.list_tools()  # the endpoint applies no throttle of its own
+    assert mcp_with_headers.call_tool("limited")["isError"] is False
+    third = mcp_with_headers.call_tool("limited")
     assert third["isError"] is True
     assert "throttled" in third["content"][0]["text"]
 
 
-def test_no_request_finished_is_sent_for_the_inner_response(mcp):
+def test_no_request_finished_is_sent_for_the_inner_response(mcp_with_headers):
     sent = []
 
     def receiver(**kwargs):
@@ -162,7 +161,7 @@ def test_no_request_finished_is_sent_for_the_inner_response(mcp):
 
     request_finished.connect(receiver)
     try:
-        mcp.call_tool("echo", {"word": "x"})
+        mcp_with_headers.call_tool("echo", {"word": "x"})
     finally:
         request_finished.disconnect(receiver)
     # Exactly one: the outer /mcp response's own, when the test client closes it.
@@ -178,10 +177,8 @@ def test_session_user_and_language_are_carried_over(alice):
 
 
 @override_settings(ALLOWED_HOSTS=["api.example"])
-def test_host_is_forwarded_and_checked(alice):
+def test_host_is_forwarded_and_checked(alice, anonymous_mcp):
     mcp = MCPClient(headers={"Authorization": f"Token {alice.token}", "Host": "api.example"})
     assert mcp.call_tool("echo", {"word": "x"})["isError"] is False
-    response = Client(headers={"Host": "evil.example"}).post(
-        "/mcp", data="{}", content_type="application/json"
-    )
+    response = anonymous_mcp.send("{}", headers={"Host": "evil.example"})
     assert response.status_code == 400

@@ -13,8 +13,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-#: The one finding the contract accepts: DESIGN §7 writes nullable as a type list, which the
-#: Inspector flags as a warning (never an error) for single-type dialects.
+#: The one finding the contract accepts: nullable is written as a type list (docs/tools.md,
+#: portability), which the Inspector flags as a warning (never an error) for single-type dialects.
 ACCEPTED_WARNINGS = {"type-union"}
 
 

@@ -2,14 +2,9 @@
 
 import pytest
 
-from mcp_tools.test import MCPClient, MCPError
+from mcp_tools.test import MCPError
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def mcp(alice):
-    return MCPClient(headers={"Authorization": f"Token {alice.token}"})
 
 
 def test_it_initializes_lists_and_calls(mcp):

@@ -5,7 +5,6 @@ import pytest
 from mcp_tools.processors import TRUNCATION_MARKER, redact, run_processors, truncate_text
 from mcp_tools.protocol.jsonrpc import RawJSON
 from mcp_tools.protocol.results import NO_STRUCTURED, ToolResult, text_block
-from mcp_tools.test import MCPClient
 
 
 def test_no_processor_runs_by_default():
@@ -88,28 +87,23 @@ def shout(result, tool, request):
     return result
 
 
-@pytest.fixture
-def client(alice):
-    return MCPClient(headers={"Authorization": f"Token {alice.token}"})
-
-
 @pytest.mark.django_db
-def test_processors_run_in_order_on_every_result_through_the_endpoint(client, settings):
+def test_processors_run_in_order_on_every_result_through_the_endpoint(mcp, settings):
     settings.MCP_TOOLS = {
         "RESULT_PROCESSORS": ["mcp_tools.processors.truncate_text", "tests.test_processors.shout"],
         "TRUNCATE_TEXT_LENGTH": 3,
     }
-    assert client.call_tool("r_text")["content"] == [
+    assert mcp.call_tool("r_text")["content"] == [
         {"type": "text", "text": "HÉL\n[TRUNCATED: 2 MORE CHARACTERS]"}
     ]
     # Error results too, masked ones included.
-    assert client.call_tool("r_crash")["content"][0]["text"].startswith("INT\n[TRUNCATED")
+    assert mcp.call_tool("r_crash")["content"][0]["text"].startswith("INT\n[TRUNCATED")
 
 
 @pytest.mark.django_db
-def test_processors_run_before_the_output_schema_is_enforced(client, settings):
+def test_processors_run_before_the_output_schema_is_enforced(mcp, settings):
     settings.MCP_TOOLS = {"RESULT_PROCESSORS": ["tests.test_processors.drop_structured"]}
-    result = client.call_tool("r_schema_dict")
+    result = mcp.call_tool("r_schema_dict")
     assert result["isError"] is True
     assert result["content"][0]["text"] == (
         "Output does not match the tool's output schema at $: the result has no structured content"

@@ -1,6 +1,6 @@
 """The result contract through the front door: real MCP clients over real HTTP (live_server).
 
-Every row of DESIGN §4–§5 goes through the official Python SDK client and is checked on the
+Every row of docs/results.md goes through the official Python SDK client and is checked on the
 wire against the 2025-11-25 schema; the TypeScript SDK client and the Inspector CLI accept
 every demo tool's result, output-schema tools included.
 """

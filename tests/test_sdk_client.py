@@ -63,7 +63,7 @@ def test_sdk_lists_and_drives_todo_crud_as_the_token_user(mcp_url, alice, mode, 
             assert replaced.structured_content["title"] == "Buy oat milk"
 
             listed_todos = await client.call_tool("todo_list")
-            # 2026-07-28 carries the array itself; earlier versions wrap it (DESIGN §4.2).
+            # 2026-07-28 carries the array itself; earlier versions wrap it (docs/protocol.md).
             items = listed_todos.structured_content
             items = items if version == "2026-07-28" else items["items"]
             assert [t["id"] for t in items] == [todo["id"]]

@@ -11,37 +11,26 @@ import time
 
 import httpx2
 import pytest
-from django.test import Client
 from mcp import Client as SDKClient
 from mcp.client.streamable_http import streamable_http_client
 
 from mcp_tools import ClientDisconnected
-from mcp_tools.protocol.mediatypes import accepts
 from mcp_tools.protocol.versions import Era
 from mcp_tools.streaming import Channel, Event, Notifier, StreamSpec
+from mcp_tools.test import MCPClient
 from tests.conformance_app import views as probes
 from tests.conformance_app.server import serve
+from tests.helpers import MODERN
 from tests.testapp.models import Entry
 from tests.wire import sse_messages, validate_stream
 
-ACCEPT = "application/json, text/event-stream"
-MODERN = "2026-07-28"
-ENVELOPE = {
-    "io.modelcontextprotocol/protocolVersion": MODERN,
-    "io.modelcontextprotocol/clientCapabilities": {},
-}
 
-
-def rpc(name, meta=None, arguments=None, id=1):
+def call(mcp, name, meta=None, arguments=None):
+    """Return the ``tools/call`` request ``mcp`` sends for ``name`` (its era's ``_meta`` too)."""
     params = {"name": name, "arguments": arguments or {}}
     if meta is not None:
         params["_meta"] = meta
-    return {"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}
-
-
-def post(client, body, version="2025-11-25", accept=ACCEPT, **headers):
-    headers = {"Accept": accept, "MCP-Protocol-Version": version, **headers}
-    return client.post("/mcp", json.dumps(body), content_type="application/json", headers=headers)
+    return mcp.message("tools/call", params)
 
 
 def body_of(response):
@@ -58,22 +47,14 @@ def lingering_workers(deadline=5.0):
         time.sleep(0.02)
 
 
-@pytest.fixture
-def client(alice):
-    # A view's exception is an isError result, reported through got_request_exception from
-    # the worker thread; the test client must not re-raise it (when the signal lands before
-    # the client has returned, it would, depending on timing).
-    return Client(headers={"Authorization": f"Token {alice.token}"}, raise_request_exception=False)
-
-
 # Through Django's test client (the WSGI code path) -----------------------------------------
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("version", ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"])
-def test_a_progress_token_streams_progress_then_the_result(client, version):
-    request = rpc("test_tool_with_progress", {"progressToken": "tok"})
-    response = post(client, request, version=version)
+def test_a_progress_token_streams_progress_then_the_result(mcp, version):
+    request = call(mcp, "test_tool_with_progress", {"progressToken": "tok"})
+    response = mcp.send(request, headers={"MCP-Protocol-Version": version})
     assert response["Content-Type"] == "text/event-stream"
     assert response["Cache-Control"] == "no-cache, no-transform"
     messages = validate_stream(version, request, body_of(response))
@@ -84,24 +65,9 @@ def test_a_progress_token_streams_progress_then_the_result(client, version):
 
 
 @pytest.mark.django_db
-def test_without_event_stream_in_accept_the_answer_is_plain_json(client):
-    response = post(
-        client, rpc("test_tool_with_progress", {"progressToken": 1}), accept="application/json"
-    )
-    assert not response.streaming and response["Content-Type"] == "application/json"
-    assert json.loads(response.content)["result"]["isError"] is False
-
-
-@pytest.mark.django_db
-def test_a_plain_call_is_plain_json(client):
-    response = post(client, rpc("test_tool_with_progress"))
-    assert not response.streaming
-
-
-@pytest.mark.django_db
-def test_a_stream_tool_sends_its_logs_without_a_progress_token(client):
-    request = rpc("test_tool_with_logging")
-    messages = validate_stream("2025-11-25", request, body_of(post(client, request)))
+def test_a_stream_tool_sends_its_logs_without_a_progress_token(mcp):
+    request = call(mcp, "test_tool_with_logging")
+    messages = validate_stream("2025-11-25", request, body_of(mcp.send(request)))
     logs = [m["params"] for m in messages if m.get("method") == "notifications/message"]
     assert logs == [
         {"level": "info", "logger": "test_tool_with_logging", "data": line}
@@ -111,25 +77,24 @@ def test_a_stream_tool_sends_its_logs_without_a_progress_token(client):
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(("level", "count"), [(None, 0), ("info", 3), ("debug", 3), ("warning", 0)])
-def test_modern_clients_get_logs_only_at_the_level_they_asked_for(client, level, count):
-    meta = dict(ENVELOPE)
+def test_modern_clients_get_logs_only_at_the_level_they_asked_for(modern_mcp, level, count):
+    meta = {}
     if level:
         meta["io.modelcontextprotocol/logLevel"] = level
-    request = rpc("test_tool_with_logging", meta)
-    headers = {"Mcp-Method": "tools/call", "Mcp-Name": "test_tool_with_logging"}
-    response = post(client, request, version=MODERN, **headers)
+    request = call(modern_mcp, "test_tool_with_logging", meta)
+    response = modern_mcp.send(request)
     messages = validate_stream(MODERN, request, body_of(response))
     assert len([m for m in messages if m.get("method") == "notifications/message"]) == count
     assert messages[-1]["result"]["resultType"] == "complete"
 
 
 @pytest.mark.django_db
-def test_a_call_past_call_timeout_ends_and_its_view_is_told_to_stop(client, settings):
+def test_a_call_past_call_timeout_ends_and_its_view_is_told_to_stop(mcp, settings):
     settings.MCP_TOOLS = {"CALL_TIMEOUT": 0.3}
     before = len(probes.LOOP_OUTCOMES)
     started = time.monotonic()
-    request = rpc("probe_loop", {"progressToken": 5})
-    messages = validate_stream("2025-11-25", request, body_of(post(client, request)))
+    request = call(mcp, "probe_loop", {"progressToken": 5})
+    messages = validate_stream("2025-11-25", request, body_of(mcp.send(request)))
     assert time.monotonic() - started < 3
     assert messages[-1]["result"] == {
         "content": [{"type": "text", "text": "Tool call timed out after 0.3 s"}],
@@ -140,12 +105,12 @@ def test_a_call_past_call_timeout_ends_and_its_view_is_told_to_stop(client, sett
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_worker_thread_keeps_the_transaction_rules(client, atomic_requests):
-    kept = rpc("entry_write", {"progressToken": 1}, {"label": "kept"})
-    result = sse_messages(body_of(post(client, kept)))[-1]["result"]
+def test_the_worker_thread_keeps_the_transaction_rules(mcp, atomic_requests):
+    kept = call(mcp, "entry_write", {"progressToken": 1}, {"label": "kept"})
+    result = sse_messages(body_of(mcp.send(kept)))[-1]["result"]
     assert result["structuredContent"] == {"count": 1, "atomic": True, "savepoints": 0}
-    lost = rpc("entry_write", {"progressToken": 1}, {"label": "lost", "fail": True})
-    result = sse_messages(body_of(post(client, lost)))[-1]["result"]
+    lost = call(mcp, "entry_write", {"progressToken": 1}, {"label": "lost", "fail": True})
+    result = sse_messages(body_of(mcp.send(lost)))[-1]["result"]
     assert result["isError"] is True
     assert list(Entry.objects.values_list("label", flat=True)) == ["kept"], result
     assert lingering_workers() == []
@@ -163,14 +128,6 @@ def test_the_channel_hands_items_to_threads_and_event_loops_alike():
         return await channel.aget(2)
 
     assert asyncio.run(read()) == Event("b", final=True)
-
-
-@pytest.mark.parametrize(
-    ("accept", "streams"),
-    [(None, False), ("application/json", False), ("text/event-stream", True), ("*/*", True)],
-)
-def test_which_accept_headers_admit_a_stream(accept, streams):
-    assert accepts(accept, "text/event-stream") is streams
 
 
 # Over real TCP: WSGI (live_server, gunicorn sync) and ASGI (uvicorn) ----------------------
@@ -194,9 +151,10 @@ def server(request, alice, tmp_path, monkeypatch):
 
 
 def tcp_call(http, url, headers, name, meta=None):
-    body = rpc(name, meta)
-    headers = {**headers, "Accept": ACCEPT, "MCP-Protocol-Version": "2025-11-25"}
-    return http.stream("POST", url, json=body, headers=headers)
+    # MCPClient writes the request and its headers; httpx2 carries them over TCP.
+    client = MCPClient()
+    body = call(client, name, meta)
+    return http.stream("POST", url, json=body, headers={**headers, **client.headers_for(body)})
 
 
 @pytest.mark.django_db(transaction=True)
@@ -221,20 +179,18 @@ def test_the_stream_is_live_a_view_waiting_for_its_client_finishes(server):
 @pytest.mark.django_db(transaction=True)
 def test_after_a_disconnect_the_view_stops_and_no_worker_is_left(server):
     url, headers, _ = server
+    client = MCPClient()
     with httpx2.Client(timeout=30) as http:
         with tcp_call(http, url, headers, "probe_loop", {"progressToken": 1}) as response:
             next(line for line in response.iter_lines() if line.startswith("data:"))
         # The connection is closed now; the server notices at its next write.
         deadline = time.monotonic() + 8
         while time.monotonic() < deadline:
+            body = call(client, "probe_workers")
             answer = http.post(
                 url,
-                json=rpc("probe_workers"),
-                headers={
-                    **headers,
-                    "Accept": "application/json",
-                    "MCP-Protocol-Version": "2025-11-25",
-                },
+                json=body,
+                headers={**headers, **client.headers_for(body), "Accept": "application/json"},
             )
             state = json.loads(answer.content)["result"]["structuredContent"]
             if not state["workers"] and state["outcomes"]:
@@ -318,21 +274,21 @@ def test_progress_without_a_token_goes_nowhere():
     assert notifier.channel.get(0) is None
 
 
-def test_past_max_streams_a_call_answers_plain_json(client, settings):
+def test_past_max_streams_a_call_answers_plain_json(mcp, settings):
     from mcp_tools import streaming
 
     settings.MCP_TOOLS = {"MAX_STREAMS": 0}
-    response = post(client, rpc("test_tool_with_logging"))
+    response = mcp.send(call(mcp, "test_tool_with_logging"))
     assert not response.streaming
     assert response["Content-Type"] == "application/json"
     assert json.loads(response.content)["result"]["isError"] is False
     assert streaming.slots.active == 0
 
 
-def test_a_streamed_call_gives_its_slot_back_when_its_view_ends(client):
+def test_a_streamed_call_gives_its_slot_back_when_its_view_ends(mcp):
     from mcp_tools import streaming
 
-    response = post(client, rpc("test_tool_with_logging"))
+    response = mcp.send(call(mcp, "test_tool_with_logging"))
     body_of(response)  # the stream ends with the result, after the worker's last step
     deadline = time.monotonic() + 5
     while streaming.slots.active and time.monotonic() < deadline:
@@ -342,19 +298,8 @@ def test_a_streamed_call_gives_its_slot_back_when_its_view_ends(client):
 
 @pytest.mark.django_db(transaction=True)
 def test_a_streamed_views_session_writes_are_saved(alice):
-    from mcp_tools.test import MCPClient
-
     client = MCPClient()
     client.force_login(alice)
     assert client.call_tool("session_counter")["structuredContent"] == {"count": 1}
     assert client.call_tool("session_counter")["structuredContent"] == {"count": 2}
     assert client.session["count"] == 2
-
-
-@pytest.mark.django_db
-def test_invalid_arguments_of_a_stream_tool_answer_at_once_as_json(client):
-    response = post(client, rpc("session_counter", arguments={"step": "one"}))
-    assert not response.streaming
-    result = json.loads(response.content)["result"]
-    assert result["isError"] is True
-    assert result["content"][0]["text"].startswith("Invalid arguments:")

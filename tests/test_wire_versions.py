@@ -14,17 +14,13 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx2
 import pytest
 
+from mcp_tools.test import MCPClient
 from tests.wire import validate_exchange, validate_stream
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 HANDSHAKE = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
 MODERN = "2026-07-28"
-ENVELOPE = {
-    "io.modelcontextprotocol/protocolVersion": MODERN,
-    "io.modelcontextprotocol/clientCapabilities": {},
-    "io.modelcontextprotocol/clientInfo": {"name": "wire-test", "version": "1"},
-}
 #: Transport probes that wait for a second request or loop for seconds (test_streaming.py).
 SKIPPED = {"probe_gate", "probe_loop"}
 #: Calls that succeed, so that success results (not only validation errors) are checked.
@@ -43,25 +39,25 @@ STREAMED = ["test_tool_with_progress", "test_tool_with_logging"]
 
 
 class Session:
-    """Send JSON-RPC over HTTP as one version's client; validate every answer."""
+    """Send JSON-RPC over HTTP as one version's client; validate every answer.
+
+    ``MCPClient`` writes each message and its headers as that version's client sends them
+    (the modern era's ``_meta`` and ``Mcp-*`` headers); httpx2 carries them over TCP.
+    """
 
     def __init__(self, http: httpx2.Client, url: str, version: str) -> None:
         self.http, self.url, self.version = http, url, version
-        self.ids = itertools.count(1)
+        self.client = MCPClient(protocol_version=version)
         self.checked = itertools.count(1)
 
     def send(self, method: str, params: dict | None = None, *, notify: bool = False):
-        message: dict = {"jsonrpc": "2.0", "method": method, "params": dict(params or {})}
-        headers = {"Accept": "application/json, text/event-stream"}
-        if method != "initialize":
-            headers["MCP-Protocol-Version"] = self.version
-        if self.version == MODERN:
-            message["params"]["_meta"] = {**message["params"].get("_meta", {}), **ENVELOPE}
-            headers["Mcp-Method"] = method
-            if method == "tools/call":
-                headers["Mcp-Name"] = params["name"]
-        if not notify:
-            message["id"] = next(self.ids)
+        if notify:
+            message: dict = {"jsonrpc": "2.0", "method": method, "params": dict(params or {})}
+        else:
+            message = self.client.message(method, dict(params or {}))
+        headers = self.client.headers_for(message)
+        if method == "initialize":
+            del headers["MCP-Protocol-Version"]  # nothing is negotiated yet
         response = self.http.post(self.url, json=message, headers=headers)
         next(self.checked)
         if response.headers.get("content-type") == "text/event-stream":

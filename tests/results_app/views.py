@@ -1,4 +1,4 @@
-"""One tool per row of the result contract (DESIGN §4, §5), mounted at /r/, names ``r_``."""
+"""One tool per row of the result contract (docs/results.md), mounted at /r/, names ``r_``."""
 
 from __future__ import annotations
 
@@ -130,7 +130,7 @@ def r_enveloped(request):
     return Response({"a": 1})
 
 
-# -- overrides (DESIGN §5) --------------------------------------------------------------------
+# -- overrides (docs/results.md) --------------------------------------------------------------
 
 OVERRIDES = {
     "r_override_content": {"content": [{"type": "text", "text": "Short summary."}]},
@@ -219,7 +219,7 @@ def r_echo_typed(request):
     return Response({"call": get_tool_call(request), "query": request.query_params.dict()})
 
 
-# -- output schemas (DESIGN §4.5) -------------------------------------------------------------
+# -- output schemas (docs/results.md) ---------------------------------------------------------
 
 COUNT_SCHEMA = {
     "type": "object",

@@ -236,3 +236,27 @@ def test_a_wrapped_value_always_matches_its_wrapped_schema(schema, value, versio
     if version < "2026-07-28":
         assert wire_schema["type"] == "object"
         assert isinstance(result["structuredContent"], dict)
+
+
+@pytest.mark.parametrize(
+    ("schema", "wire"),
+    [
+        ({"type": "object"}, {"type": "object"}),
+        (
+            {"type": "array"},
+            {"type": "object", "properties": {"items": {"type": "array"}}, "required": ["items"]},
+        ),
+        (
+            {"type": "string"},
+            {
+                "type": "object",
+                "properties": {"result": {"type": "string"}},
+                "required": ["result"],
+            },
+        ),
+    ],
+)
+def test_projection_wraps_non_object_schemas_as_it_wraps_values(schema, wire):
+    definition = {"name": "t", "inputSchema": {"type": "object"}, "outputSchema": schema}
+    assert project_tool(definition, "2025-11-25")["outputSchema"] == wire
+    assert definition["outputSchema"] == schema  # the internal definition stays unwrapped

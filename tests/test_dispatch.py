@@ -1,23 +1,11 @@
 """Each tool call runs under the transaction rules Django would apply to its view."""
 
 import pytest
-from django.test import Client
 
-from mcp_tools.test import MCPClient
 from mcp_tools.views import MCPView
 from tests.testapp.models import Entry
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def mcp(alice):
-    return MCPClient(headers={"Authorization": f"Token {alice.token}"})
-
-
-@pytest.fixture
-def http(alice):
-    return Client(headers={"Authorization": f"Token {alice.token}"}, raise_request_exception=False)
 
 
 def test_a_successful_write_persists_in_its_own_outermost_transaction(atomic_requests, mcp):
@@ -33,7 +21,8 @@ def test_a_write_is_rolled_back_when_the_view_raises_after_it(atomic_requests, m
     assert result["isError"] is True
     assert result["content"] == [{"type": "text", "text": "Internal server error"}]
     assert Entry.objects.count() == 0
-    # The same as Django does for a direct HTTP call.
+    # The same as Django does for a direct HTTP call (its 500, not the view's exception).
+    http.raise_request_exception = False
     assert (
         http.post(
             "/t/entries/", {"label": "lost", "fail": True}, content_type="application/json"

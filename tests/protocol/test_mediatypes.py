@@ -35,3 +35,11 @@ def test_accepts(accept, media_type, admitted):
 )
 def test_parse(content_type, parsed):
     assert mediatypes.parse(content_type) == parsed
+
+
+@pytest.mark.parametrize(
+    ("accept", "streams"),
+    [(None, False), ("application/json", False), ("text/event-stream", True), ("*/*", True)],
+)
+def test_which_accept_headers_admit_a_stream(accept, streams):
+    assert mediatypes.accepts(accept, "text/event-stream") is streams

@@ -1,27 +1,24 @@
-"""Overrides stored on the request (DESIGN §5), ``get_tool_call`` and ``is_mcp_request``."""
+"""The tool call's context on the view's request (``mcp_tools.context``).
+
+Overrides stored with ``mcp_output`` (docs/results.md, overrides), ``get_tool_call`` and
+``is_mcp_request``.
+"""
 
 import json
 
 import pytest
 from django.http import HttpRequest
-from django.test import Client as HttpClient
 from rest_framework.request import Request
 from rest_framework.test import APIRequestFactory, force_authenticate
 
 from mcp_tools import get_tool_call, is_mcp_request, mcp_output
 from mcp_tools.context import ToolCallContext, attach_context, get_context
 from mcp_tools.formatters import ResponseFormatter
-from mcp_tools.test import MCPClient
 from tests.results_app import views
 
 pytestmark = pytest.mark.django_db
 
 PNG_B64 = "iVBORw0KGgo="
-
-
-@pytest.fixture
-def client(alice):
-    return MCPClient(headers={"Authorization": f"Token {alice.token}"})
 
 
 def tool_request(params=None):
@@ -157,34 +154,33 @@ def test_the_override_is_consumed_once():
     assert second.texts() == ['{"a":1}']
 
 
-def test_get_tool_call_gives_the_arguments_as_received(client):
-    result = client.call_tool("r_echo_call", {"n": "5", "flag": True})
+def test_get_tool_call_gives_the_arguments_as_received(mcp):
+    result = mcp.call_tool("r_echo_call", {"n": "5", "flag": True})
     data = result["structuredContent"]
     assert data["call"] == {"name": "r_echo_call", "arguments": {"n": "5", "flag": True}}
     assert data["again"] == data["call"]
     assert data["is_mcp"] is True
 
 
-def test_get_tool_call_gives_the_arguments_before_coercion(client):
-    data = client.call_tool("r_echo_typed", {"n": "5"})["structuredContent"]
+def test_get_tool_call_gives_the_arguments_before_coercion(mcp):
+    data = mcp.call_tool("r_echo_typed", {"n": "5"})["structuredContent"]
     assert data["call"]["arguments"] == {"n": "5"}
     assert data["query"] == {"n": "5"}  # the query string carries text either way
 
 
-def test_the_echo_view_over_plain_http_sees_no_tool_call(alice):
-    http = HttpClient(headers={"Authorization": f"Token {alice.token}"})
+def test_the_echo_view_over_plain_http_sees_no_tool_call(http):
     assert http.get("/r/echo_call/").json() == {"call": None, "is_mcp": False, "again": None}
 
 
-def test_a_meta_override_keeps_server_owned_keys(client, settings):
+def test_a_meta_override_keeps_server_owned_keys(mcp, settings):
     settings.MCP_TOOLS = {"MASK_ERRORS": False}
-    result = client.call_tool("r_override_masked")
+    result = mcp.call_tool("r_override_masked")
     assert result["_meta"]["leak"] is True
     assert len(result["_meta"]["django-mcp-tools/errorRef"]) == 32
 
 
-def test_a_view_cannot_forge_server_owned_meta(client):
-    result = client.call_tool("r_override_all")
+def test_a_view_cannot_forge_server_owned_meta(mcp):
+    result = mcp.call_tool("r_override_all")
     assert result["_meta"] == {"source": "tests"}
 
 
@@ -202,13 +198,12 @@ class RecordingFormatter(ResponseFormatter):
 
 @pytest.mark.parametrize("tool", ["r_override_all", "r_override_structured", "r_override_on_error"])
 def test_the_views_http_response_is_the_same_with_or_without_an_override(
-    client, alice, settings, tool
+    mcp, http, alice, settings, tool
 ):
-    settings.MCP_TOOLS = {"FORMATTER_CLASS": "tests.test_overrides.RecordingFormatter"}
+    settings.MCP_TOOLS = {"FORMATTER_CLASS": "tests.test_context.RecordingFormatter"}
     RecordingFormatter.seen = []
-    client.call_tool(tool)
+    mcp.call_tool(tool)
     [(status, headers, body)] = RecordingFormatter.seen
-    http = HttpClient(headers={"Authorization": f"Token {alice.token}"})
     direct = http.get(f"/r/{tool.removeprefix('r_')}/")
     assert (status, body) == (direct.status_code, direct.content)
     # The same view called without a tool call (so mcp_output is a no-op) and without the
@@ -221,7 +216,7 @@ def test_the_views_http_response_is_the_same_with_or_without_an_override(
     assert (status, headers, body) == (plain.status_code, dict(plain.items()), plain.content)
 
 
-def test_structured_content_without_content_gives_its_json_text(client):
-    result = client.call_tool("r_override_structured")
+def test_structured_content_without_content_gives_its_json_text(mcp):
+    result = mcp.call_tool("r_override_structured")
     assert result["content"] == [{"type": "text", "text": '{"b":[1,2]}'}]
     assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
