@@ -22,6 +22,14 @@ class Caller:
     user: Any
     auth: Any
     authentication_classes: tuple[type, ...]
+    #: Hand the user over to every view, whatever its authentication classes: for an
+    #: operator's own calls (``manage.py mcp_call --user``), never for a request.
+    forced: bool = False
+
+    @classmethod
+    def acting_as(cls, user: Any) -> Caller:
+        """Return a caller that every view sees as ``user`` (an operator's command)."""
+        return cls(user=user, auth=None, authentication_classes=(), forced=True)
 
     @property
     def is_authenticated(self) -> bool:
@@ -35,6 +43,8 @@ class Caller:
         """
         if not self.is_authenticated:
             return None
+        if self.forced:
+            return self.user, self.auth
         if tuple(getattr(view_class, "authentication_classes", ())) != self.authentication_classes:
             return None
         if view_class.get_authenticators is not APIView.get_authenticators:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import uuid
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
@@ -90,8 +91,12 @@ def current_version() -> str:
 
 
 def publish() -> str:
-    """Publish the version of the admin state as it now is in the database; return it."""
-    version = database_version()
+    """Publish a new version of the admin state: every worker reloads it on its next request.
+
+    Called after every change saved through the models (admin, ``mcp_sync``); call it after
+    changing rows with ``QuerySet.update()``, which sends no signal.
+    """
+    version = f"{database_version()}#{uuid.uuid4().hex[:12]}"
     caches[mcp_settings.CACHE].set(VERSION_KEY, version, timeout=None)
     return version
 

@@ -67,6 +67,33 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "output_schema of tool {name} must be a JSON Schema dict or a Serializer class, not {type}",
         "Pass a JSON Schema dict or a Serializer class as output_schema.",
     ),
+    "mcp_tools.E021": (
+        "The output schema of tool {name} is not a valid JSON Schema: {error}.",
+        "Fix output_schema= (or the serializer it comes from); until then every successful "
+        "call of the tool fails its output check.",
+    ),
+    "mcp_tools.W030": (
+        "Tool {name!r}: its permission classes raised {error} on has_permission, so the "
+        "tool is listed to every caller and its view decides when it runs.",
+        "Make has_permission() answer without the object or a queryset the view builds "
+        "late (has_object_permission is the place for object checks).",
+    ),
+    "mcp_tools.E030": (
+        "MCP_TOOLS['CACHE'] is {alias!r}, a {backend}: a cache each process keeps for "
+        "itself, so a change made in admin reaches only the process that made it.",
+        "Point MCP_TOOLS['CACHE'] at a cache every worker shares (Redis, Memcached, the "
+        "database cache), or run with DEBUG on for a single-process development server.",
+    ),
+    "mcp_tools.E031": (
+        "MCP_TOOLS['CACHE'] names the cache alias {alias!r}, which CACHES does not define.",
+        "Add it to CACHES, or set MCP_TOOLS['CACHE'] to one of {aliases}.",
+    ),
+    "mcp_tools.W031": (
+        "MCP_TOOLS['CACHE'] is {alias!r}, a {backend}: the admin state's version is read "
+        "from the database on every request.",
+        "Point MCP_TOOLS['CACHE'] at a cache every worker shares (Redis, Memcached, the "
+        "database cache).",
+    ),
     "mcp_tools.W020": (
         "Tool {name}: include_output_schema forces include_structured_content on, although "
         "it is set to False.",
@@ -111,4 +138,69 @@ def check_tools(
         check_message(ToolProblem("mcp_tools.W001", obj, {"view": _describe_obj(obj)}))
         for obj in registry.unrouted()
     )
+    return messages
+
+
+PER_PROCESS_CACHES = ("django.core.cache.backends.locmem.LocMemCache",)
+
+
+@checks.register("mcp_tools")
+def check_admin_cache(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """The admin state's version stamp needs a cache every worker shares."""
+    from django.core.cache import caches
+    from django.core.cache.backends.dummy import DummyCache
+    from django.core.cache.backends.locmem import LocMemCache
+
+    from .conf import mcp_settings
+
+    alias = mcp_settings.CACHE
+    if alias not in caches.settings:
+        aliases = ", ".join(repr(name) for name in caches.settings)
+        return [
+            check_message(
+                ToolProblem("mcp_tools.E031", alias, {"alias": alias, "aliases": aliases})
+            )
+        ]
+    backend = caches[alias]
+    params = {"alias": alias, "backend": type(backend).__name__}
+    if isinstance(backend, LocMemCache) and not mcp_settings.debug:
+        return [check_message(ToolProblem("mcp_tools.E030", alias, params))]
+    if isinstance(backend, DummyCache):
+        return [check_message(ToolProblem("mcp_tools.W031", alias, params))]
+    return []
+
+
+@checks.register("mcp_tools")
+def check_permissions(
+    app_configs: Any = None, registry: Any = None, **kwargs: Any
+) -> list[checks.CheckMessage]:
+    """Report tools whose permission classes can't say, before the view runs, who may call."""
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import AnonymousUser
+    from django.core.exceptions import ImproperlyConfigured
+    from rest_framework.exceptions import APIException
+
+    from .registry import registry as default_registry
+    from .schemas.introspection import synthetic_request, view_for
+
+    try:
+        tools = list((registry or default_registry).tools())
+    except ImproperlyConfigured:
+        return []  # reported by check_tools
+    # An anonymous caller, and a signed-in one (an unsaved user: no database row needed).
+    callers: list[Any] = [AnonymousUser(), get_user_model()(is_active=True)]
+    messages = []
+    for tool in tools:
+        try:
+            for user in callers:
+                request = synthetic_request(tool.method, "/" + tool.route.route)
+                request.user = user
+                view = view_for(tool.view_class, tool.route, tool.method, tool.action, request)
+                for permission in view.get_permissions():
+                    permission.has_permission(request, view)
+        except APIException:
+            continue  # a refusal, raised rather than returned: an answer all the same
+        except Exception as exc:
+            params = {"name": tool.name, "error": f"{type(exc).__name__}: {exc}"}
+            messages.append(check_message(ToolProblem("mcp_tools.W030", tool.declared_by, params)))
     return messages

@@ -132,6 +132,16 @@ class MCPSettings:
         return value
 
     @property
+    def allowed_hosts(self) -> list[str]:
+        """Django's ``ALLOWED_HOSTS``."""
+        return list(settings.ALLOWED_HOSTS)
+
+    @property
+    def debug(self) -> bool:
+        """Django's ``DEBUG``, read here so that no other module reads Django's settings."""
+        return bool(settings.DEBUG)
+
+    @property
     def mask_errors(self) -> bool:
         """Whether exceptions are masked: ``MASK_ERRORS``, else ``not DEBUG``."""
         if self.MASK_ERRORS is None:

@@ -159,6 +159,7 @@ def output_side(
         validator = build_validator(schema)
     except SchemaError as exc:
         error = f"the schema is invalid: {exc.message}"
+        problems.append(ToolProblem("mcp_tools.E021", obj, {"name": name, "error": exc.message}))
         return OutputSide(include_structured_content=True, schema=schema, error=error)
     return OutputSide(include_structured_content=True, schema=schema, validator=validator)
 

@@ -54,6 +54,12 @@ class Route:
         return dict(_named_groups(self.regex))
 
     @property
+    def template(self) -> str:
+        """Return the path for people to read: ``api/todos/<pk>/`` for any kind of pattern."""
+        template, params = self._possibilities[0]
+        return template % {name: f"<{name}>" for name in params}
+
+    @property
     def url_name(self) -> str | None:
         return self.name.rpartition(":")[2] if self.name else None
 

@@ -23,6 +23,7 @@ from django.http import HttpRequest, StreamingHttpResponse
 from django.urls import get_urlconf, set_urlconf
 from django.utils import translation
 
+from . import errors
 from .conf import mcp_settings
 from .encoding import encode_value
 from .exceptions import ClientDisconnected
@@ -198,8 +199,17 @@ class Worker(threading.Thread):
         if self.language:
             translation.activate(self.language)
         try:
-            answer = finish(self.prepared, self.notifier)
-            save_session(self.request)
+            answer = finish(self.prepared, self.notifier)  # never raises
+            try:
+                save_session(self.request)
+            except Exception as exc:
+                # The answer still goes out; what the view wrote to its session is lost.
+                errors.report(
+                    "Saving the session of streamed call %s failed",
+                    self.notifier.spec.logger,
+                    exc=exc,
+                    request=self.request,
+                )
         finally:
             # This thread's connections: Django closes a request thread's at request_finished,
             # which never fires here.

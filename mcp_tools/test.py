@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from django.http import HttpResponseBase
+from django.http.request import HttpHeaders
 from django.test import Client
 from django.urls import reverse
 
@@ -92,7 +93,10 @@ class MCPClient(Client):
 
     def headers_for(self, body: Any) -> dict[str, str]:
         """Return the headers this client sends with ``body`` (a message, a batch or raw)."""
-        headers = {"Accept": ACCEPT, "MCP-Protocol-Version": self.protocol_version}
+        headers = {"Accept": ACCEPT}
+        is_initialize = isinstance(body, dict) and body.get("method") == "initialize"
+        if self.modern or not is_initialize:  # a handshake's initialize negotiates it
+            headers["MCP-Protocol-Version"] = self.protocol_version
         if self.modern and isinstance(body, dict) and isinstance(body.get("method"), str):
             method = body["method"]
             headers["Mcp-Method"] = method
@@ -112,11 +116,18 @@ class MCPClient(Client):
         """POST ``body`` to the endpoint and return the HTTP response as it came.
 
         A dict or list is sent as JSON, ``str`` and ``bytes`` as they are. ``headers`` are
-        added to this client's own; a header given as None is left out.
+        added to the MCP headers this client sends (``headers_for``); a header given as None
+        is left out. Headers given to the constructor win over the MCP ones.
         """
         data = body if isinstance(body, str | bytes) else json.dumps(body)
-        merged: dict[str, str | None] = {**self.headers_for(body), **(headers or {})}
-        sent = {name: value for name, value in merged.items() if value is not None}
+        merged: dict[str, tuple[str, str | None]] = {
+            name.lower(): (name, value)
+            for name, value in self.headers_for(body).items()
+            if HttpHeaders.to_wsgi_name(name) not in self.defaults
+        }
+        for name, value in (headers or {}).items():
+            merged[name.lower()] = (name, value)
+        sent = {name: value for name, value in merged.values() if value is not None}
         return self.post(self.path, data=data, content_type=content_type, headers=sent)
 
     @property

@@ -74,3 +74,14 @@ def fresh_admin_state():
     yield
     catalogs.clear()
     caches[mcp_settings.CACHE].delete(VERSION_KEY)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Remove the test run's file cache (the admin state's version stamps)."""
+    import shutil
+
+    from django.conf import settings
+
+    location = settings.CACHES.get("mcp", {}).get("LOCATION")
+    if location:
+        shutil.rmtree(location, ignore_errors=True)

@@ -33,7 +33,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
 ]
 
-ROOT_URLCONF = "tests.urls"
+# A served test project may mount admin too (tests/admin_urls.py).
+ROOT_URLCONF = os.environ.get("MCP_TESTS_URLCONF", "tests.urls")
 
 TEMPLATES = [
     {
@@ -54,8 +55,12 @@ TEMPLATES = [
 DATABASES = {
     "default": {
         "ENGINE": "django.db.backends.sqlite3",
-        # A served test project (tests/conformance_app/server.py) gets a migrated file.
-        "NAME": os.environ.get("MCP_TESTS_DATABASE", ":memory:"),
+        # A served test project (tests/conformance_app/server.py) gets a migrated file. Never
+        # ":memory:": pytest-django's session-wide live server, when it starts before the test
+        # database exists, would share one in-memory connection between its threads.
+        "NAME": os.environ.get(
+            "MCP_TESTS_DATABASE", os.path.join(tempfile.gettempdir(), "mcp-tools-tests.sqlite3")
+        ),
         "TEST": {
             "NAME": os.path.join(tempfile.gettempdir(), f"mcp-tools-tests-{os.getpid()}.sqlite3")
         },
@@ -74,7 +79,19 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {"limited": "2/minute"},
 }
 
-MCP_TOOLS = {"SERVER_NAME": "mcp-tools-tests", "SERVER_TITLE": "Test server"}
+# The admin state's version stamp travels through a cache every process shares (a file
+# cache here; served test projects get the directory from the environment).
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "mcp": {
+        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+        "LOCATION": os.environ.get(
+            "MCP_TESTS_CACHE", os.path.join(tempfile.gettempdir(), f"mcp-tools-cache-{os.getpid()}")
+        ),
+    },
+}
+
+MCP_TOOLS = {"SERVER_NAME": "mcp-tools-tests", "SERVER_TITLE": "Test server", "CACHE": "mcp"}
 
 LOGGING = {
     "version": 1,

@@ -220,3 +220,62 @@ def test_file_fields_are_a_warning(settings):
             id="mcp_tools.W004",
         )
     ]
+
+
+# -- the admin state's cache ----------------------------------------------------------------
+
+
+def admin_cache_checks(settings, backend, debug=False, alias="mcp"):
+    from mcp_tools.checks import check_admin_cache
+
+    settings.CACHES = {**settings.CACHES, "mcp": {"BACKEND": backend}}
+    settings.MCP_TOOLS = {"CACHE": alias}
+    settings.DEBUG = debug
+    return check_admin_cache()
+
+
+def test_a_per_process_cache_is_an_error_outside_debug(settings):
+    locmem = "django.core.cache.backends.locmem.LocMemCache"
+    (message,) = admin_cache_checks(settings, locmem)
+    assert message == checks.Error(
+        "MCP_TOOLS['CACHE'] is 'mcp', a LocMemCache: a cache each process keeps for itself, so "
+        "a change made in admin reaches only the process that made it.",
+        hint="Point MCP_TOOLS['CACHE'] at a cache every worker shares (Redis, Memcached, the "
+        "database cache), or run with DEBUG on for a single-process development server.",
+        obj="mcp",
+        id="mcp_tools.E030",
+    )
+    assert admin_cache_checks(settings, locmem, debug=True) == []
+
+
+def test_a_dummy_cache_is_a_warning(settings):
+    (message,) = admin_cache_checks(settings, "django.core.cache.backends.dummy.DummyCache")
+    assert message.id == "mcp_tools.W031"
+    assert "read from the database on every request" in message.msg
+
+
+def test_an_unknown_cache_alias_is_an_error(settings):
+    (message,) = admin_cache_checks(
+        settings, "django.core.cache.backends.dummy.DummyCache", alias="nope"
+    )
+    assert message.id == "mcp_tools.E031"
+    assert (
+        message.msg
+        == "MCP_TOOLS['CACHE'] names the cache alias 'nope', which CACHES does not define."
+    )
+
+
+def test_a_shared_cache_passes(settings):
+    assert admin_cache_checks(settings, "django.core.cache.backends.filebased.FileBasedCache") == []
+
+
+def test_an_invalid_output_schema_is_an_error(settings):
+    registry = ToolRegistry()
+    view = mcp_tool(
+        "bad_output", registry=registry, output_schema={"type": "nope"}, include_output_schema=True
+    )(get_view("BadOutput"))
+    (message,) = check_urlconf(settings, registry, path("o/", view.as_view()))
+    assert message.id == "mcp_tools.E021"
+    assert message.msg.startswith(
+        "The output schema of tool bad_output is not a valid JSON Schema:"
+    )

@@ -55,9 +55,7 @@ class Session:
             message: dict = {"jsonrpc": "2.0", "method": method, "params": dict(params or {})}
         else:
             message = self.client.message(method, dict(params or {}))
-        headers = self.client.headers_for(message)
-        if method == "initialize":
-            del headers["MCP-Protocol-Version"]  # nothing is negotiated yet
+        headers = self.client.headers_for(message)  # initialize: no version header yet
         response = self.http.post(self.url, json=message, headers=headers)
         next(self.checked)
         if response.headers.get("content-type") == "text/event-stream":

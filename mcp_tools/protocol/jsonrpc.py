@@ -108,7 +108,8 @@ def result_envelope(request_id: Any, result: Any) -> str:
 
 def error_envelope(request_id: Any, error: JSONRPCError) -> str:
     # ASCII: an error may echo client input, and a lone surrogate in it can't be UTF-8.
-    return json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error.error_object()})
+    envelope = {"jsonrpc": "2.0", "id": request_id, "error": error.error_object()}
+    return json.dumps(envelope, separators=(",", ":"))
 
 
 def notification_envelope(method: str, params: dict[str, Any]) -> str:

@@ -70,20 +70,29 @@ def _template(settings: str) -> Path:
     return template
 
 
+def migrated_database(settings: str, folder: Path) -> Path:
+    """Return a fresh, migrated SQLite database for ``settings`` in ``folder``."""
+    database = folder / "db.sqlite3"
+    shutil.copyfile(_template(settings), database)
+    return database
+
+
 @contextmanager
 def serve(
     kind: str = "uvicorn",
     settings: str = "tests.conformance_app.settings",
     env: dict[str, str] | None = None,
+    database: Path | None = None,
 ) -> Iterator[str]:
     """Yield the base URL of a server of ``kind`` (see SERVERS); stop it by PID on exit.
 
-    The server has its own copy of a migrated SQLite database (the admin state lives there).
+    The server has its own copy of a migrated SQLite database (the admin state lives
+    there), unless ``database`` names one that several servers share.
     """
     port = free_port()
     folder = Path(tempfile.mkdtemp(prefix="mcp-tools-server-"))
-    database = folder / "db.sqlite3"
-    shutil.copyfile(_template(settings), database)
+    if database is None:
+        database = migrated_database(settings, folder)
     environ = {
         **os.environ,
         **(env or {}),

@@ -5,6 +5,7 @@ product's default behaviour.
 """
 
 import os
+import tempfile
 
 SECRET_KEY = "conformance-only-secret-key"
 DEBUG = False
@@ -28,6 +29,15 @@ DATABASES = {
     }
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# The admin state's version stamp needs a cache the server's workers share.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+        "LOCATION": os.environ.get(
+            "MCP_TESTS_CACHE", os.path.join(tempfile.gettempdir(), "mcp-tools-conformance-cache")
+        ),
+    }
+}
 USE_TZ = True
 
 REST_FRAMEWORK = {

@@ -1,0 +1,402 @@
+"""Django admin for the exposed tools and their call log (docs/admin.md)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import statistics
+from datetime import timedelta
+from typing import Any
+
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
+from django.http import Http404, HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
+
+from . import local, sync
+from .authentication import authenticate
+from .catalog import catalog_for
+from .conf import mcp_settings
+from .forms import ExposedToolForm, TryItForm
+from .models import ExposedTool, ToolCall
+from .protocol.jsonrpc import JSONRPCError
+from .protocol.results import ERROR_REF_META_KEY
+from .protocol.versions import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION
+from .registry import registry
+from .tools import Tool
+from .views import MCPView
+
+#: How many recent calls of a tool its p50 duration is taken over.
+P50_SAMPLE = 500
+
+
+def pretty(value: Any) -> str:
+    """Return ``value`` as indented JSON in a ``<pre>`` block."""
+    return format_html('<pre class="mcp-json">{}</pre>', json.dumps(value, indent=2))
+
+
+def code_tools() -> dict[str, Tool]:
+    """Return the tools of the project's URLconf as clients see them now (admin state on)."""
+    return catalog_for(registry.tools()).tools
+
+
+def window_start() -> Any:
+    return timezone.now() - timedelta(days=mcp_settings.CALL_LOG_WINDOW_DAYS)
+
+
+class HasErrorsFilter(admin.SimpleListFilter):
+    title = _("errors in the window")
+    parameter_name = "errors"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
+        return [("yes", _("With errors")), ("no", _("Without errors"))]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        failing = ToolCall.objects.filter(is_error=True, started_at__gte=window_start())
+        names = failing.values("tool_name")
+        if self.value() == "yes":
+            return queryset.filter(name__in=names)
+        if self.value() == "no":
+            return queryset.exclude(name__in=names)
+        return queryset
+
+
+class TagFilter(admin.SimpleListFilter):
+    """The tags the code gives a tool (``@mcp_tool(tags=...)``)."""
+
+    title = _("tag")
+    parameter_name = "tag"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        tags = sorted({tag for tool in code_tools().values() for tag in tool.options.tags})
+        return [(tag, tag) for tag in tags]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        if self.value() is None:
+            return queryset
+        tagged = [name for name, tool in code_tools().items() if self.value() in tool.options.tags]
+        return queryset.filter(name__in=tagged)
+
+
+@admin.register(ExposedTool)
+class ExposedToolAdmin(admin.ModelAdmin):
+    form = ExposedToolForm
+    list_display = [
+        "name",
+        "shown_title",
+        "enabled",
+        "registered",
+        "http",
+        "calls",
+        "error_rate",
+        "last_call",
+        "p50_duration",
+    ]
+    list_display_links = ["name"]
+    list_filter = ["enabled", "registered", HasErrorsFilter, TagFilter]
+    search_fields = ["name", "title", "description"]
+    actions = ["enable_tools", "disable_tools"]
+    filter_horizontal = ["allowed_groups"]
+    readonly_fields = [
+        "name",
+        "registered",
+        "http",
+        "code_title",
+        "code_description",
+        "effective_annotations",
+        "input_schema",
+        "output_schema",
+    ]
+    fieldsets = [
+        (None, {"fields": ["name", "registered", "enabled", "http"]}),
+        (
+            _("Overrides (blank: as the code says)"),
+            {
+                "fields": [
+                    "title",
+                    "code_title",
+                    "description",
+                    "code_description",
+                    "annotations",
+                    "include_structured_content",
+                    "include_output_schema",
+                ]
+            },
+        ),
+        (_("Who may use it"), {"fields": ["allowed_groups"]}),
+        (
+            _("As clients see it"),
+            {"fields": ["effective_annotations", "input_schema", "output_schema"]},
+        ),
+    ]
+    change_form_template = "admin/mcp_tools/exposedtool/change_form.html"
+    change_list_template = "admin/mcp_tools/exposedtool/change_list.html"
+
+    # -- rows come from the registry -------------------------------------------------------
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: ExposedTool | None = None) -> bool:
+        # A registered tool's row would come back at the next sync: only stale rows go.
+        if obj is not None and obj.registered:
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def changelist_view(self, request: HttpRequest, extra_context: Any = None) -> HttpResponse:
+        sync.sync_tools()  # tools added to the code since the last migrate show up at once
+        context = {
+            "call_log": mcp_settings.CALL_LOG,
+            "window_days": mcp_settings.CALL_LOG_WINDOW_DAYS,
+            **(extra_context or {}),
+        }
+        return super().changelist_view(request, context)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        calls = ToolCall.objects.filter(tool_name=OuterRef("name"), started_at__gte=window_start())
+        counted = calls.order_by().values("tool_name")
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                call_count=Coalesce(Subquery(counted.annotate(n=Count("pk")).values("n")), 0),
+                error_count=Coalesce(
+                    Subquery(counted.filter(is_error=True).annotate(n=Count("pk")).values("n")), 0
+                ),
+                last_called=Subquery(
+                    ToolCall.objects.filter(tool_name=OuterRef("name"))
+                    .order_by()
+                    .values("tool_name")
+                    .annotate(last=Max("started_at"))
+                    .values("last")
+                ),
+            )
+        )
+
+    # -- columns ----------------------------------------------------------------------------
+
+    def tool(self, obj: ExposedTool) -> Tool | None:
+        return code_tools().get(obj.name)
+
+    @admin.display(description=_("title"))
+    def shown_title(self, obj: ExposedTool) -> str:
+        tool = self.tool(obj)
+        return tool.title if tool is not None else obj.title
+
+    @admin.display(description=_("HTTP"))
+    def http(self, obj: ExposedTool) -> str:
+        tool = self.tool(obj)
+        return f"{tool.method} /{tool.route.template}" if tool is not None else "-"
+
+    @admin.display(description=_("calls"), ordering="call_count")
+    def calls(self, obj: Any) -> int:
+        return obj.call_count
+
+    @admin.display(description=_("error rate"), ordering="error_count")
+    def error_rate(self, obj: Any) -> str:
+        return f"{obj.error_count / obj.call_count:.0%}" if obj.call_count else "-"
+
+    @admin.display(description=_("last call"), ordering="last_called")
+    def last_call(self, obj: Any) -> Any:
+        return obj.last_called or "-"
+
+    @admin.display(description=_("p50 (ms)"))
+    def p50_duration(self, obj: ExposedTool) -> str:
+        durations = list(
+            ToolCall.objects.filter(tool_name=obj.name, started_at__gte=window_start())
+            .order_by("-started_at")
+            .values_list("duration_ms", flat=True)[:P50_SAMPLE]
+        )
+        return f"{statistics.median(durations):.1f}" if durations else "-"
+
+    # -- the change page ----------------------------------------------------------------------
+
+    @admin.display(description=_("the code's title"))
+    def code_title(self, obj: ExposedTool) -> str:
+        tool = registry.tools().get(obj.name)
+        return tool.title if tool is not None else "-"
+
+    @admin.display(description=_("the code's description"))
+    def code_description(self, obj: ExposedTool) -> str:
+        tool = registry.tools().get(obj.name)
+        return tool.description if tool is not None else "-"
+
+    @admin.display(description=_("annotations"))
+    def effective_annotations(self, obj: ExposedTool) -> str:
+        tool = self.tool(obj)
+        return pretty(tool.annotations) if tool is not None else "-"
+
+    @admin.display(description=_("input schema"))
+    def input_schema(self, obj: ExposedTool) -> str:
+        tool = self.tool(obj)
+        return pretty(tool.input_schema) if tool is not None else "-"
+
+    @admin.display(description=_("output schema"))
+    def output_schema(self, obj: ExposedTool) -> str:
+        tool = self.tool(obj)
+        if tool is None:
+            return "-"
+        if tool.output_schema is None:
+            return str(_("None advertised (include_output_schema is off, or no schema is known)."))
+        return pretty(tool.output_schema)
+
+    # -- actions ----------------------------------------------------------------------------
+
+    @admin.action(description=_("Enable the selected tools"), permissions=["change"])
+    def enable_tools(self, request: HttpRequest, queryset: QuerySet) -> None:
+        self._switch(request, queryset, enabled=True)
+
+    @admin.action(description=_("Disable the selected tools"), permissions=["change"])
+    def disable_tools(self, request: HttpRequest, queryset: QuerySet) -> None:
+        self._switch(request, queryset, enabled=False)
+
+    def _switch(self, request: HttpRequest, queryset: QuerySet, *, enabled: bool) -> None:
+        # Saved one by one, so that each change is logged and published like a form's.
+        changed = 0
+        for tool in queryset.filter(enabled=not enabled):
+            tool.enabled = enabled
+            tool.save(update_fields=["enabled", "changed_at"])
+            self.log_change(request, tool, [{"changed": {"fields": ["enabled"]}}])
+            changed += 1
+        message = ngettext("%(count)d tool enabled.", "%(count)d tools enabled.", changed)
+        if not enabled:
+            message = ngettext("%(count)d tool disabled.", "%(count)d tools disabled.", changed)
+        self.message_user(request, message % {"count": changed}, messages.SUCCESS)
+
+    # -- Try it -------------------------------------------------------------------------------
+
+    def get_urls(self) -> list[Any]:
+        name = f"{self.opts.app_label}_{self.opts.model_name}_try"
+        return [
+            path("<path:object_id>/try/", self.admin_site.admin_view(self.try_it_view), name=name),
+            *super().get_urls(),
+        ]
+
+    def try_it_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """Call the tool as the signed-in user, through the same pipeline as the endpoint."""
+        obj = self.get_object(request, object_id)
+        if obj is None:
+            raise Http404(_("No exposed tool %(id)s.") % {"id": object_id})
+        if not self.has_view_permission(request, obj):
+            raise PermissionDenied
+        tool = self.tool(obj)
+        schema = tool.input_schema if tool is not None else {}
+        version = request.POST.get("protocol_version", LATEST_HANDSHAKE_VERSION)
+        form = TryItForm(schema, request.POST if request.method == "POST" else None)
+        answer = None
+        if request.method == "POST" and form.is_valid():
+            answer = try_call(request, obj.name, form.arguments(), version)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "original": obj,
+            "title": _("Try %(name)s") % {"name": obj.name},
+            "tool": tool,
+            "form": form,
+            "versions": HANDSHAKE_VERSIONS,
+            "version": version,
+            **answer_context(answer),
+            "calls_url": reverse("admin:mcp_tools_toolcall_changelist"),
+        }
+        return TemplateResponse(request, "admin/mcp_tools/exposedtool/try_it.html", context)
+
+
+def answer_context(answer: dict[str, Any] | None) -> dict[str, Any]:
+    """Return what the "Try it" page shows of a JSON-RPC answer, as a client would see it."""
+    if answer is None:
+        return {
+            "answer": None,
+            "result": None,
+            "error": None,
+            "structured": None,
+            "error_ref": None,
+        }
+    result = answer.get("result") or {}
+    meta = result.get("_meta") or {}
+    structured = result.get("structuredContent")
+    return {
+        "answer": answer,
+        "result": result or None,
+        "error": answer.get("error"),
+        "structured": json.dumps(structured, indent=2) if "structuredContent" in result else None,
+        "error_ref": meta.get(ERROR_REF_META_KEY),
+    }
+
+
+def try_call(
+    request: HttpRequest, name: str, arguments: dict[str, Any], version: str
+) -> dict[str, Any]:
+    """Call tool ``name`` as the admin's own session would over HTTP: never with more rights.
+
+    The endpoint's policy authenticates the admin's request (its session), and the view's
+    request copies its cookies and the form's CSRF token, as a browser client's /mcp call
+    would carry them.
+    """
+    outer = copy.copy(request)
+    outer.META = {**request.META}
+    token = request.POST.get("csrfmiddlewaretoken")
+    if token:
+        outer.META["HTTP_X_CSRFTOKEN"] = token
+    endpoint = MCPView()
+    try:
+        caller = authenticate(outer, endpoint)
+    except JSONRPCError as error:
+        return {"jsonrpc": "2.0", "id": 1, "error": error.error_object()}
+    if version not in HANDSHAKE_VERSIONS:
+        version = LATEST_HANDSHAKE_VERSION
+    return local.call_tool(
+        outer, caller, name, arguments, protocol_version=version, endpoint=endpoint
+    )
+
+
+@admin.register(ToolCall)
+class ToolCallAdmin(admin.ModelAdmin):
+    list_display = [
+        "started_at",
+        "tool_link",
+        "user",
+        "is_error",
+        "http_status",
+        "duration_ms",
+        "error_ref",
+        "protocol_version",
+        "client_name",
+    ]
+    list_filter = [
+        "is_error",
+        "tool_name",
+        ("user", admin.RelatedOnlyFieldListFilter),
+        "started_at",
+    ]
+    search_fields = ["tool_name", "error_ref", "client_name"]
+    date_hierarchy = "started_at"
+    list_select_related = ["user"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # the log is read-only; mcp_prune deletes old rows
+
+    @admin.display(description=_("tool"), ordering="tool_name")
+    def tool_link(self, obj: ToolCall) -> str:
+        exposed = (
+            ExposedTool.objects.filter(name=obj.tool_name).values_list("pk", flat=True).first()
+        )
+        if exposed is None:
+            return obj.tool_name
+        url = reverse("admin:mcp_tools_exposedtool_change", args=[exposed])
+        return format_html('<a href="{}">{}</a>', url, obj.tool_name)
+
+    def get_search_results(self, request: HttpRequest, queryset: QuerySet, search_term: str) -> Any:
+        # An error reference is searched exactly: it is what a user reports.
+        if len(search_term) == 32 and search_term.isalnum():
+            return queryset.filter(Q(error_ref=search_term)), False
+        return super().get_search_results(request, queryset, search_term)

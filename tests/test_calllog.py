@@ -1,0 +1,150 @@
+"""The call log (CALL_LOG, CALL_LOG_ARGUMENTS): what is kept, when, and that it never fails a
+call (docs/admin.md)."""
+
+import logging
+
+import pytest
+from django.db import OperationalError
+
+from mcp_tools.models import ToolCall
+from mcp_tools.signals import tool_called
+from mcp_tools.test import MCPClient
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def log_mode(settings):
+    def set_mode(mode, arguments=False):
+        settings.MCP_TOOLS = {"CACHE": "mcp", "CALL_LOG": mode, "CALL_LOG_ARGUMENTS": arguments}
+
+    return set_mode
+
+
+@pytest.mark.parametrize(
+    ("mode", "logged"),
+    [("off", set()), ("errors", {"boom"}), ("all", {"boom", "echo"})],
+)
+def test_what_each_mode_keeps(mcp, log_mode, mode, logged):
+    log_mode(mode)
+    assert mcp.call_tool("echo", {"word": "x"})["isError"] is False
+    assert mcp.call_tool("boom")["isError"] is True
+    assert set(ToolCall.objects.values_list("tool_name", flat=True)) == logged
+
+
+def test_a_row_says_who_called_what_and_how_it_ended(alice, log_mode):
+    log_mode("all")
+    mcp = MCPClient(headers={"Authorization": f"Token {alice.token}", "User-Agent": "agent/2"})
+    masked = mcp.call_tool("boom")
+    mcp.call_tool("echo", {"word": "x"})
+    failed, ok = ToolCall.objects.order_by("started_at")
+    assert (failed.tool_name, failed.user, failed.is_error) == ("boom", alice, True)
+    assert failed.http_status is None  # the view raised
+    assert failed.error_ref == masked["_meta"]["django-mcp-tools/errorRef"]
+    assert (ok.http_status, ok.is_error, ok.error_ref) == (200, False, "")
+    assert ok.argument_names == ["word"] and ok.arguments is None  # names only, by default
+    assert (ok.protocol_version, ok.client_name) == ("2025-11-25", "agent/2")
+    assert ok.duration_ms >= 0
+
+
+def test_argument_values_are_kept_only_when_asked(mcp, log_mode):
+    log_mode("all", arguments=True)
+    mcp.call_tool("echo", {"word": "secret-ish"})
+    assert ToolCall.objects.get().arguments == {"word": "secret-ish"}
+
+
+def test_a_refused_call_is_logged_as_an_error(mcp):
+    mcp.call_tool("todo_create", {"title": 5})
+    row = ToolCall.objects.get()
+    assert (row.tool_name, row.is_error, row.http_status) == ("todo_create", True, None)
+
+
+def test_an_anonymous_caller_is_logged_without_a_user(log_mode):
+    from django.contrib.auth.models import AnonymousUser
+    from django.test import RequestFactory
+    from django.utils import timezone
+
+    from mcp_tools import calllog
+
+    log_mode("all")
+    calllog.record(
+        None,
+        tool="echo",
+        user=AnonymousUser(),
+        started_at=timezone.now(),
+        duration_ms=1.0,
+        status=200,
+        is_error=False,
+        error_ref=None,
+        arguments={},
+        protocol_version="2025-11-25",
+        client_name="",
+        request=RequestFactory().post("/mcp"),  # not the endpoint's: written at once
+    )
+    assert ToolCall.objects.get().user is None
+
+
+def test_the_log_is_written_after_the_response(mcp, log_mode, monkeypatch):
+    log_mode("all")
+    written = []
+    monkeypatch.setattr("mcp_tools.calllog.write", lambda rows: written.extend(rows))
+    response = mcp.send(mcp.message("tools/call", {"name": "echo", "arguments": {"word": "x"}}))
+    # The test client has closed the response: that is when the rows went out, in one batch.
+    assert [row.tool_name for row in written] == ["echo"]
+    assert response.status_code == 200
+
+
+def test_the_log_of_a_streamed_call_is_written_when_its_stream_ends(mcp, log_mode):
+    log_mode("all")
+    result = mcp.call_tool("test_tool_with_logging")  # stream=True: an SSE answer
+    assert result["isError"] is False
+    assert ToolCall.objects.get().tool_name == "test_tool_with_logging"
+
+
+def test_a_failing_write_never_fails_the_call(mcp, log_mode, monkeypatch, caplog):
+    log_mode("all")
+
+    def unavailable(*args, **kwargs):
+        raise OperationalError("no such table: mcp_tools_toolcall")
+
+    monkeypatch.setattr(ToolCall.objects, "bulk_create", unavailable)
+    caplog.set_level(logging.WARNING, "mcp_tools")
+    assert mcp.call_tool("echo", {"word": "x"})["isError"] is False
+    assert "The call log could not be written (1 calls)" in caplog.text
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_log_table_missing_never_fails_the_call(mcp, log_mode, caplog):
+    from django.db import connection
+
+    log_mode("all")
+    with connection.schema_editor() as editor:
+        editor.delete_model(ToolCall)
+    try:
+        assert mcp.call_tool("echo", {"word": "x"})["isError"] is False
+    finally:
+        with connection.schema_editor() as editor:
+            editor.create_model(ToolCall)
+    assert "The call log could not be written" in caplog.text
+
+
+def test_the_tool_called_signal_carries_the_call(mcp, alice):
+    seen = []
+
+    def receiver(sender, **kwargs):
+        seen.append(kwargs)
+
+    tool_called.connect(receiver)
+    try:
+        mcp.call_tool("echo", {"word": "x"})
+    finally:
+        tool_called.disconnect(receiver)
+    (call,) = seen
+    assert (call["tool"], call["user"], call["status"], call["is_error"]) == (
+        "echo",
+        alice,
+        200,
+        False,
+    )
+    assert call["error_ref"] is None and call["arguments"] == {"word": "x"}
+    assert call["request"].path == "/mcp"

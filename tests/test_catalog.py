@@ -1,0 +1,191 @@
+"""The admin state per version: one cache read a request, the database as the fallback, and
+admin values over the decorator's, the settings' and the defaults (docs/admin.md)."""
+
+import types
+
+import pytest
+from django.core.cache import caches
+from django.urls import path
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from mcp_tools import catalog
+from mcp_tools.catalog import VERSION_KEY, catalog_for, current_version, database_version
+from mcp_tools.decorators import mcp_tool
+from mcp_tools.models import ExposedTool
+from mcp_tools.registry import ToolRegistry
+
+pytestmark = pytest.mark.django_db
+
+
+def cache():
+    return caches["mcp"]
+
+
+def test_the_version_is_one_cache_read_and_the_database_its_fallback(
+    django_assert_num_queries,
+):
+    cache().delete(VERSION_KEY)
+    with django_assert_num_queries(1):  # no stamp in the cache: computed from the rows
+        version = current_version()
+    assert version == database_version()
+    with django_assert_num_queries(0):  # then it is in the cache
+        assert current_version() == version
+
+
+def test_a_saved_change_publishes_a_new_version(django_capture_on_commit_callbacks):
+    before = current_version()
+    row = ExposedTool.objects.get(name="todo_list")
+    row.title = "Changed"
+    with django_capture_on_commit_callbacks(execute=True):
+        row.save()
+    assert current_version() != before
+
+
+def test_the_rows_are_read_once_per_version(django_assert_num_queries):
+    from mcp_tools.registry import registry
+
+    toolset = registry.tools()
+    first = catalog_for(toolset)
+    with django_assert_num_queries(0):
+        assert catalog_for(toolset) is first  # same version: nothing read
+    catalog.publish()
+    with django_assert_num_queries(2):  # the rows, and their groups
+        assert catalog_for(toolset) is not first
+
+
+def test_a_version_lost_with_the_cache_is_the_same_on_every_worker():
+    row = ExposedTool.objects.get(name="todo_list")
+    row.enabled = False
+    row.save()
+    cache().clear()  # evicted, or the cache restarted
+    # Each worker computes it from the database: the same stamp everywhere.
+    assert current_version() == database_version()
+
+
+def test_update_then_publish_takes_effect(mcp):
+    assert "todo_list" in {tool["name"] for tool in mcp.list_tools()}
+    ExposedTool.objects.filter(name="todo_list").update(enabled=False)  # no signal
+    catalog.publish()
+    assert "todo_list" not in {tool["name"] for tool in mcp.list_tools()}
+
+
+class Plain(APIView):
+    def get(self, request):
+        """The handler's docstring."""
+        return Response({"ok": True})
+
+
+def decorated_tool(settings, admin=None, **decorator):
+    """Build a one-tool URLconf and return the tool as callers see it after ``admin``."""
+    local = ToolRegistry()
+    view = type("V", (Plain,), {})
+    mcp_tool("t", registry=local, **decorator)(view)
+    module = types.ModuleType("precedence_urls")
+    module.urlpatterns = [path("t/", view.as_view())]
+    settings.ROOT_URLCONF = module
+    row, _ = ExposedTool.objects.get_or_create(name="t")
+    for key, value in (admin or {}).items():
+        setattr(row, key, value)
+    row.save()
+    catalog.publish()
+    return catalog_for(local.tools()).tools["t"]
+
+
+@pytest.mark.parametrize(
+    ("decorator", "admin", "expected"),
+    [
+        ({}, {}, "V"),  # built-in: DRF's view name
+        ({"title": "From the decorator"}, {}, "From the decorator"),
+        ({"title": "From the decorator"}, {"title": "From admin"}, "From admin"),
+    ],
+)
+def test_title_precedence(settings, decorator, admin, expected):
+    tool = decorated_tool(settings, admin, **decorator)
+    assert tool.title == expected
+    assert tool.annotations["title"] == expected
+
+
+@pytest.mark.parametrize(
+    ("decorator", "admin", "expected"),
+    [
+        ({}, {}, "The handler's docstring."),
+        ({"description": "Decorated."}, {}, "Decorated."),
+        ({"description": "Decorated."}, {"description": "Admin's."}, "Admin's."),
+    ],
+)
+def test_description_precedence(settings, decorator, admin, expected):
+    assert decorated_tool(settings, admin, **decorator).description == expected
+
+
+@pytest.mark.parametrize(
+    ("setting", "decorator", "admin", "expected"),
+    [
+        ({}, {}, {}, False),  # the built-in default of a GET tool
+        ({"DEFAULT_ANNOTATIONS": {"openWorldHint": True}}, {}, {}, True),
+        (
+            {"DEFAULT_ANNOTATIONS": {"openWorldHint": True}},
+            {"annotations": {"openWorldHint": False}},
+            {},
+            False,
+        ),
+        (
+            {"DEFAULT_ANNOTATIONS": {"openWorldHint": True}},
+            {"annotations": {"openWorldHint": False}},
+            {"annotations": {"openWorldHint": True}},
+            True,
+        ),
+    ],
+)
+def test_annotation_precedence(settings, setting, decorator, admin, expected):
+    settings.MCP_TOOLS = {**setting, "CACHE": "mcp"}
+    tool = decorated_tool(settings, admin, **decorator)
+    assert tool.annotations["openWorldHint"] is expected
+
+
+@pytest.mark.parametrize(
+    ("setting", "decorator", "admin", "expected"),
+    [
+        ({}, None, None, True),
+        ({"INCLUDE_STRUCTURED_CONTENT": False}, None, None, False),
+        ({"INCLUDE_STRUCTURED_CONTENT": False}, True, None, True),
+        ({"INCLUDE_STRUCTURED_CONTENT": False}, True, False, False),
+        ({}, False, True, True),
+    ],
+)
+def test_structured_content_switch_precedence(settings, setting, decorator, admin, expected):
+    settings.MCP_TOOLS = {**setting, "CACHE": "mcp"}
+    tool = decorated_tool(
+        settings,
+        {"include_structured_content": admin},
+        include_structured_content=decorator,
+    )
+    assert tool.include_structured_content is expected
+
+
+@pytest.mark.parametrize(
+    ("setting", "decorator", "admin", "advertised"),
+    [
+        ({}, None, None, False),
+        ({"INCLUDE_OUTPUT_SCHEMA": True}, None, None, True),
+        ({"INCLUDE_OUTPUT_SCHEMA": True}, False, None, False),
+        ({"INCLUDE_OUTPUT_SCHEMA": True}, False, True, True),
+        ({}, True, False, False),
+    ],
+)
+def test_output_schema_switch_precedence(settings, setting, decorator, admin, advertised):
+    settings.MCP_TOOLS = {**setting, "CACHE": "mcp"}
+    tool = decorated_tool(
+        settings,
+        {"include_output_schema": admin},
+        include_output_schema=decorator,
+        output_schema={"type": "object"},
+    )
+    assert (tool.output_schema is not None) is advertised
+
+
+def test_invalid_annotations_written_to_the_database_are_ignored(settings, caplog):
+    tool = decorated_tool(settings, {"annotations": {"readOnlyHint": "yes", "bogus": 1}})
+    assert tool.annotations["readOnlyHint"] is True  # the code's value stands
+    assert "bogus" not in tool.annotations
+    assert "Tool t: invalid admin annotations ignored" in caplog.text

@@ -1,0 +1,113 @@
+"""The management commands: mcp_list, mcp_show, mcp_call, mcp_sync, mcp_prune (docs/admin.md)."""
+
+import json
+from datetime import timedelta
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.utils import timezone
+
+from mcp_tools.models import ExposedTool, ToolCall
+
+pytestmark = pytest.mark.django_db
+
+
+def run(*args):
+    out, err = StringIO(), StringIO()
+    call_command(*args, stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+def test_mcp_list_names_each_tool_with_its_route_and_state():
+    ExposedTool.objects.filter(name="todo_create").update(enabled=False)
+    from mcp_tools.catalog import publish
+
+    publish()
+    out, _ = run("mcp_list")
+    lines = {line.split()[0]: line for line in out.splitlines()}
+    assert "enabled" in lines["todo_list"] and "GET /api/todos/" in lines["todo_list"]
+    assert "disabled" in lines["todo_create"]
+    assert "GET /api/todos/<pk>/" in lines["todo_retrieve"]
+
+
+def test_mcp_list_by_tag():
+    out, _ = run("mcp_list", "--tag", "forms")
+    assert {line.split()[0] for line in out.splitlines()} == {"s_every", "s_node"}
+
+
+@pytest.mark.parametrize(("version", "has_title"), [("2024-11-05", False), ("2025-11-25", True)])
+def test_mcp_show_prints_the_tool_as_a_versions_client_sees_it(version, has_title):
+    out, _ = run("mcp_show", "todo_retrieve", "--protocol-version", version)
+    definition = json.loads(out)
+    assert definition["name"] == "todo_retrieve"
+    assert ("title" in definition) is has_title
+    assert definition["inputSchema"]["properties"]["pk"]["type"] == "integer"
+
+
+def test_mcp_show_refuses_an_unknown_tool():
+    with pytest.raises(CommandError, match="Unknown tool 'nope': see manage.py mcp_list."):
+        run("mcp_show", "nope")
+
+
+def test_mcp_call_runs_as_the_user_through_the_pipeline(alice, settings):
+    settings.MCP_TOOLS = {"CACHE": "mcp", "CALL_LOG": "all"}
+    out, _ = run("mcp_call", "echo", "--user", "alice", "--args", '{"word": "hi"}')
+    result = json.loads(out)
+    assert result["isError"] is False
+    assert result["structuredContent"]["user"] == "alice"
+    assert result["structuredContent"]["is_mcp_request"] is True
+    assert ToolCall.objects.get().user == alice  # the call log saw it too
+
+
+def test_mcp_call_hands_the_user_to_views_with_their_own_authentication(alice):
+    # The operator acts as the user: even a Basic-only view sees them.
+    out, _ = run("mcp_call", "basic_only", "--user", "alice")
+    assert json.loads(out)["structuredContent"] == {"user": "alice"}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["nope", "--user", "alice"], "Unknown tool: nope (no such tool, or hidden"),
+        (["echo", "--user", "ghost"], "No user 'ghost'."),
+        (["echo", "--args", "{bad"], "--args is not valid JSON"),
+        (["echo", "--args", "[1]"], "--args must be a JSON object"),
+        (["todo_list"], "Unknown tool: todo_list"),  # anonymous: hidden, as over HTTP
+    ],
+)
+def test_mcp_call_refuses_clearly(alice, args, message):
+    with pytest.raises(CommandError, match=message.replace("(", r"\(").replace("[", r"\[")):
+        run("mcp_call", *args)
+
+
+def test_mcp_call_exits_1_when_the_tool_answers_an_error(alice):
+    with pytest.raises(CommandError) as excinfo:
+        run("mcp_call", "todo_retrieve", "--user", "alice", "--args", '{"pk": 999}')
+    assert excinfo.value.returncode == 1
+    assert str(excinfo.value) == "The tool answered an error."
+
+
+def test_mcp_sync_creates_flags_and_restores_rows():
+    ExposedTool.objects.filter(name="todo_list").delete()
+    ExposedTool.objects.create(name="retired_tool")
+    ExposedTool.objects.filter(name="echo").update(registered=False)
+    out, _ = run("mcp_sync")
+    assert "New: todo_list" in out
+    assert "No longer registered: retired_tool" in out
+    assert "Registered again: echo" in out
+    assert ExposedTool.objects.get(name="retired_tool").registered is False  # kept, flagged
+    assert run("mcp_sync")[0].strip() == "The exposed tools are in sync."
+
+
+def test_mcp_prune_deletes_old_calls_in_batches(monkeypatch):
+    monkeypatch.setattr("mcp_tools.management.commands.mcp_prune.BATCH", 2)
+    now = timezone.now()
+    for days in (0, 10, 40, 50, 60):
+        ToolCall.objects.create(tool_name="x", started_at=now - timedelta(days=days), duration_ms=1)
+    out, _ = run("mcp_prune", "--days", "30")
+    assert out.strip() == "Deleted 3 logged calls older than 30 days."
+    assert ToolCall.objects.count() == 2
+    with pytest.raises(CommandError, match="--days must be 0 or more."):
+        run("mcp_prune", "--days", "-1")

@@ -1,0 +1,122 @@
+"""An admin change reaches every worker on its next request: two server processes sharing one
+database and one cache, the change made through one process's admin (docs/admin.md)."""
+
+import asyncio
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import httpx2
+import pytest
+from mcp import MCPError
+
+from tests.conformance_app.server import DATABASE_ENV, REPO, migrated_database, serve
+from tests.sdk import connect
+
+SETTINGS = "tests.settings"
+
+SEED = """
+import django; django.setup()
+from django.contrib.auth.models import User
+from rest_framework.authtoken.models import Token
+User.objects.create_superuser("root", "root@example.com", "root-pw")
+alice = User.objects.create_user("alice", password="alice-pw")
+print(Token.objects.create(user=alice).key)
+"""
+
+
+@pytest.fixture(scope="module")
+def two_workers():
+    """Two gunicorn processes over one SQLite file and one file cache; alice's token."""
+    folder = Path(tempfile.mkdtemp(prefix="mcp-tools-consistency-"))
+    database = migrated_database(SETTINGS, folder)
+    env = {
+        DATABASE_ENV: str(database),
+        "MCP_TESTS_CACHE": str(folder / "cache"),
+        "MCP_TESTS_URLCONF": "tests.admin_urls",
+    }
+    seeded = subprocess.run(
+        [sys.executable, "-c", SEED],
+        cwd=REPO,
+        env={**__import__("os").environ, "DJANGO_SETTINGS_MODULE": SETTINGS, **env},
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    token = seeded.stdout.strip()
+    try:
+        with (
+            serve("gunicorn", SETTINGS, env, database) as first,
+            serve("gunicorn", SETTINGS, env, database) as second,
+        ):
+            yield first, second, token, folder / "cache"
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def tool_names(url, token):
+    async def listing():
+        async with connect(f"{url}/mcp", token=token, mode="legacy") as client:
+            return {tool.name for tool in (await client.list_tools()).tools}
+
+    return asyncio.run(asyncio.wait_for(listing(), 30))
+
+
+def call(url, token, name):
+    async def calling():
+        async with connect(f"{url}/mcp", token=token, mode="legacy") as client:
+            try:
+                return await client.call_tool(name, {})
+            except MCPError as error:
+                return error
+
+    return asyncio.run(asyncio.wait_for(calling(), 30))
+
+
+def admin_action(url, tool, action):
+    """Sign into the admin of one worker and run an action on one tool, as a person would."""
+    with httpx2.Client(base_url=url, follow_redirects=True, timeout=30) as browser:
+        login = browser.get("/admin/login/")
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', login.text).group(1)
+        browser.post(
+            "/admin/login/",
+            data={
+                "username": "root",
+                "password": "root-pw",
+                "csrfmiddlewaretoken": token,
+                "next": "/admin/",
+            },
+        )
+        page = browser.get("/admin/mcp_tools/exposedtool/", params={"q": tool}).text
+        pk = re.search(r'name="_selected_action" value="(\d+)"[^>]*- ' + tool + '"', page).group(1)
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+        done = browser.post(
+            "/admin/mcp_tools/exposedtool/",
+            data={"action": action, "_selected_action": pk, "csrfmiddlewaretoken": token},
+        )
+        assert "1 tool" in done.text, done.text[:2000]
+
+
+def test_an_admin_change_on_one_worker_reaches_the_other(two_workers):
+    first, second, token, _ = two_workers
+    assert "todo_list" in tool_names(second, token)  # the second worker's catalog is warm
+    admin_action(first, "todo_list", "disable_tools")
+    assert "todo_list" not in tool_names(second, token)
+    outcome = call(second, token, "todo_list")
+    assert isinstance(outcome, MCPError) and outcome.message == "Unknown tool: todo_list"
+    admin_action(second, "todo_list", "enable_tools")
+    assert "todo_list" in tool_names(first, token)
+
+
+def test_without_the_cache_the_database_keeps_the_workers_consistent(two_workers):
+    first, second, token, cache = two_workers
+    admin_action(first, "todo_create", "disable_tools")
+    assert "todo_create" not in tool_names(second, token)
+    shutil.rmtree(cache, ignore_errors=True)  # the shared cache lost every key
+    admin_action(first, "todo_create", "enable_tools")
+    shutil.rmtree(cache, ignore_errors=True)  # and again, right after the change
+    assert "todo_create" in tool_names(second, token)

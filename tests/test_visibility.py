@@ -1,0 +1,209 @@
+"""Who sees which tool: one rule for tools/list and tools/call (docs/admin.md).
+
+Each part of the rule (the admin's switch, allowed groups, the view's permission classes,
+a permission class that can't answer) is shown through the official MCP Python SDK over
+real HTTP, in both eras, and the lower-level cases through MCPClient.
+"""
+
+import asyncio
+import logging
+import types
+
+import pytest
+from django.contrib.auth.models import Group
+from django.urls import include, path
+from mcp import MCPError
+from rest_framework.permissions import DjangoModelPermissions
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from mcp_tools.decorators import mcp_tool
+from mcp_tools.models import ExposedTool
+from mcp_tools.registry import ToolRegistry
+from mcp_tools.views import MCPView
+from tests.sdk import Wire, connect
+from tests.wire import validate_exchange
+
+MODES = [("legacy", "2025-11-25"), ("auto", "2026-07-28")]
+
+
+def run(coroutine):
+    return asyncio.run(asyncio.wait_for(coroutine, timeout=60))
+
+
+async def names_and_call(url, token, mode, tool, arguments=None, wire=None):
+    """List the tools the caller sees, then call ``tool``: (names, result or MCPError)."""
+    async with connect(url, token=token, mode=mode, wire=wire) as client:
+        names = {listed.name for listed in (await client.list_tools()).tools}
+        try:
+            outcome = await client.call_tool(tool, arguments or {})
+        except MCPError as error:
+            outcome = error
+    return names, outcome
+
+
+def assert_unknown(outcome, name):
+    assert isinstance(outcome, MCPError), outcome
+    assert (outcome.code, outcome.message) == (-32602, f"Unknown tool: {name}")
+
+
+@pytest.fixture
+def mcp_url(live_server):
+    return f"{live_server.url}/mcp"
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(("mode", "version"), MODES)
+def test_a_disabled_tool_is_neither_listed_nor_callable(mcp_url, alice, mode, version):
+    wire = Wire()
+    names, outcome = run(names_and_call(mcp_url, alice.token, mode, "todo_list", wire=wire))
+    assert "todo_list" in names and outcome.is_error is False
+
+    row = ExposedTool.objects.get(name="todo_list")
+    row.enabled = False
+    row.save()  # as the admin saves it: published once the change commits
+    names, outcome = run(names_and_call(mcp_url, alice.token, mode, "todo_list", wire=wire))
+    assert "todo_list" not in names and "todo_create" in names
+    assert_unknown(outcome, "todo_list")
+    for request, status, _, body in wire.posts():
+        validate_exchange(version, request, status, body)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(("mode", "version"), MODES)
+def test_a_tool_restricted_to_groups_is_seen_by_their_members_only(mcp_url, alice, mode, version):
+    ops = Group.objects.create(name="ops")
+    ExposedTool.objects.get(name="todo_create").allowed_groups.add(ops)  # publishes on commit
+    names, outcome = run(names_and_call(mcp_url, alice.token, mode, "todo_create", {"title": "x"}))
+    assert "todo_create" not in names and "todo_list" in names
+    assert_unknown(outcome, "todo_create")
+
+    alice.groups.add(ops)
+    names, outcome = run(names_and_call(mcp_url, alice.token, mode, "todo_create", {"title": "x"}))
+    assert "todo_create" in names
+    assert outcome.is_error is False and outcome.structured_content["title"] == "x"
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(("mode", "version"), MODES)
+def test_the_views_permission_classes_decide_who_sees_a_tool(mcp_url, alice, mode, version):
+    # staff_only's view has IsAdminUser: a non-staff caller never learns it exists.
+    names, outcome = run(names_and_call(mcp_url, alice.token, mode, "staff_only"))
+    assert "staff_only" not in names
+    assert_unknown(outcome, "staff_only")
+
+    alice.is_staff = True
+    alice.save()
+    names, outcome = run(names_and_call(mcp_url, alice.token, mode, "staff_only"))
+    assert "staff_only" in names
+    assert outcome.structured_content == {"staff": True}
+
+
+class NeedsAQueryset(APIView):
+    """A view whose permission class can't answer before the view builds its queryset."""
+
+    permission_classes = [DjangoModelPermissions]
+
+    def get(self, request):
+        return Response({"ok": True})
+
+
+@pytest.fixture
+def raising_endpoint(settings):
+    local = ToolRegistry()
+    mcp_tool("needs_a_queryset", registry=local)(NeedsAQueryset)
+    module = types.ModuleType("raising_permission_urls")
+    module.urlpatterns = [
+        path("q/", NeedsAQueryset.as_view()),
+        path("api/", include("demo_project.todos.urls")),
+        path("mcp", MCPView.as_view(registry=local)),
+    ]
+    settings.ROOT_URLCONF = module
+    return local
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_permission_class_that_raises_counts_as_visible_with_a_warning(
+    raising_endpoint, live_server, alice, caplog
+):
+    caplog.set_level(logging.WARNING, "mcp_tools")
+    names, outcome = run(
+        names_and_call(f"{live_server.url}/mcp", alice.token, "legacy", "needs_a_queryset")
+    )
+    assert names == {"needs_a_queryset"}
+    # The view itself then runs its permission class, which fails: a masked error.
+    assert outcome.is_error is True
+    assert outcome.content[0].text == "Internal server error"
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert (
+        warnings.count(
+            "Tool needs_a_queryset: its permission classes raised on has_permission; it is listed "
+            "to every caller and the view decides when it runs"
+        )
+        == 1
+    )
+
+
+@pytest.mark.django_db
+def test_the_system_check_names_a_permission_class_that_raises(raising_endpoint):
+    from mcp_tools.checks import check_permissions
+
+    (message,) = check_permissions(registry=raising_endpoint)
+    assert message.id == "mcp_tools.W030"
+    assert message.msg.startswith(
+        "Tool 'needs_a_queryset': its permission classes raised AssertionError: "
+    )
+    assert message.hint.startswith("Make has_permission() answer without the object")
+
+
+# Through MCPClient: the rule's details ---------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_hidden_tool_is_refused_before_its_arguments_are_read(mcp):
+    ExposedTool.objects.filter(name="todo_create").update(enabled=False)
+    from mcp_tools.catalog import publish
+
+    publish()
+    # Arguments that would fail validation: the answer must not tell that the tool exists.
+    answer = mcp.answer_of(
+        mcp.send(mcp.message("tools/call", {"name": "todo_create", "arguments": {"x": 1}}))
+    )
+    assert answer["error"] == {"code": -32602, "message": "Unknown tool: todo_create"}
+
+
+@pytest.mark.django_db
+def test_the_list_is_private_when_it_depends_on_the_caller(modern_mcp, anonymous_mcp, settings):
+    assert modern_mcp.rpc("tools/list")["cacheScope"] == "private"  # an authenticated caller
+    # An anonymous caller of an open endpoint who is not shown every tool: private too.
+    settings.MCP_TOOLS = {
+        "AUTHENTICATION_CLASSES": [],
+        "PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+        "CACHE": "mcp",
+    }
+    anonymous_mcp.protocol_version = "2026-07-28"
+    result = anonymous_mcp.rpc("tools/list")
+    assert "todo_list" not in {tool["name"] for tool in result["tools"]}
+    assert result["cacheScope"] == "private"
+
+
+@pytest.mark.django_db
+def test_a_deleted_group_never_opens_the_tools_restricted_to_it(mcp, alice):
+    ops, other = Group.objects.create(name="ops"), Group.objects.create(name="other")
+    only_ops = ExposedTool.objects.get(name="todo_create")
+    both = ExposedTool.objects.get(name="todo_update")
+    only_ops.allowed_groups.add(ops)
+    both.allowed_groups.add(ops, other)
+    ops.delete()
+    only_ops.refresh_from_db()
+    both.refresh_from_db()
+    assert only_ops.enabled is False and not only_ops.allowed_groups.exists()
+    assert both.enabled is True and list(both.allowed_groups.all()) == [other]
+
+
+@pytest.mark.django_db
+def test_visibility_is_read_once_per_request(mcp, django_assert_max_num_queries):
+    mcp.list_tools()  # the admin state, loaded once for this version
+    # A warm list costs the endpoint's token check and the view permissions' own reads.
+    with django_assert_max_num_queries(2):
+        mcp.list_tools()
