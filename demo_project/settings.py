@@ -79,4 +79,6 @@ MCP_TOOLS = {
     "SERVER_NAME": "django-mcp-tools-demo",
     "SERVER_TITLE": "Todo demo",
     "INSTRUCTIONS": "Tools to read and manage the signed-in user's todo list.",
+    # Every call in the admin's log, so the demo's figures count them all.
+    "CALL_LOG": "all",
 }

@@ -1,8 +1,12 @@
+from django.urls import path
 from rest_framework.routers import DefaultRouter
 
-from .views import TodoViewSet
+from .views import TodoStatsView, TodoViewSet
 
 router = DefaultRouter()
 router.register("todos", TodoViewSet, basename="todo")
 
-urlpatterns = router.urls
+urlpatterns = [
+    path("stats/", TodoStatsView.as_view(), name="todo-stats"),
+    *router.urls,
+]

@@ -1,4 +1,8 @@
+from django.db.models import Count, Q
 from rest_framework import viewsets
+from rest_framework.permissions import IsAdminUser
+from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from mcp_tools import mcp_tool
 
@@ -43,3 +47,20 @@ class TodoViewSet(viewsets.ModelViewSet):
     def destroy(self, request, *args, **kwargs):
         """Delete a todo."""
         return super().destroy(request, *args, **kwargs)
+
+
+@mcp_tool("todo_stats", title="Todo statistics (staff)")
+class TodoStatsView(APIView):
+    """Count every user's todos, open and done: for staff only.
+
+    Its permission class hides it from everyone else: a non-staff caller's tools/list does
+    not name it, and calling it answers "Unknown tool", as if it did not exist.
+    """
+
+    permission_classes = [IsAdminUser]
+
+    def get(self, request):
+        counts = Todo.objects.aggregate(
+            total=Count("pk"), done=Count("pk", filter=Q(done=True))
+        )
+        return Response({**counts, "open": counts["total"] - counts["done"]})

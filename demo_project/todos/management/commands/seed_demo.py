@@ -1,10 +1,15 @@
 import json
+import logging
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
+from django.test import RequestFactory
 from rest_framework.authtoken.models import Token
 
 from demo_project.todos.models import Todo
+from mcp_tools import local
+from mcp_tools.authentication import Caller
+from mcp_tools.models import ToolCall
 
 SAMPLE_TODOS = [
     ("Water the plants", False),
@@ -12,24 +17,43 @@ SAMPLE_TODOS = [
     ("Expose the todo API to an agent", False),
 ]
 
+#: Calls made once, through the endpoint's own pipeline, so the admin's log has a few rows.
+SAMPLE_CALLS = [
+    ("todo_list", {}),
+    ("todo_retrieve", {"pk": "1"}),
+    ("todo_chart", {}),
+    ("todo_create", {"title": 42}),  # refused: the title must be a string
+    ("todo_sync", {}),  # the showcase's failing view: a masked error
+]
+
 
 class Command(BaseCommand):
-    help = "Create the demo user with a token and a few todos, then print how to connect."
+    help = (
+        "Create the demo's users (an admin, and a user with a token) and a few todos and "
+        "logged calls, then print how to connect."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--url", default="http://127.0.0.1:8000/mcp")
 
     def handle(self, *args, url, **options):
-        user, created = get_user_model().objects.get_or_create(
-            username="demo", defaults={"is_staff": True, "is_superuser": True}
+        users = get_user_model().objects
+        admin, created = users.get_or_create(
+            username="admin", defaults={"is_staff": True, "is_superuser": True}
         )
         if created:
-            user.set_password("demo")
-            user.save()
-        token, _ = Token.objects.get_or_create(user=user)
-        if not Todo.objects.filter(owner=user).exists():
+            admin.set_password("admin")
+            admin.save()
+        demo, created = users.get_or_create(username="demo")
+        if created:
+            demo.set_password("demo")
+            demo.save()
+        token, _ = Token.objects.get_or_create(user=demo)
+        if not Todo.objects.filter(owner=demo).exists():
             for title, done in SAMPLE_TODOS:
-                Todo.objects.create(owner=user, title=title, done=done)
+                Todo.objects.create(owner=demo, title=title, done=done)
+        if not ToolCall.objects.exists():
+            self.sample_calls(demo)
         config = {
             "mcpServers": {
                 "django-todos": {
@@ -41,7 +65,21 @@ class Command(BaseCommand):
         }
         self.stdout.write(
             f"\nMCP endpoint:  {url}\n"
-            f"Token:         {token.key}   (user 'demo', password 'demo' for /admin/)\n\n"
+            f"Token:         {token.key}   (user 'demo'; it does not see the staff-only "
+            "todo_stats)\n"
+            f"Admin:         {url.rsplit('/', 1)[0]}/admin/   (user 'admin', password 'admin')\n\n"
             "Client configuration (paste into your MCP client's settings):\n"
             f"{json.dumps(config, indent=2)}\n"
         )
+
+    def sample_calls(self, user):
+        request = RequestFactory().post("/mcp", HTTP_HOST="127.0.0.1:8000")
+        request.user = user
+        # todo_sync fails on purpose: its traceback would be logged, and it is no news here.
+        logger = logging.getLogger("mcp_tools")
+        level, logger.level = logger.level, logging.CRITICAL
+        try:
+            for name, arguments in SAMPLE_CALLS:
+                local.call_tool(request, Caller.acting_as(user), name, arguments)
+        finally:
+            logger.level = level
