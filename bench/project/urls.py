@@ -10,11 +10,11 @@ from .app.generated import generated_urlpatterns
 router = SimpleRouter()
 router.register("api/items", views.ItemViewSet, basename="item")
 
-if settings.BENCH_TOOLS:
-    # Only the generated tools, so the catalog holds exactly BENCH_TOOLS tools.
-    urlpatterns = generated_urlpatterns(settings.BENCH_TOOLS)
-else:
-    urlpatterns = [path("api/trivial/", views.trivial, name="trivial"), *router.urls]
+mcp = [] if settings.BENCH_WITHOUT_MCP_TOOLS else [path("", include("mcp_tools.urls"))]
 
-if not settings.BENCH_WITHOUT_MCP_TOOLS:
-    urlpatterns.append(path("", include("mcp_tools.urls")))
+if settings.BENCH_TOOLS:
+    # Only the generated tools, so the catalog holds exactly BENCH_TOOLS tools; /mcp first,
+    # or Django's linear URL resolution past N routes would be most of each page's cost.
+    urlpatterns = [*mcp, *generated_urlpatterns(settings.BENCH_TOOLS)]
+else:
+    urlpatterns = [path("api/trivial/", views.trivial, name="trivial"), *router.urls, *mcp]
