@@ -308,7 +308,7 @@ def main() -> None:
     options = parser.parse_args()
 
     call = setup()
-    direct = environ("GET", "/api/trivial/", HTTP_ACCEPT="application/json")
+    direct = environ("GET", "/api/trivial/", ACCEPT="application/json")
     message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "trivial"}}
     tool_call = environ("POST", "/mcp", json.dumps(message).encode(), **MCP_HEADERS)
     for _ in range(300):  # warm: URL resolution, the tool registry, validators

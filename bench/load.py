@@ -57,10 +57,17 @@ class Result:
     #: Non-2xx answers, JSON-RPC errors or isError results, and socket errors or timeouts.
     bad: int
     first_bad: str
+    #: CPU seconds the server's worker used during the run (set by the caller).
+    server_cpu_s: float = 0.0
 
     @property
     def rps(self) -> float:
         return self.requests / self.seconds if self.seconds else 0.0
+
+    @property
+    def cpu_us(self) -> float:
+        """Return the server's CPU microseconds per request."""
+        return self.server_cpu_s / self.requests * 1e6 if self.requests else 0.0
 
 
 def ensure_wrk() -> str:

@@ -27,6 +27,16 @@ class Comparison:
         return statistics.median(ratios) if ratios else float("nan")
 
     @property
+    def cpu_ratio(self) -> float:
+        """Return the median of the repetitions' ratios of server CPU per request, a/b.
+
+        Like ``ratio`` (1.0: the same cost), but from the worker's own CPU time, which a busy
+        machine disturbs far less than it disturbs req/s.
+        """
+        ratios = [a.cpu_us / b.cpu_us for a, b in zip(self.a, self.b, strict=True) if b.cpu_us]
+        return statistics.median(ratios) if ratios else float("nan")
+
+    @property
     def bad(self) -> list[str]:
         return [r.first_bad or f"{r.bad} bad answers" for r in self.a + self.b if r.bad]
 
@@ -50,6 +60,8 @@ class Memory:
 
     server: str
     without_kib: int
+    #: After the same calls, made directly.
+    without_after_kib: int
     with_kib: int
     after_kib: int
     calls: int
@@ -89,6 +101,8 @@ def comparisons(
         ratio,
         f"{a_name} p50 / p99 ms",
         f"{b_name} p50 / p99 ms",
+        f"CPU us/req {a_name} / {b_name}",
+        "CPU ratio",
     ]
     rows = []
     for item in items:
@@ -103,6 +117,8 @@ def comparisons(
                 f"{item.ratio:.2f}",
                 latency(item.a),
                 latency(item.b),
+                f"{median(r.cpu_us for r in item.a):.0f} / {median(r.cpu_us for r in item.b):.0f}",
+                f"{item.cpu_ratio:.2f}",
             ]
         )
     return table(header, rows, "lll") + footnotes(items)
@@ -150,6 +166,10 @@ def listings(items: list[Listing]) -> str:
     return table(header, rows)
 
 
+def growth(before: int, after: int) -> str:
+    return f"{(after - before) / before:+.1%}"
+
+
 def memories(items: list[Memory]) -> str:
     """Return the resident-memory table (MiB)."""
     header = [
@@ -157,9 +177,10 @@ def memories(items: list[Memory]) -> str:
         "without mcp_tools MiB",
         "with mcp_tools MiB",
         "difference MiB",
-        "after calls MiB",
         "calls",
-        "growth",
+        "growth without",
+        "growth with",
+        "with, after calls MiB",
     ]
     rows = [
         [
@@ -167,9 +188,10 @@ def memories(items: list[Memory]) -> str:
             f"{item.without_kib / 1024:.1f}",
             f"{item.with_kib / 1024:.1f}",
             f"{(item.with_kib - item.without_kib) / 1024:+.1f}",
-            f"{item.after_kib / 1024:.1f}",
             f"{item.calls:,}",
-            f"{(item.after_kib - item.with_kib) / item.with_kib:+.1%}",
+            growth(item.without_kib, item.without_after_kib),
+            growth(item.with_kib, item.after_kib),
+            f"{item.after_kib / 1024:.1f}",
         ]
         for item in items
     ]

@@ -73,6 +73,7 @@ def log(message: str) -> None:
 
 
 STARTED = time.monotonic()
+LOAD_AT_START = os.getloadavg()[0]
 
 
 class Bench:
@@ -96,14 +97,14 @@ class Bench:
 
     def seed(self) -> None:
         """Migrate and seed the bench database; keep the token and item the cases use."""
-        env = {**os.environ, **self.env, "PYTHONPATH": str(ROOT)}
-        django = [sys.executable, "-m", "django"]
-        subprocess.run([*django, "migrate", "-v", "0"], env=env, cwd=ROOT, check=True)
-        seeded = subprocess.run(
-            [*django, "seed_bench"], env=env, cwd=ROOT, check=True, capture_output=True, text=True
-        )
-        data = json.loads(seeded.stdout)
+        self.migrate()
+        seeded = self.python([sys.executable, "-m", "django", "seed_bench"])
+        data = json.loads(seeded)
         self.token, self.item = data["token"], data["item"]
+
+    def migrate(self, **env: str) -> None:
+        """Apply the migrations the settings of ``env`` need (a variant's app may add some)."""
+        self.python([sys.executable, "-m", "django", "migrate", "-v", "0"], **env)
 
     def cases(self) -> dict[str, Case]:
         return cases.our_cases(self.token, self.item)
@@ -133,6 +134,19 @@ class Bench:
                 work_dir=self.work,
             )
 
+    def measure(self, server: Server, item: Load, connections: int, **options: int) -> load.Result:
+        """Run wrk once; add the CPU time the server's worker spent meanwhile."""
+        cpu = server.cpu_seconds()
+        result = load.run(
+            server.base_url,
+            item,
+            connections=connections,
+            seconds=options.get("seconds", self.plan.seconds),
+            max_requests=options.get("max_requests", 0),
+            work_dir=self.work,
+        )
+        return dataclasses.replace(result, server_cpu_s=server.cpu_seconds() - cpu)
+
     def compare(
         self, name: str, a: tuple[Server, Load], b: tuple[Server, Load], connections: int
     ) -> Comparison:
@@ -141,15 +155,7 @@ class Bench:
         for rep in range(self.plan.reps):
             order = [(a, comparison.a), (b, comparison.b)]
             for (server, item), results in order if rep % 2 == 0 else reversed(order):
-                results.append(
-                    load.run(
-                        server.base_url,
-                        item,
-                        connections=connections,
-                        seconds=self.plan.seconds,
-                        work_dir=self.work,
-                    )
-                )
+                results.append(self.measure(server, item, connections))
         log(f"  {name} {a[0].spec.name} c={connections}: ratio {comparison.ratio:.2f}")
         return comparison
 
@@ -202,6 +208,7 @@ class Bench:
                     base = stack.enter_context(self.serving(self.ours(kind)))
                     on = base
                     if variant.env:
+                        self.migrate(**variant.env)
                         on = stack.enter_context(self.serving(self.ours(kind, **variant.env)))
                     off_load, on_load = case.mcp(), case.mcp(progress_token=variant.progress_token)
                     self.warm(base, off_load)
@@ -276,15 +283,7 @@ class Bench:
                 pages = list_pages(server)
                 self.warm(server, pages)
                 for _ in range(self.plan.reps):
-                    item.http_page.append(
-                        load.run(
-                            server.base_url,
-                            pages,
-                            connections=1,
-                            seconds=self.plan.seconds,
-                            work_dir=self.work,
-                        )
-                    )
+                    item.http_page.append(self.measure(server, pages, 1))
             items.append(item)
         self.raw["listing"] = items
         self.section("tools/list, every page, by catalog size", report.listings(items))
@@ -292,11 +291,16 @@ class Bench:
     def run_memory(self) -> None:
         items = []
         our_cases = self.cases()
+        auth = our_cases["retrieve"].headers
         directs = [case.direct for case in our_cases.values()]
-        # One load that calls each tool in turn; the token is harmless to the trivial view.
-        calls = Load(
+        # The same views in turn, direct and as tools; the token is harmless to the trivial one.
+        direct_cycle = Load(
+            tuple(request for case in our_cases.values() for request in case.direct.requests),
+            cases.JSON_BODY + auth,
+        )
+        tool_cycle = Load(
             tuple(request for case in our_cases.values() for request in case.mcp().requests),
-            cases.MCP_HEADERS + our_cases["retrieve"].headers,
+            cases.MCP_HEADERS + auth,
         )
         listing = Load((Request("POST", "/mcp", cases.list_page(None)),), cases.MCP_HEADERS)
         for kind in ("gunicorn", "uvicorn"):
@@ -304,22 +308,42 @@ class Bench:
             with self.serving(self.ours(kind, BENCH_WITHOUT_MCP_TOOLS="1")) as server:
                 self.warm(server, *directs)
                 without = server.rss_kib()
+                without_after = self.calls(server, direct_cycle)
             with self.serving(self.ours(kind)) as server:
-                self.warm(server, *directs, calls, listing)
+                self.warm(server, *directs, tool_cycle, listing)
                 before = server.rss_kib()
-                result = load.run(
-                    server.base_url,
-                    calls,
-                    connections=1,
-                    seconds=600,
-                    max_requests=self.plan.memory_calls,
-                    work_dir=self.work,
-                )
-                if result.bad:
-                    self.problems.append(f"memory run ({kind}): {result.first_bad}")
-                items.append(Memory(kind, without, before, server.rss_kib(), result.requests))
+                after = self.calls(server, tool_cycle)
+            items.append(
+                Memory(kind, without, without_after, before, after, self.plan.memory_calls)
+            )
         self.raw["memory"] = items
-        self.section("Resident memory of the worker (VmRSS) after warm-up", report.memories(items))
+        modules = self.module_difference()
+        self.section(
+            "Resident memory of the worker (VmRSS) after warm-up",
+            "\n\n".join([report.memories(items), modules]),
+        )
+
+    def calls(self, server: Server, cycle: Load) -> int:
+        """Make ``memory_calls`` calls of ``cycle`` at c=1; return the worker's RSS after."""
+        result = self.measure(server, cycle, 1, seconds=900, max_requests=self.plan.memory_calls)
+        if result.bad:
+            self.problems.append(f"memory run ({server.spec.name}): {result.first_bad}")
+        return server.rss_kib()
+
+    def module_difference(self) -> str:
+        """Say which packages only the project with mcp_tools imports (bench/modules.py)."""
+        argv = [sys.executable, "bench/modules.py"]
+        with_ = json.loads(self.python(argv))
+        without = json.loads(self.python(argv, BENCH_WITHOUT_MCP_TOOLS="1"))
+        extra = {name: count - without.get(name, 0) for name, count in with_.items()}
+        extra = {name: count for name, count in extra.items() if count > 0}
+        self.raw["modules_only_with_mcp_tools"] = extra
+        top = sorted(extra.items(), key=lambda item: item[1], reverse=True)
+        listed = ", ".join(f"{name} {count}" for name, count in top[:12])
+        return (
+            f"Modules imported only with mcp_tools, once warm: {sum(extra.values())} "
+            f"(by top-level package: {listed}{', ...' if len(top) > 12 else ''})."
+        )
 
     # -- helpers --------------------------------------------------------------------------
 
@@ -480,7 +504,8 @@ def render(bench: Bench, options: argparse.Namespace, elapsed: float) -> str:
         f"{versions()}.",
         f"One worker per server on core {servers.SERVER_CORE}, wrk on core {load.LOAD_CORE} "
         f"(-t1); {plan.seconds} s per wrk run, median of {plan.reps} interleaved repetitions; "
-        f"took {elapsed / 60:.1f} min.",
+        f"took {elapsed / 60:.1f} min. Load average (1 min) at the start {LOAD_AT_START:.2f}, "
+        f"at the end {os.getloadavg()[0]:.2f}: on a busy machine trust the CPU columns more.",
     ]
     for title, body in bench.sections:
         lines += ["", f"## {title}", "", body]

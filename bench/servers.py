@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SERVER_CORE = "0"
 HOST = "127.0.0.1"
 PEERS_VENV = ROOT / "bench" / ".venv-peers"
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 class ServerFailed(RuntimeError):
@@ -58,6 +59,15 @@ class Server:
         if len(pids) != 1:
             raise ServerFailed(f"{self.spec.name}: expected one worker, found {pids}")
         return pids[0]
+
+    def cpu_seconds(self) -> float:
+        """Return the CPU time the worker has used so far, its finished threads included.
+
+        Per request, it hardly depends on what else runs on the machine, unlike req/s.
+        """
+        fields = Path(f"/proc/{self.worker_pid()}/stat").read_text().rsplit(")", 1)[1].split()
+        utime, stime = int(fields[11]), int(fields[12])  # fields 14 and 15 of proc(5)
+        return (utime + stime) / CLOCK_TICKS
 
     def rss_kib(self) -> int:
         """Return the resident memory of the worker in KiB (VmRSS)."""
