@@ -3,9 +3,10 @@
 No sockets: both requests go through Django's WSGI handler (the whole middleware chain), as
 a WSGI server would call it, interleaved in rounds so the machine's noise hits both alike.
 Reports the cost of each, what the endpoint adds in microseconds and as a share of the
-direct request, and with ``--profile`` where the added time goes: cProfile of both
-requests, the tool's view told apart from the endpoint around it, the endpoint's own
-functions by cumulative time and the outside code they call.
+direct request, and with ``--profile`` where the added time goes: the call trees of both
+requests (bench/calltree.py), the tool's view told apart from the endpoint around it, the
+endpoint's own functions by cumulative time and the outside code they call, each less the
+tracer's own cost.
 
     .venv/bin/python bench/inprocess.py [--rounds 7] [--calls 2000] [--profile] [--json]
 """
@@ -13,21 +14,21 @@ functions by cumulative time and the outside code they call.
 from __future__ import annotations
 
 import argparse
-import cProfile
 import io
 import json
 import os
-import pstats
 import statistics
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench.calltree import CallTree, Key, Node, calibrate  # noqa: E402
 
 MCP_HEADERS = {
     "ACCEPT": "application/json, text/event-stream",
@@ -35,8 +36,7 @@ MCP_HEADERS = {
 }
 
 Call = Callable[[dict], bytes]
-#: pstats' key of a function: (file name, first line, function name).
-Func = tuple[str, int, str]
+Func = Key
 
 
 def setup() -> Call:
@@ -100,13 +100,10 @@ def per_call(call: Call, env: dict, calls: int) -> float:
     return (time.perf_counter() - start) / calls
 
 
-def profile(call: Call, env: dict, calls: int) -> pstats.Stats:
-    profiler = cProfile.Profile()
-    profiler.enable()
-    for _ in range(calls):
-        call(env)
-    profiler.disable()
-    return pstats.Stats(profiler, stream=io.StringIO())
+def trace(call: Call, env: dict, calls: int) -> CallTree:
+    tree = CallTree()
+    tree.trace(lambda: call(env), calls)
+    return tree
 
 
 # -- attribution ------------------------------------------------------------------------------
@@ -114,7 +111,7 @@ def profile(call: Call, env: dict, calls: int) -> pstats.Stats:
 
 @dataclass
 class Line:
-    """One function's time per call, in microseconds under the profiler."""
+    """One function's time per request, in microseconds, the profiler's cost taken out."""
 
     name: str
     cumulative_us: float
@@ -124,13 +121,16 @@ class Line:
 
 @dataclass
 class Attribution:
-    """Where one profiled request's time goes; every figure is microseconds per request."""
+    """Where one request's time goes, in microseconds per request, the profiler's cost out."""
 
     request_us: float
     endpoint_us: float
     view_us: float
     direct_request_us: float
     direct_view_us: float
+    #: What the tracer added per Python call and per C call it saw, in microseconds.
+    python_cost_us: float = 0.0
+    c_cost_us: float = 0.0
     ours: list[Line] = field(default_factory=list)
     outside: list[Line] = field(default_factory=list)
 
@@ -150,14 +150,14 @@ def is_ours(func: Func, ours: str) -> bool:
 
 
 def code_key(function: Callable) -> Func:
-    """Return pstats' key of a Python function."""
+    """Return the call tree's key of a Python function."""
     code = function.__code__
     return (code.co_filename, code.co_firstlineno, code.co_name)
 
 
 @dataclass(frozen=True)
 class Keys:
-    """The functions the attribution splits a request at (pstats keys)."""
+    """The functions the attribution splits a request at."""
 
     #: What Django calls for /mcp, and for the tool's route (the same wrapper, often).
     endpoint: Func
@@ -184,114 +184,125 @@ def label(func: Func, ours: str) -> str:
     if filename.startswith(ours):
         module = Path(filename).relative_to(ours).with_suffix("").as_posix().replace("/", ".")
         return f"{module}.{name}"
-    if filename.startswith("~") or filename.startswith("<"):
-        return name.strip("<>")  # built-ins: {method 'join' of 'bytes' objects}
+    if filename.startswith("<"):
+        return f"{filename}:{name}"  # made at run time: a dataclass's __init__, say
     parts = Path(filename).parts
     cut = max((i for i, part in enumerate(parts) if part in ("site-packages", "lib")), default=0)
     return f"{'/'.join(parts[cut + 1 :])}:{name}"
 
 
-def _request_us(stats: dict, per: float) -> float:
-    """Return the WSGI handler's cumulative time per request."""
-    for func, (_, _, _, cumulative, _) in stats.items():
-        if func[2] == "__call__" and func[0].replace(os.sep, "/").endswith("handlers/wsgi.py"):
-            return cumulative * per
-    return 0.0
-
-
-def _edges(stats: dict, func: Func, *, from_ours: bool, ours: str) -> float:
-    """Return the time of ``func`` when called from mcp_tools (or from anything else)."""
-    callers = stats.get(func, (0, 0, 0, 0, {}))[4]
-    return sum(edge[3] for caller, edge in callers.items() if is_ours(caller, ours) == from_ours)
+def top_node(tree: CallTree) -> Node:
+    """Return the node of the traced function itself (one whole request per call)."""
+    return next(iter(tree.root.children.values()))
 
 
 def attribute(
-    tool: pstats.Stats, direct: pstats.Stats, keys: Keys, calls: int, top: int
+    tool: CallTree, direct: CallTree, keys: Keys, measured: tuple[float, float], top: int
 ) -> Attribution:
-    """Split a profiled tools/call into the tool's view and the endpoint around it."""
+    """Split a traced tools/call into the tool's view and the endpoint around it.
+
+    ``measured`` is (tools/call, direct) in microseconds per request without the tracer,
+    which calibrates the tracer's cost; every figure returned leaves that cost out.
+    """
     ours = package_dir()
-    per = 1e6 / calls
-    stats, direct_stats = tool.stats, direct.stats  # type: ignore[attr-defined]
+    calls = top_node(tool).calls
+    costs, _ = calibrate(
+        [
+            (tool, top_node(tool), measured[0] * 1e3 * calls),
+            (direct, top_node(direct), measured[1] * 1e3 * top_node(direct).calls),
+        ]
+    )
+
+    def us(tree: CallTree, nodes: Iterator[Node] | list[Node]) -> float:
+        return sum(tree.corrected_ns(node) for node in nodes) / calls / 1e3
+
+    def from_ours(node: Node) -> bool:
+        return node.parent is not None and is_ours(node.parent.key, ours)
+
     view_keys = (keys.view, keys.render)
-    # Outside functions that call back into mcp_tools (View.dispatch calling post, say) are
-    # passages, not costs of their own: leave them out of the outside list.
-    passages = {
-        caller
-        for func, (*_, callers) in stats.items()
-        if is_ours(func, ours)
-        for caller in callers
-        if not is_ours(caller, ours)
-    }
-    outside: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
-    for func, (*_, callers) in stats.items():
-        if is_ours(func, ours) or func in view_keys or func in passages:
-            continue
-        for caller, edge in callers.items():
-            if is_ours(caller, ours):
-                outside[label(func, ours)][0] += edge[3]
-                outside[label(func, ours)][1] += edge[1]
-    own = [
-        Line(label(func, ours), cumulative * per, own_time * per, count / calls)
-        for func, (_, count, own_time, cumulative, _) in stats.items()
-        if is_ours(func, ours)
-    ]
+    tool_nodes = list(top_node(tool).walk())
+    # Outermost nodes of each mcp_tools function, so recursion is not counted twice.
+    functions: dict[Func, list[Node]] = defaultdict(list)
+    for node in tool_nodes:
+        if is_ours(node.key, ours) and all(a.key != node.key for a in node.ancestors()):
+            functions[node.key].append(node)
+    own = []
+    for func, nodes in functions.items():
+        children = [child for node in nodes for child in node.children.values()]
+        cumulative = us(tool, nodes)
+        own.append(
+            Line(
+                label(func, ours),
+                cumulative,
+                max(cumulative - us(tool, children), 0.0),
+                sum(node.calls for node in nodes) / calls,
+            )
+        )
     own.sort(key=lambda line: line.cumulative_us, reverse=True)
+    # Outside code that mcp_tools calls; a passage that leads back into mcp_tools (Django's
+    # View.dispatch calling post) is no cost of its own.
+    outside: dict[str, list[Node]] = defaultdict(list)
+    for node in tool_nodes:
+        if is_ours(node.key, ours) or node.key in view_keys or not from_ours(node):
+            continue
+        if any(is_ours(below.key, ours) for below in node.walk()):
+            continue
+        outside[label(node.key, ours)].append(node)
     external = [
-        Line(name, time_ * per, calls=count / calls) for name, (time_, count) in outside.items()
+        Line(name, us(tool, nodes), calls=sum(node.calls for node in nodes) / calls)
+        for name, nodes in outside.items()
     ]
     external.sort(key=lambda line: line.cumulative_us, reverse=True)
+    direct_nodes = list(top_node(direct).walk())
     return Attribution(
-        request_us=_request_us(stats, per),
-        endpoint_us=_edges(stats, keys.endpoint, from_ours=False, ours=ours) * per,
-        view_us=sum(_edges(stats, key, from_ours=True, ours=ours) for key in view_keys) * per,
-        direct_request_us=_request_us(direct_stats, per),
-        direct_view_us=sum(
-            _edges(direct_stats, key, from_ours=False, ours=ours) for key in view_keys
-        )
-        * per,
+        request_us=measured[0],
+        endpoint_us=us(
+            tool, [n for n in tool_nodes if n.key == keys.endpoint and not from_ours(n)]
+        ),
+        view_us=us(tool, [n for n in tool_nodes if n.key in view_keys and from_ours(n)]),
+        direct_request_us=measured[1],
+        direct_view_us=us(
+            direct, [n for n in direct_nodes if n.key in view_keys and not from_ours(n)]
+        ),
+        python_cost_us=costs.python_ns / 1e3,
+        c_cost_us=costs.c_ns / 1e3,
         ours=own[:top],
         outside=external[:top],
     )
 
 
-def describe(attribution: Attribution, measured_added_us: float) -> str:
+def describe(a: Attribution) -> str:
     """Return the attribution as an indented, readable summary."""
-    a = attribution
     added = a.request_us - a.direct_request_us
-    # cProfile slows every Python call alike; scale its figures to the measured cost.
-    scale = measured_added_us / added if added > 0 else 1.0
     lines = [
-        "Where a trivial tools/call spends its time (cProfile; profiled times run slow, so the",
-        f"last column scales them by {scale:.2f} to the unprofiled added time):",
+        "Where a trivial tools/call spends its time: the call trees of both requests, less what",
+        f"the tracer adds per Python call ({a.python_cost_us:.2f} us) and per C call "
+        f"({a.c_cost_us:.2f} us),",
+        "calibrated on the untraced timings above; good to a few microseconds, not to one.",
         "",
-        f"{'':<58}{'profiled us':>12}{'est. us':>9}",
-        f"{'whole tools/call request (WSGI handler)':<58}{a.request_us:>12.1f}",
-        f"{'whole direct GET request':<58}{a.direct_request_us:>12.1f}",
-        f"{'  added by the endpoint':<58}{added:>12.1f}{added * scale:>9.1f}",
-        f"{'the /mcp view, as Django calls it':<58}{a.endpoint_us:>12.1f}",
-        f"{'  the tool view and its rendering (direct: ' + f'{a.direct_view_us:.1f})':<58}"
-        f"{a.view_us:>12.1f}",
-        f"{'  the endpoint around the view':<58}{a.around_view_us:>12.1f}"
-        f"{a.around_view_us * scale:>9.1f}",
+        f"{'':<58}{'us':>9}",
+        f"{'whole tools/call request (WSGI handler, measured)':<58}{a.request_us:>9.1f}",
+        f"{'whole direct GET request (measured)':<58}{a.direct_request_us:>9.1f}",
+        f"{'  added by the endpoint':<58}{added:>9.1f}",
+        f"{'the /mcp view, as Django calls it':<58}{a.endpoint_us:>9.1f}",
+        f"{'  the tool view and its rendering':<58}{a.view_us:>9.1f}",
+        f"{'    (the same in the direct request)':<58}{a.direct_view_us:>9.1f}",
+        f"{'  the endpoint around the view':<58}{a.around_view_us:>9.1f}",
         "",
-        "mcp_tools functions by cumulative time (includes callees; us per tools/call):",
-        f"  {'function':<50}{'cumul.':>9}{'own':>8}{'calls':>7}{'est. us':>9}",
+        "mcp_tools functions by cumulative time (callees included; us per tools/call):",
+        f"  {'function':<50}{'cumul.':>9}{'own':>8}{'calls':>7}",
     ]
     for line in a.ours:
         lines.append(
             f"  {line.name:<50}{line.cumulative_us:>9.1f}{line.own_us:>8.1f}{line.calls:>7.1f}"
-            f"{line.cumulative_us * scale:>9.1f}"
         )
     lines += [
         "",
         "outside code called by mcp_tools, the tool view excepted (us per tools/call):",
-        f"  {'function':<58}{'cumul.':>9}{'calls':>7}{'est. us':>9}",
+        f"  {'function':<58}{'cumul.':>9}{'calls':>7}",
     ]
     for line in a.outside:
-        lines.append(
-            f"  {line.name:<58}{line.cumulative_us:>9.1f}{line.calls:>7.1f}"
-            f"{line.cumulative_us * scale:>9.1f}"
-        )
+        lines.append(f"  {line.name:<58}{line.cumulative_us:>9.1f}{line.calls:>7.1f}")
     return "\n".join(lines)
 
 
@@ -323,10 +334,10 @@ def main() -> None:
     attribution = None
     if options.profile or options.json:
         attribution = attribute(
-            profile(call, tool_call, options.calls),
-            profile(call, direct, options.calls),
+            trace(call, tool_call, options.calls),
+            trace(call, direct, options.calls),
             split_keys("/api/trivial/"),
-            options.calls,
+            (t, d),
             options.top,
         )
     if options.json:
@@ -340,7 +351,7 @@ def main() -> None:
     print(f"throughput ratio      {d / t:7.2f}")
     if attribution is not None:
         print()
-        print(describe(attribution, t - d))
+        print(describe(attribution))
 
 
 if __name__ == "__main__":

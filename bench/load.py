@@ -7,6 +7,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -75,12 +76,14 @@ def ensure_wrk() -> str:
     found = shutil.which("wrk")
     if found:
         return found
-    print("wrk is missing: apt-get install -y wrk", flush=True)
+    print("wrk is missing: apt-get install -y wrk", file=sys.stderr, flush=True)
     install = ["apt-get", "install", "-y", "-q", "wrk"]
-    if subprocess.run(install).returncode != 0:
+    # On stderr, like the progress lines: stdout is the report.
+    quiet = {"stdout": sys.stderr, "env": {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}}
+    if subprocess.run(install, **quiet).returncode != 0:
         # A fresh machine may have no package lists yet.
-        subprocess.run(["apt-get", "update", "-q"], check=True)
-        subprocess.run(install, check=True)
+        subprocess.run(["apt-get", "update", "-q"], check=True, **quiet)
+        subprocess.run(install, check=True, **quiet)
     found = shutil.which("wrk")
     if not found:
         raise LoadFailed("wrk is still missing after apt-get install wrk")

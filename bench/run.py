@@ -157,6 +157,8 @@ class Bench:
             for (server, item), results in order if rep % 2 == 0 else reversed(order):
                 results.append(self.measure(server, item, connections))
         log(f"  {name} {a[0].spec.name} c={connections}: ratio {comparison.ratio:.2f}")
+        if comparison.bad:
+            self.problems.append(f"{name} ({comparison.server}): {comparison.bad[0]}")
         return comparison
 
     def section(self, title: str, body: str) -> None:
@@ -284,6 +286,10 @@ class Bench:
                 self.warm(server, pages)
                 for _ in range(self.plan.reps):
                     item.http_page.append(self.measure(server, pages, 1))
+                    if item.http_page[-1].bad:
+                        self.problems.append(
+                            f"tools/list, {size} tools: {item.http_page[-1].first_bad}"
+                        )
             items.append(item)
         self.raw["listing"] = items
         self.section("tools/list, every page, by catalog size", report.listings(items))
