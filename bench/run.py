@@ -5,7 +5,7 @@ from core 1, on 127.0.0.1 only. Each figure that compares two things (direct and
 feature off and on) comes from interleaved repetitions in the same run, and the report gives
 medians. bench/README.md says what each figure means.
 
-    make bench                  # the full run, about 13 minutes
+    make bench                  # the full run, about 14 minutes
     make bench-smoke            # every case for a second or so: proves the harness works
     bench/.venv/bin/python bench/run.py [--smoke] [--only http,features] [--seconds 4]
 """
@@ -68,12 +68,13 @@ SMOKE = Plan(
 )
 
 
-def log(message: str) -> None:
-    print(f"[{time.monotonic() - STARTED:6.0f} s] {message}", file=sys.stderr, flush=True)
-
-
 STARTED = time.monotonic()
 LOAD_AT_START = os.getloadavg()[0]
+
+
+def log(message: str) -> None:
+    """Print a progress line on stderr (stdout is the report)."""
+    print(f"[{time.monotonic() - STARTED:6.0f} s] {message}", file=sys.stderr, flush=True)
 
 
 class Bench:
@@ -124,6 +125,7 @@ class Bench:
     # -- measuring ------------------------------------------------------------------------
 
     def warm(self, server: Server, *loads: Load) -> None:
+        """Send each load ``warm_requests`` times first: caches, the registry, validators."""
         for item in loads:
             load.run(
                 server.base_url,
@@ -167,6 +169,7 @@ class Bench:
     # -- the groups -----------------------------------------------------------------------
 
     def run_inprocess(self) -> None:
+        """Run bench/inprocess.py: the added microseconds and where they go."""
         log("in-process micro-benchmark")
         argv = ["taskset", "-c", servers.SERVER_CORE, sys.executable, "bench/inprocess.py"]
         argv += ["--json", f"--rounds={self.plan.inprocess_rounds}"]
@@ -178,6 +181,7 @@ class Bench:
         )
 
     def run_http(self) -> None:
+        """Compare each case's direct request with its tools/call, under both servers."""
         rows = []
         for kind in ("gunicorn", "uvicorn"):
             log(f"tools/call against direct requests, {kind}")
@@ -200,6 +204,7 @@ class Bench:
         )
 
     def run_features(self) -> None:
+        """Compare tools/call with each feature variant on and off (cases.VARIANTS)."""
         rows = []
         our_cases = self.cases()
         for variant in cases.VARIANTS:
@@ -227,6 +232,7 @@ class Bench:
         )
 
     def run_peers(self) -> None:
+        """Compare each peer's tool with its own direct endpoint, or say why not."""
         rows: list[Comparison] = []
         notes = []
         for peer in cases.PEERS:
@@ -249,6 +255,7 @@ class Bench:
         )
 
     def measure_peer(self, peer: Peer) -> list[Comparison]:
+        """Serve one peer and compare its direct endpoint with its tool at each c."""
         venv = PEERS_VENV if peer.in_peers_venv else None
         env = {**peer.env, "BENCH_DATABASE": str(self.work / "peer.sqlite3")}
         if peer.server == "gunicorn":
@@ -268,6 +275,7 @@ class Bench:
         return rows
 
     def run_listing(self) -> None:
+        """Time whole tools/list listings by catalog size, in-process and over HTTP."""
         items = []
         for size in LISTING_SIZES:
             log(f"tools/list with {size} tools")
@@ -295,6 +303,7 @@ class Bench:
         self.section("tools/list, every page, by catalog size", report.listings(items))
 
     def run_memory(self) -> None:
+        """Read the worker's RSS without and with mcp_tools, before and after many calls."""
         items = []
         our_cases = self.cases()
         auth = our_cases["retrieve"].headers
