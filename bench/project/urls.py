@@ -1,8 +1,20 @@
+"""The bench URLconf: the views, the generated tools (``BENCH_TOOLS``) and /mcp."""
+
+from django.conf import settings
 from django.urls import include, path
+from rest_framework.routers import SimpleRouter
 
 from .app import views
+from .app.generated import generated_urlpatterns
 
-urlpatterns = [
-    path("api/trivial/", views.trivial, name="trivial"),
-    path("", include("mcp_tools.urls")),
-]
+router = SimpleRouter()
+router.register("api/items", views.ItemViewSet, basename="item")
+
+mcp = [] if settings.BENCH_WITHOUT_MCP_TOOLS else [path("", include("mcp_tools.urls"))]
+
+if settings.BENCH_TOOLS:
+    # Only the generated tools, so the catalog holds exactly BENCH_TOOLS tools; /mcp first,
+    # or Django's linear URL resolution past N routes would be most of each page's cost.
+    urlpatterns = [*mcp, *generated_urlpatterns(settings.BENCH_TOOLS)]
+else:
+    urlpatterns = [path("api/trivial/", views.trivial, name="trivial"), *router.urls, *mcp]

@@ -1,10 +1,14 @@
 """The views the benchmarks call, directly and as tools."""
 
+from rest_framework import mixins, viewsets
+from rest_framework.authentication import TokenAuthentication
 from rest_framework.decorators import api_view, permission_classes
-from rest_framework.permissions import AllowAny
+from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 
-from mcp_tools import mcp_tool
+from .models import Item
+from .serializers import ItemSerializer
+from .tooling import mcp_tool
 
 
 @mcp_tool("trivial")
@@ -13,3 +17,28 @@ from mcp_tools import mcp_tool
 def trivial(request):
     """Return a three-key object."""
     return Response({"status": "ok", "count": 3, "items": ["a", "b"]})
+
+
+@mcp_tool()
+class ItemViewSet(mixins.CreateModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """The token user's items: one read by id (a database row), one created per call."""
+
+    serializer_class = ItemSerializer
+    queryset = Item.objects.all()
+    authentication_classes = [TokenAuthentication]
+    permission_classes = [IsAuthenticated]
+
+    def get_queryset(self):
+        # Each caller sees only their own items, over HTTP and over MCP alike.
+        return super().get_queryset().filter(owner=self.request.user)
+
+    def perform_create(self, serializer):
+        serializer.save(owner=self.request.user)
+
+    def retrieve(self, request, *args, **kwargs):
+        """Get one item by id."""
+        return super().retrieve(request, *args, **kwargs)
+
+    def create(self, request, *args, **kwargs):
+        """Create an item for the token's user."""
+        return super().create(request, *args, **kwargs)
