@@ -46,7 +46,9 @@ def setup() -> Call:
 
     django.setup()
     from django.core.handlers.wsgi import WSGIHandler
+    from django.core.management import call_command
 
+    call_command("migrate", verbosity=0)  # the admin state's tables; quick when up to date
     handler = WSGIHandler()
 
     def start_response(status: str, headers: list) -> None:

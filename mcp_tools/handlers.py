@@ -75,23 +75,33 @@ class Call:
     def visibility(self) -> Visibility:
         return Visibility(self.request, self.caller)
 
+    def served(self) -> int:
+        """Return how many tools this endpoint serves, whoever asks."""
+        if self.endpoint.tags is None:
+            return len(self.catalog.tools)
+        return sum(1 for tool in self.catalog if self.serves(tool))
+
     def serves(self, tool: Tool) -> bool:
         """Return whether this endpoint serves ``tool`` (its ``tags``, if any)."""
         tags = self.endpoint.tags
         return tags is None or bool(set(tags) & set(tool.options.tags))
 
-    def sees(self, tool: Tool) -> bool:
-        """Return whether this request may see and call ``tool``: one rule for both."""
-        return self.serves(tool) and self.visibility.admits(tool, self.catalog.rule(tool.name))
-
-    def tools(self) -> list[Tool]:
-        """Return the tools this request may see, in URLconf order."""
-        return [tool for tool in self.catalog if self.sees(tool)]
+    def tools(self) -> tuple[list[Tool], Any]:
+        """Return the tools this request may see, in URLconf order, and what the list
+        depends on (equal keys, equal lists)."""
+        tags = self.endpoint.tags
+        endpoint = tuple(sorted(tags)) if tags is not None else None
+        return self.visibility.visible_tools(self.catalog, self.serves, endpoint)
 
     def tool(self, name: str) -> Tool | None:
-        """Return the tool ``name`` if this request may call it, else None (an unknown tool)."""
+        """Return the tool ``name`` if this request may call it, else None (an unknown tool).
+
+        The same rule as ``tools()``: a tool this request can't see can't be called.
+        """
         tool = self.catalog.tools.get(name)
-        return tool if tool is not None and self.sees(tool) else None
+        if tool is None or not self.serves(tool):
+            return None
+        return tool if self.visibility.sees(tool, self.catalog) else None
 
 
 @dataclass(frozen=True)
@@ -161,14 +171,13 @@ MAX_CACHED_PAGES = 256
 
 def list_tools(call: Call) -> dict[str, Any]:
     catalog = call.catalog
-    tools = call.tools()
+    tools, visible = call.tools()
     size = mcp_settings.PAGE_SIZE
     cursor = call.message.params.get("cursor")
     start = decode_cursor(cursor, len(tools)) if cursor is not None else 0
     end = start + size if size else len(tools)
     # A page's bytes depend on nothing else than this key: the catalog is one admin version.
-    names = tuple(tool.name for tool in tools)
-    key = (call.version, names, start, end, get_language(), mcp_settings.generation)
+    key = (call.version, visible, start, end, get_language(), mcp_settings.generation)
     page = catalog.pages.get(key)
     if page is None:
         definitions = [project_tool(tool.definition(), call.version) for tool in tools[start:end]]
@@ -180,8 +189,7 @@ def list_tools(call: Call) -> dict[str, Any]:
         result["nextCursor"] = encode_cursor(end)
     # Private when the list depends on who asks: an authenticated caller, or tools hidden
     # from this one.
-    served = sum(1 for tool in catalog if call.serves(tool))
-    private = call.caller.is_authenticated or len(tools) < served
+    private = call.caller.is_authenticated or len(tools) < call.served()
     result["cacheScope"] = "private" if private else "public"
     result["ttlMs"] = mcp_settings.CACHE_TTL_MS
     return result

@@ -5,6 +5,11 @@ its allowed groups (if it has any), and the view's permission classes admit the 
 ``has_permission`` on a view set up for that action, with a request as the view itself
 would see the caller. Object permissions (``has_object_permission``) are the view's to
 check when it runs, as in DRF. A hidden tool is an unknown tool, never a 403 that names it.
+
+Most views share a few permission classes that read nothing but the caller and the method
+(DRF's ``AllowAny``, ``IsAuthenticated``, ``IsAdminUser``, ``IsAuthenticatedOrReadOnly``):
+those are asked once per request and per (classes, method, authentication), whatever the
+number of tools, and the list they give is kept per catalog and per answer.
 """
 
 from __future__ import annotations
@@ -12,22 +17,99 @@ from __future__ import annotations
 import copy
 import logging
 import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from django.http import HttpRequest
 from rest_framework.exceptions import APIException
+from rest_framework.permissions import (
+    AllowAny,
+    IsAdminUser,
+    IsAuthenticated,
+    IsAuthenticatedOrReadOnly,
+)
 from rest_framework.request import Request
+from rest_framework.views import APIView
 
 from .authentication import Caller
-from .catalog import Rule
+from .catalog import Catalog
 from .schemas.introspection import view_for
 from .tools import Tool
 
 logger = logging.getLogger("mcp_tools")
 
+#: DRF's permission classes whose answer depends on the request's user and method alone.
+CALLER_ONLY_PERMISSIONS = frozenset(
+    {AllowAny, IsAuthenticated, IsAdminUser, IsAuthenticatedOrReadOnly}
+)
+
 #: Tools whose permission classes raised: warned about once per process.
 _warned: set[str] = set()
 _warned_lock = threading.Lock()
+
+
+def access_key(tool: Tool) -> Hashable | None:
+    """Return what the tool's ``has_permission`` depends on, when it is only the caller.
+
+    Tools with equal keys get the same answer for the same caller; None means the view's
+    permission classes may look at anything (the view, its queryset, settings) and are
+    asked for this tool alone.
+    """
+    view_class = tool.view_class
+    if view_class.get_permissions is not APIView.get_permissions:
+        return None
+    classes = tuple(view_class.permission_classes)
+    if not all(cls in CALLER_ONLY_PERMISSIONS for cls in classes):
+        return None
+    if set(classes) <= {AllowAny}:
+        return "anyone"
+    # What the view sees of the caller depends on its own authentication.
+    own = view_class.get_authenticators is not APIView.get_authenticators
+    authentication = view_class if own else tuple(view_class.authentication_classes)
+    return classes, tool.method, authentication
+
+
+#: Lists kept per catalog (one per distinct signature and endpoint).
+MAX_LISTS = 256
+
+
+class Plan:
+    """What the visibility of one catalog's tools depends on, worked out once per version."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.keys: dict[str, Hashable | None] = {tool.name: access_key(tool) for tool in catalog}
+        #: One tool per distinct key: its answer is every such tool's.
+        self.shared: dict[Hashable, Tool] = {}
+        for tool in catalog:
+            key = self.keys[tool.name]
+            if key is not None:
+                self.shared.setdefault(key, tool)
+        #: Whether a tool's permission classes must be asked for that tool alone.
+        self.uncached = any(key is None for key in self.keys.values())
+        #: The groups some rule names: a caller's other groups change nothing.
+        self.rule_groups = frozenset(
+            group for tool in catalog for group in catalog.rule(tool.name).group_ids
+        )
+        self.lists: OrderedDict[Hashable, list[Tool]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def remember(self, key: Hashable, tools: list[Tool]) -> None:
+        with self._lock:
+            self.lists[key] = tools
+            while len(self.lists) > MAX_LISTS:
+                self.lists.popitem(last=False)
+
+
+_plans: WeakKeyDictionary[Catalog, Plan] = WeakKeyDictionary()
+
+
+def plan_for(catalog: Catalog) -> Plan:
+    plan = _plans.get(catalog)
+    if plan is None:
+        plan = _plans[catalog] = Plan(catalog)  # a race builds it twice: harmless
+    return plan
 
 
 class Visibility:
@@ -40,14 +122,54 @@ class Visibility:
         #: Per (method, authentication): the view's request, or None when the view's own
         #: authentication refuses the caller's credentials.
         self._requests: dict[Any, Request | None] = {}
+        #: Per access key: the answer of the permission classes for this caller.
+        self._answers: dict[Hashable, bool] = {}
 
-    def admits(self, tool: Tool, rule: Rule) -> bool:
-        """Return whether the caller sees (and may call) ``tool`` under the admin's ``rule``."""
+    def visible_tools(
+        self, catalog: Catalog, serves: Callable[[Tool], bool], endpoint: Hashable
+    ) -> tuple[list[Tool], Hashable]:
+        """Return the tools of ``catalog`` this caller sees among those ``serves`` keeps, and
+        what the list depends on (a cache key for what is built from it)."""
+        plan = plan_for(catalog)
+        signature = self.signature(plan)
+        if signature is None:
+            tools = [tool for tool in catalog if serves(tool) and self.sees(tool, catalog)]
+            return tools, tuple(tool.name for tool in tools)
+        key = (signature, endpoint)
+        cached = plan.lists.get(key)
+        if cached is None:
+            cached = [tool for tool in catalog if serves(tool) and self.sees(tool, catalog)]
+            plan.remember(key, cached)
+        return cached, key
+
+    def signature(self, plan: Plan) -> Hashable | None:
+        """Return everything this caller's list depends on, or None when it can't be said.
+
+        The answers for each access key, and the caller's groups among those the rules
+        name: equal signatures give equal lists, so one list serves them all.
+        """
+        if plan.uncached:
+            return None  # some tool's permission classes must be asked one by one
+        answers = tuple(self.answer(key, tool) for key, tool in plan.shared.items())
+        groups = self.group_ids() & plan.rule_groups if plan.rule_groups else frozenset()
+        return answers, groups
+
+    def sees(self, tool: Tool, catalog: Catalog) -> bool:
+        """Return whether the caller sees (and may call) ``tool`` of ``catalog``."""
+        rule = catalog.rule(tool.name)
         if not rule.enabled:
             return False
         if rule.group_ids and not rule.group_ids & self.group_ids():
             return False
-        return self.permitted(tool)
+        key = plan_for(catalog).keys.get(tool.name)
+        return self.permitted(tool) if key is None else self.answer(key, tool)
+
+    def answer(self, key: Hashable, tool: Tool) -> bool:
+        """Return the permission classes' answer shared by the tools of ``key`` (asked once)."""
+        answer = self._answers.get(key)
+        if answer is None:
+            answer = self._answers[key] = key == "anyone" or self.permitted(tool)
+        return answer
 
     def group_ids(self) -> frozenset[int]:
         """Return the caller's groups, read once per request, and only if a rule needs them."""
@@ -100,7 +222,10 @@ class Visibility:
                 http._force_auth_user, http._force_auth_token = identity  # type: ignore[attr-defined]
                 self._requests[key] = Request(http)
             else:
-                view = view_for(tool.view_class, tool.route, tool.method, tool.action)
+                if tool.view_class.get_authenticators is APIView.get_authenticators:
+                    view = tool.view_class(**getattr(tool.callback, "initkwargs", {}))
+                else:  # a view that picks its authenticators may read its request
+                    view = view_for(tool.view_class, tool.route, tool.method, tool.action)
                 request = Request(http, authenticators=view.get_authenticators())
                 try:
                     request.user  # noqa: B018  (authenticate now, as the view would)

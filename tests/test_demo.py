@@ -30,7 +30,7 @@ def names_for(username):
     caller = authenticate(request, MCPView())
     message = parse_message({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
     call = Call(message, Era("2025-11-25"), request, caller, MCPView())
-    return sorted(tool.name for tool in call.tools())
+    return sorted(tool.name for tool in call.tools()[0])
 
 print(json.dumps({
     "exposed": ExposedTool.objects.count(),
