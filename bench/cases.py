@@ -92,6 +92,8 @@ class Variant:
     case: str
     #: Turned on by the request rather than by settings: a progress token asks for SSE.
     progress_token: bool = False
+    #: The environment of the "off" side, when off is not the bench's default.
+    off_env: dict[str, str] = field(default_factory=dict)
 
 
 # One line per feature. Settings-level features name their environment (bench/README.md).
@@ -102,6 +104,19 @@ VARIANTS = [
         "result processor",
         mcp_settings(RESULT_PROCESSORS=["mcp_tools.processors.truncate_text"]),
         "trivial",
+    ),
+    # The call log writes after the response: its price is the worker's time, not latency.
+    Variant(
+        "call log all (vs off)",
+        mcp_settings(CALL_LOG="all"),
+        "trivial",
+        off_env=mcp_settings(CALL_LOG="off"),
+    ),
+    Variant(
+        "call log all (vs off)",
+        mcp_settings(CALL_LOG="all"),
+        "retrieve",
+        off_env=mcp_settings(CALL_LOG="off"),
     ),
     Variant(
         "endpoint token auth",

@@ -212,7 +212,7 @@ class Bench:
             case = our_cases[variant.case]
             for kind in variant_servers(variant):
                 with contextlib.ExitStack() as stack:
-                    base = stack.enter_context(self.serving(self.ours(kind)))
+                    base = stack.enter_context(self.serving(self.ours(kind, **variant.off_env)))
                     on = base
                     if variant.env:
                         self.migrate(**variant.env)

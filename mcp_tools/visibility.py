@@ -213,7 +213,10 @@ class Visibility:
         Built once per (method, authentication) of this /mcp request.
         """
         identity = self.caller.identity_for(tool.view_class)
-        key = (tool.method, identity is not None or tool.view_class)
+        view_class = tool.view_class
+        own = view_class.get_authenticators is not APIView.get_authenticators
+        authentication = view_class if own else tuple(view_class.authentication_classes)
+        key = (tool.method, identity is not None or authentication)
         if key not in self._requests:
             # A copy of the /mcp request, so that nothing DRF writes (the user) reaches it.
             http = copy.copy(self.request)

@@ -1,11 +1,24 @@
 """N trivial tools for the tools/list figures, built with ``type()`` (``BENCH_TOOLS=N``)."""
 
+import os
+
 from django.urls import URLPattern, path
-from rest_framework.permissions import AllowAny
+from rest_framework.permissions import AllowAny, BasePermission
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from .tooling import mcp_tool
+
+
+class Everyone(BasePermission):
+    """Admit everyone, as AllowAny does, but as a project's own class: asked tool by tool."""
+
+    def has_permission(self, request, view):
+        return True
+
+
+#: ``BENCH_TOOLS_PERMISSION=own`` gives the generated tools a project's own permission class.
+PERMISSION = Everyone if os.environ.get("BENCH_TOOLS_PERMISSION") == "own" else AllowAny
 
 
 def _get(self, request, *args, **kwargs):
@@ -24,7 +37,7 @@ def generated_urlpatterns(count: int) -> list[URLPattern]:
                 "__doc__": f"Generated tool number {index}, for the tools/list benchmark.",
                 "__module__": __name__,
                 "get": _get,
-                "permission_classes": [AllowAny],
+                "permission_classes": [PERMISSION],
             },
         )
         mcp_tool(f"tool_{index}")(view)
