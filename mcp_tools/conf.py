@@ -23,6 +23,14 @@ DEFAULTS: dict[str, Any] = {
     "SERVER_VERSION": "0.1.0",
     "SERVER_TITLE": None,
     "INSTRUCTIONS": None,
+    # The site's listing in the official MCP registry (manage.py mcp_server_json,
+    # docs/registry.md): its reverse-DNS name, one line of description, the public URL of
+    # the endpoint, the site's web page and icons ({"src", "mimeType", "sizes"} each).
+    "REGISTRY_NAME": None,
+    "REGISTRY_DESCRIPTION": None,
+    "PUBLIC_URL": None,
+    "WEBSITE_URL": None,
+    "SERVER_ICONS": [],
     # Endpoint authentication; None means DRF's DEFAULT_AUTHENTICATION_CLASSES and
     # DEFAULT_PERMISSION_CLASSES, exactly as a DRF view would use them.
     "AUTHENTICATION_CLASSES": None,

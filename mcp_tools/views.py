@@ -13,7 +13,7 @@ notifications are wanted and the client reads ``text/event-stream``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, cast
+from typing import Any
 from urllib.parse import urlsplit
 
 from django.core.exceptions import DisallowedHost
@@ -62,6 +62,14 @@ def error_response(error: JSONRPCError) -> HttpResponse:
     return answer_response(Answer.error(error.request_id, error))
 
 
+def _first_given(*choices: Any) -> Sequence[Any]:
+    """Return the first choice that is set (an empty list is set: "none"), as DRF reads them.
+
+    Dotted paths are already imported: ``mcp_settings`` and DRF's ``api_settings`` do it.
+    """
+    return next((choice for choice in choices if choice is not None), ())
+
+
 class MCPView(View):
     """Serve MCP over Streamable HTTP for the tools of a registry (optionally some tags).
 
@@ -89,29 +97,25 @@ class MCPView(View):
 
     def get_authenticators(self) -> list[BaseAuthentication]:
         """Return the authenticators the endpoint identifies its caller with."""
-        classes: Sequence[type[BaseAuthentication]] = (
-            self.authentication_classes
-            or mcp_settings.AUTHENTICATION_CLASSES
-            # api_settings has imported its dotted paths: these are classes.
-            or cast(Sequence[type[BaseAuthentication]], api_settings.DEFAULT_AUTHENTICATION_CLASSES)
+        classes = _first_given(
+            self.authentication_classes,
+            mcp_settings.AUTHENTICATION_CLASSES,
+            api_settings.DEFAULT_AUTHENTICATION_CLASSES,
         )
         return [cls() for cls in classes]
 
     def get_permissions(self) -> list[BasePermission]:
         """Return the permissions a caller needs to use the endpoint at all."""
-        classes: Sequence[type[BasePermission]] = (
-            self.permission_classes
-            or mcp_settings.PERMISSION_CLASSES
-            or cast(Sequence[type[BasePermission]], api_settings.DEFAULT_PERMISSION_CLASSES)
+        classes = _first_given(
+            self.permission_classes,
+            mcp_settings.PERMISSION_CLASSES,
+            api_settings.DEFAULT_PERMISSION_CLASSES,
         )
         return [cls() for cls in classes]
 
     def get_throttles(self) -> list[BaseThrottle]:
         """Return the throttles of the endpoint itself (none by default; views keep theirs)."""
-        classes: Sequence[type[BaseThrottle]] | None = self.throttle_classes
-        if classes is None:
-            classes = mcp_settings.THROTTLE_CLASSES
-        return [cls() for cls in classes]
+        return [cls() for cls in _first_given(self.throttle_classes, mcp_settings.THROTTLE_CLASSES)]
 
     def get_formatter(self) -> BaseFormatter:
         """Return the formatter that turns a view's response into a tool result."""
