@@ -18,7 +18,7 @@ from django.http import HttpRequest
 from rest_framework.exceptions import APIException
 from rest_framework.request import Request
 
-from .authentication import Caller
+from .authentication import Caller, missing_scopes
 from .catalog import Rule
 from .schemas.introspection import view_for
 from .tools import Tool
@@ -48,6 +48,27 @@ class Visibility:
         if rule.group_ids and not rule.group_ids & self.group_ids():
             return False
         return self.permitted(tool)
+
+    def missing_scopes(self, tool: Tool, rule: Rule) -> list[str] | None:
+        """Return the scopes the caller's token needs for ``tool`` when they are all it
+        lacks (the admin's rule admits the caller), else None: a step-up can help.
+
+        Asked of the authentication class that accepted the token (``insufficient_scope``,
+        ``mcp_tools.contrib.oauth``); the view's own permission classes say what they need.
+        """
+        if not rule.enabled or (rule.group_ids and not rule.group_ids & self.group_ids()):
+            return None
+        request = self.view_request(tool)
+        if request is None:
+            return None
+        view = view_for(tool.view_class, tool.route, tool.method, tool.action, request)
+        try:
+            return missing_scopes(self.caller.authenticator, request, view)
+        except Exception:
+            logger.warning(
+                "Tool %s: its required scopes could not be read", tool.name, exc_info=True
+            )
+            return None
 
     def group_ids(self) -> frozenset[int]:
         """Return the caller's groups, read once per request, and only if a rule needs them."""
