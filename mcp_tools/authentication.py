@@ -15,7 +15,6 @@ from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
-from rest_framework.views import APIView
 
 from .protocol.jsonrpc import THROTTLED, UNAUTHORIZED, JSONRPCError
 
@@ -42,7 +41,7 @@ class Caller:
     def is_authenticated(self) -> bool:
         return bool(getattr(self.user, "is_authenticated", False))
 
-    def identity_for(self, view_class: type[APIView]) -> tuple[Any, Any] | None:
+    def identity_for(self, view_class: type[Any]) -> tuple[Any, Any] | None:
         """Return ``(user, token)`` to hand over to a view with the same authentication classes.
 
         Anonymous callers are never handed over: the view's own classes then run on the copied
@@ -54,6 +53,10 @@ class Caller:
             return self.user, self.auth
         if tuple(getattr(view_class, "authentication_classes", ())) != self.authentication_classes:
             return None
+        # Imported here: DRF imports this module while it reads DEFAULT_AUTHENTICATION_CLASSES
+        # (BearerTokenAuthentication), before rest_framework.views can be imported.
+        from rest_framework.views import APIView
+
         if view_class.get_authenticators is not APIView.get_authenticators:
             return None  # the view chooses its authenticators itself: let them run
         return self.user, self.auth
