@@ -384,3 +384,113 @@ def test_the_metadata_documents(oauth_server):
     assert issuer["client_id_metadata_document_supported"] is True
     assert issuer["registration_endpoint"] == f"{base}/register/"
     assert issuer["code_challenge_methods_supported"] == ["S256"]
+
+
+# -- the conformance suite's authorization-server scenarios, against DOT ----------------------
+
+
+def test_the_conformance_authorization_server_scenarios_pass(oauth_server, tmp_path):
+    """authorization-server-metadata-endpoint and authorization-code-grant (0.2.0-alpha.12),
+    with the pre-registered public client; this test plays the user at the consent page."""
+    base, fixture = oauth_server
+    binary = node_tool("next", "node_modules", ".bin", "conformance")
+    port = fixture["callback"].rsplit(":", 1)[1].split("/")[0]
+    command = [str(binary), "authorization", "--url", base, "--client-id", fixture["client_id"]]
+    command += ["--resource", f"{base}/mcp", "--port", port, "-o", str(tmp_path)]
+    env = {**os.environ, "PATH": f"{binary.parent}:{os.environ['PATH']}", "HOME": str(tmp_path)}
+    process = subprocess.Popen(
+        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    seen = []
+    try:
+        for line in process.stdout:
+            seen.append(line)
+            if line.startswith(f"{base}/authorize/?"):
+                redirected = approve(base, line.strip())
+                assert redirected.startswith(fixture["callback"]), redirected
+                httpx2.get(redirected, timeout=30)  # the suite's callback server takes it
+                break
+        out, _ = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=10)
+    output = "".join(seen) + out
+    assert process.returncode == 0, output
+    statuses = {}
+    for checks in tmp_path.glob("*/checks.json"):
+        for check in json.loads(checks.read_text()):
+            statuses[check["id"]] = check["status"]
+    assert statuses == {
+        "authorization-server-metadata": "SUCCESS",
+        "authorization-server-metadata-cimd": "SUCCESS",
+        "authorization-code-grant": "SUCCESS",
+    }, output
+
+
+# -- the Python SDK's own OAuth client ---------------------------------------------------------
+
+
+class _MemoryStorage:
+    def __init__(self) -> None:
+        self.tokens = None
+        self.client = None
+
+    async def get_tokens(self):
+        return self.tokens
+
+    async def set_tokens(self, tokens) -> None:
+        self.tokens = tokens
+
+    async def get_client_info(self):
+        return self.client
+
+    async def set_client_info(self, client_info) -> None:
+        self.client = client_info
+
+
+def test_the_python_sdks_oauth_client_registers_and_calls_tools(oauth_server):
+    """mcp.client.auth.OAuthClientProvider: discovery from the 401, DCR, PKCE, resource,
+    the RFC 9207 iss check; this test plays the user."""
+    from urllib.parse import parse_qs, urlsplit
+
+    from mcp import Client
+    from mcp.client.auth import OAuthClientProvider
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
+
+    base, fixture = oauth_server
+    storage = _MemoryStorage()
+    redirected: list[str] = []
+
+    async def redirect_handler(url: str) -> None:
+        redirected.append(await anyio.to_thread.run_sync(approve, base, url))
+
+    async def callback_handler() -> AuthorizationCodeResult:
+        query = parse_qs(urlsplit(redirected[-1]).query)
+        return AuthorizationCodeResult(
+            code=query["code"][0], state=query["state"][0], iss=query.get("iss", [None])[0]
+        )
+
+    metadata = OAuthClientMetadata(
+        client_name="django-mcp-tools-tests (Python SDK)",
+        redirect_uris=[fixture["callback"]],
+        grant_types=["authorization_code", "refresh_token"],
+        response_types=["code"],
+        token_endpoint_auth_method="none",
+    )
+    auth = OAuthClientProvider(f"{base}/mcp", metadata, storage, redirect_handler, callback_handler)
+
+    async def run():
+        http = httpx2.AsyncClient(auth=auth, timeout=30)
+        transport = streamable_http_client(f"{base}/mcp", http_client=http)
+        async with http, Client(transport, mode="legacy") as client:
+            listed = await client.list_tools()
+            result = await client.call_tool("whoami", {})
+        return sorted(tool.name for tool in listed.tools), result
+
+    names, result = anyio.run(run)
+    assert names == ["notes_list", "whoami", "whoami_again"]
+    assert result.structured_content == {"username": "alice", "scope": "notes:read"}
+    assert storage.tokens.scope == "notes:read"
+    assert len(redirected) == 1 and "iss=" in redirected[0]
