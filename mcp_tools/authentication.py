@@ -186,8 +186,8 @@ def authenticate(request: HttpRequest, endpoint: Any) -> Caller:
     Runs the endpoint's authentication, permission and throttle classes as a DRF view runs
     its own (``get_authenticators``, ``get_permissions``, ``get_throttles``), once per /mcp
     request; the tool's own view then counts each call against its own throttles. An
-    ``Authorization`` header that no class accepts is refused (401), never served as an
-    anonymous call.
+    ``Authorization`` header that none of its classes accepts is refused (401), never served
+    as an anonymous call; an endpoint with no classes at all leaves credentials to the views.
     """
     authenticators = endpoint.get_authenticators()
     # DRF's Request writes the user it authenticated onto the HttpRequest. Keep the one the
@@ -200,7 +200,9 @@ def authenticate(request: HttpRequest, endpoint: Any) -> Caller:
         if len(request.META.get("HTTP_AUTHORIZATION", "")) > MAX_AUTHORIZATION_BYTES:
             raise unauthenticated(drf_request, endpoint, TOO_LONG, sent=True)
         user = drf_request.user
-        if drf_request.successful_authenticator is None and "HTTP_AUTHORIZATION" in request.META:
+        # An endpoint without authentication classes reads no credentials: its views do.
+        refused = authenticators and drf_request.successful_authenticator is None
+        if refused and "HTTP_AUTHORIZATION" in request.META:
             raise _refusal(drf_request, endpoint, None)
         for permission in endpoint.get_permissions():
             if not permission.has_permission(drf_request, endpoint):

@@ -238,3 +238,15 @@ def test_the_inspector_without_a_token_reports_the_401(live_server, tmp_path):
     assert completed.returncode == 3, output
     message = json.loads(output.strip().splitlines()[-1])["error"]["message"]
     assert "Authentication credentials were not provided." in message
+
+
+def test_an_endpoint_without_authentication_classes_leaves_credentials_to_the_views(alice):
+    from django.test import override_settings
+
+    from mcp_tools.test import MCPClient as Client
+
+    # The bench's pattern: the endpoint reads no credentials; each view reads its own.
+    drf = {"DEFAULT_AUTHENTICATION_CLASSES": [], "DEFAULT_PERMISSION_CLASSES": []}
+    with override_settings(REST_FRAMEWORK=drf):
+        caller = Client(headers={"Authorization": f"Token {alice.token}"})
+        assert caller.call_tool("todo_list")["isError"] is False
