@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from django.http import HttpRequest
 from rest_framework import exceptions
-from rest_framework.authentication import TokenAuthentication
+from rest_framework.authentication import BaseAuthentication, TokenAuthentication
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 
@@ -116,8 +116,8 @@ def challenge(request: Request, endpoint: Any, error: str | None = None) -> str 
             params["scope"] = " ".join(scopes)
         params["resource_metadata"] = url
         return bearer_challenge(params)
-    for authenticator in request.authenticators:
-        header = authenticator.authenticate_header(request)
+    for authenticator in request.authenticators or ():
+        header = cast(BaseAuthentication, authenticator).authenticate_header(request)
         if header:
             return header
     return None

@@ -281,46 +281,56 @@ def check_endpoint_authentication(
 ) -> list[checks.CheckMessage]:
     """Report endpoints whose policy lets anonymous callers in without anyone choosing it,
     and authentication classes whose app is not installed (docs/checks.md)."""
-    from django.apps import apps
-    from django.core.exceptions import ImproperlyConfigured
-
-    from .conf import mcp_settings
     from .routes import mcp_endpoints
 
     messages = []
     for route, endpoint in mcp_endpoints():
-        for authenticator in endpoint.get_authenticators():
-            for base in type(authenticator).__mro__:
-                app = REQUIRED_APPS.get(_qualname(base))
-                if app and not apps.is_installed(app):
-                    params = {"route": route, "cls": type(authenticator).__name__, "app": app}
-                    messages.append(check_message(ToolProblem("mcp_tools.E040", route, params)))
-                    break
-        if not _admits_anonymous(endpoint, route):
-            continue
-        implicit = endpoint.permission_classes is None and mcp_settings.PERMISSION_CLASSES is None
-        if implicit:
-            names = ", ".join(type(p).__name__ for p in endpoint.get_permissions()) or "none"
-            params = {"route": route, "permissions": names}
-            messages.append(check_message(ToolProblem("mcp_tools.W040", route, params)))
-            continue
-        if mcp_settings.debug:
-            continue
-        try:
-            tools = list((registry or endpoint.get_registry()).tools())
-        except ImproperlyConfigured:
-            tools = []  # reported by check_tools
-        served = [
-            tool
-            for tool in tools
-            if endpoint.tags is None or set(endpoint.tags) & set(tool.options.tags)
-        ]
-        refusing = [tool.name for tool in served if _refuses_anonymous(tool)]
-        if refusing:
-            shown = ", ".join(refusing[:5]) + (", ..." if len(refusing) > 5 else "")
-            params = {"route": route, "count": len(refusing), "names": shown}
-            messages.append(check_message(ToolProblem("mcp_tools.W041", route, params)))
+        messages += _missing_apps(route, endpoint)
+        messages += _anonymous_admission(route, endpoint, registry)
     return messages
+
+
+def _missing_apps(route: str, endpoint: Any) -> list[checks.CheckMessage]:
+    from django.apps import apps
+
+    messages = []
+    for authenticator in endpoint.get_authenticators():
+        apps_needed = (REQUIRED_APPS.get(_qualname(base)) for base in type(authenticator).__mro__)
+        app = next((app for app in apps_needed if app), None)
+        if app and not apps.is_installed(app):
+            params = {"route": route, "cls": type(authenticator).__name__, "app": app}
+            messages.append(check_message(ToolProblem("mcp_tools.E040", route, params)))
+    return messages
+
+
+def _anonymous_admission(route: str, endpoint: Any, registry: Any) -> list[checks.CheckMessage]:
+    from django.core.exceptions import ImproperlyConfigured
+
+    from .conf import mcp_settings
+
+    if not _admits_anonymous(endpoint, route):
+        return []
+    if endpoint.permission_classes is None and mcp_settings.PERMISSION_CLASSES is None:
+        names = ", ".join(type(p).__name__ for p in endpoint.get_permissions()) or "none"
+        params = {"route": route, "permissions": names}
+        return [check_message(ToolProblem("mcp_tools.W040", route, params))]
+    if mcp_settings.debug:
+        return []
+    try:
+        tools = list((registry or endpoint.get_registry()).tools())
+    except ImproperlyConfigured:
+        return []  # reported by check_tools
+    tags = set(endpoint.tags) if endpoint.tags is not None else None
+    refusing = [
+        tool.name
+        for tool in tools
+        if (tags is None or tags & set(tool.options.tags)) and _refuses_anonymous(tool)
+    ]
+    if not refusing:
+        return []
+    shown = ", ".join(refusing[:5]) + (", ..." if len(refusing) > 5 else "")
+    counted = {"route": route, "count": len(refusing), "names": shown}
+    return [check_message(ToolProblem("mcp_tools.W041", route, counted))]
 
 
 @checks.register("mcp_tools")

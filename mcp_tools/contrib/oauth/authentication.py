@@ -41,7 +41,7 @@ class OAuth2ResourceAuthentication(OAuth2Authentication):
     #: authorization spec's "issued specifically for them as the intended audience").
     require_audience = True
 
-    def authenticate(self, request: Request) -> tuple[Any, Any] | None:
+    def authenticate(self, request: Any) -> tuple[Any, Any] | None:
         resource = endpoint_resource(request)
         if resource is None:
             return super().authenticate(request)
@@ -71,11 +71,12 @@ class OAuth2ResourceAuthentication(OAuth2Authentication):
         alternative for the method; DRF's ``&`` and ``|`` compositions are looked into.
         """
         scopes: set[str] = set()
-        pending = list(view.get_permissions())
+        pending: list[Any] = list(view.get_permissions())
         while pending:
             permission = pending.pop()
             if isinstance(permission, (AND, OR)):
-                pending += [permission.op1, permission.op2]
+                composed: Any = permission  # DRF's stubs do not name the operands
+                pending += [composed.op1, composed.op2]
             elif isinstance(permission, (TokenHasScope, IsAuthenticatedOrTokenHasScope)):
                 reader = permission if isinstance(permission, TokenHasScope) else TokenHasScope()
                 try:
@@ -87,7 +88,7 @@ class OAuth2ResourceAuthentication(OAuth2Authentication):
                     alternatives = permission.get_required_alternate_scopes(request, view)
                 except ImproperlyConfigured:
                     continue
-                choices = alternatives.get(request.method.upper()) or []
+                choices = alternatives.get((request.method or "").upper()) or []
                 if choices:
                     scopes.update(choices[0])
         return scopes
@@ -98,7 +99,7 @@ class OAuth2ResourceAuthentication(OAuth2Authentication):
         The permission classes are asked again with the token granted those scopes (a copy,
         never saved): only when they then admit the request is a step-up of any use.
         """
-        token = request.auth
+        token: Any = request.auth
         if not isinstance(getattr(token, "scope", None), str):
             return None
         required = self.required_scopes(request, view)
@@ -106,7 +107,7 @@ class OAuth2ResourceAuthentication(OAuth2Authentication):
             return None
         granted = copy.copy(token)
         granted.scope = " ".join(sorted(set(token.scope.split()) | required))
-        stepped = copy.copy(request)
+        stepped: Any = copy.copy(request)
         stepped._auth = granted
         if all(permission.has_permission(stepped, view) for permission in view.get_permissions()):
             return sorted(required)

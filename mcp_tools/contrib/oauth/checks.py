@@ -25,7 +25,7 @@ MESSAGES = {
 }
 
 
-def _message(level: type[checks.CheckMessage], check_id: str, **params: Any) -> Any:
+def _message(level: Any, check_id: str, **params: Any) -> checks.CheckMessage:
     message, hint = MESSAGES[check_id]
     return level(message.format(**params), hint=hint, id=check_id)
 
