@@ -43,11 +43,11 @@ class Visibility:
 
     def admits(self, tool: Tool, rule: Rule) -> bool:
         """Return whether the caller sees (and may call) ``tool`` under the admin's ``rule``."""
-        if not rule.enabled:
-            return False
-        if rule.group_ids and not rule.group_ids & self.group_ids():
-            return False
-        return self.permitted(tool)
+        return self.rule_admits(rule) and self.permitted(tool)
+
+    def rule_admits(self, rule: Rule) -> bool:
+        """Return whether the admin's rule admits the caller: enabled, and its groups."""
+        return rule.enabled and not (rule.group_ids and not rule.group_ids & self.group_ids())
 
     def missing_scopes(self, tool: Tool, rule: Rule) -> list[str] | None:
         """Return the scopes the caller's token needs for ``tool`` when they are all it
@@ -56,7 +56,7 @@ class Visibility:
         Asked of the authentication class that accepted the token (``insufficient_scope``,
         ``mcp_tools.contrib.oauth``); the view's own permission classes say what they need.
         """
-        if not rule.enabled or (rule.group_ids and not rule.group_ids & self.group_ids()):
+        if not self.rule_admits(rule):
             return None
         request = self.view_request(tool)
         if request is None:
