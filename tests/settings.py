@@ -111,7 +111,12 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # django-oauth-toolkit as the authorization server of tests/oauth_app (docs/oauth.md): PKCE,
 # dynamic client registration and client ID metadata documents, and every RFC 9700 gate on.
 OAUTH2_PROVIDER = {
-    "SCOPES": {"notes:read": "Read notes", "notes:write": "Write notes", "profile": "Profile"},
+    "SCOPES": {
+        "notes:read": "Read notes",
+        "notes:write": "Write notes",
+        "profile": "Profile",
+        "introspection": "Introspect tokens",
+    },
     "DEFAULT_SCOPES": ["notes:read"],
     "PKCE_REQUIRED": True,
     "DCR_ENABLED": True,

@@ -63,6 +63,7 @@ def oauth_server(tmp_path_factory):
         fixture = json.loads(made.stdout)
         fixture["callback"] = callback
         fixture["certificate"] = certificate
+        fixture["database"] = str(database)
         yield base, fixture
 
 
@@ -494,3 +495,45 @@ def test_the_python_sdks_oauth_client_registers_and_calls_tools(oauth_server):
     assert result.structured_content == {"username": "alice", "scope": "notes:read"}
     assert storage.tokens.scope == "notes:read"
     assert len(redirected) == 1 and "iss=" in redirected[0]
+
+
+# -- an external authorization server, through introspection ----------------------------------
+
+
+def test_a_resource_server_introspects_tokens_of_an_external_authorization_server(
+    oauth_server, tmp_path
+):
+    """docs/oauth.md's external set-up: a second server, with no tokens of its own, checks
+    the first server's tokens at its RFC 7662 endpoint (DOT's introspection)."""
+    authorization_server, fixture = oauth_server
+    settings = "tests.oauth_app.external_settings"
+    env = {"MCP_TESTS_AUTHORIZATION_SERVER": authorization_server}
+    with serve("uvicorn", settings=settings, env=env) as base:
+        minted = subprocess.run(
+            [sys.executable, "manage.py", "oauth_fixture", "--external-resource", f"{base}/mcp"],
+            cwd=REPO,
+            env={
+                **os.environ,
+                "DJANGO_SETTINGS_MODULE": SETTINGS,
+                DATABASE_ENV: fixture["database"],
+            },
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        token = json.loads(minted.stdout)["tokens"]["external"]
+        metadata = httpx2.get(f"{base}/.well-known/oauth-protected-resource/mcp", timeout=30)
+        assert metadata.json()["authorization_servers"] == [authorization_server]
+        call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "whoami"}}
+        answered = post_mcp(base, token, call)
+        assert answered.status_code == 200, answered.text
+        # No MCP-Protocol-Version header: 2025-03-26, where the JSON travels as text.
+        text = answered.json()["result"]["content"][0]["text"]
+        assert json.loads(text) == {"username": "alice", "scope": "notes:read"}
+        # A token of the same authorization server for its own endpoint: another audience.
+        refused = post_mcp(base, fixture["tokens"]["good"])
+        assert refused.status_code == 401
+        assert (
+            refused.json()["error"]["message"] == "The access token is not valid for this resource."
+        )
