@@ -14,6 +14,9 @@ import types
 import anyio
 import pytest
 from django.urls import path
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 from rest_framework.authentication import (
     BasicAuthentication,
     SessionAuthentication,
@@ -100,6 +103,35 @@ BAD_HEADERS = [
         "Invalid credentials: the Authorization header is longer than 8192 bytes.",
     ),
 ]
+
+
+#: Header values as a WSGI server hands them over: ISO-8859-1 text, no CR or LF.
+HEADER_TEXT = st.text(
+    alphabet=st.characters(min_codepoint=0x20, max_codepoint=0xFF, exclude_characters="\x7f"),
+    max_size=300,
+)
+
+
+@hypothesis_settings(
+    max_examples=200,
+    deadline=None,
+    database=None,  # no example store in the work tree
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    scheme=st.sampled_from(["Token", "Bearer", "Basic", "", "token", "BEARER"]), rest=HEADER_TEXT
+)
+def test_no_authorization_header_is_a_500_or_an_anonymous_call(scheme, rest):
+    authorization = f"{scheme} {rest}" if scheme else rest
+    response, body = answer("/mcp", authorization)
+    if authorization.strip() == "":
+        assert response.status_code == 401  # no credentials at all
+    else:
+        assert response.status_code == 401, (authorization, body)
+        assert response["WWW-Authenticate"] == "Token"
+    assert body["error"]["code"] == -32001
+    if len(rest) >= 8:
+        assert rest not in body["error"]["message"]
 
 
 @pytest.mark.parametrize(("authorization", "detail"), BAD_HEADERS)
