@@ -208,3 +208,61 @@ def test_plain_api_calls_keep_dots_rules(mint, alice):
     assert bound.get("/t/whoami").status_code == 401
     unbound = Client(headers={"Authorization": f"Bearer {mint(resource=[])}"})
     assert unbound.get("/t/whoami").json()["username"] == "alice"
+
+
+def test_oauth_tokens_and_bearer_drf_keys_side_by_side(mint, alice, settings):
+    import types
+
+    from django.urls import path
+
+    from mcp_tools.authentication import BearerTokenAuthentication
+    from mcp_tools.views import MCPView
+
+    classes = [*views.ENDPOINT_AUTHENTICATION, BearerTokenAuthentication]
+    module = types.ModuleType("both_urls")
+    module.urlpatterns = [
+        path("mcp", MCPView.as_view(registry=views.registry, authentication_classes=classes))
+    ]
+    settings.ROOT_URLCONF = module
+    # DOT's class passes over a key it does not know; the DRF-token class takes it.
+    assert client(mint()).send(client().message("ping")).status_code == 200
+    assert client(alice.token).send(client().message("ping")).status_code == 200
+    assert client("neither").send(client().message("ping")).status_code == 401
+
+
+@pytest.mark.parametrize(
+    ("permission", "attributes", "method", "scopes"),
+    [
+        ("TokenHasScope", {"required_scopes": ["a", "b"]}, "GET", {"a", "b"}),
+        ("TokenHasReadWriteScope", {"required_scopes": ["a"]}, "GET", {"a", "read"}),
+        ("TokenHasReadWriteScope", {}, "POST", {"write"}),
+        ("TokenHasResourceScope", {"required_scopes": ["notes"]}, "PUT", {"notes:write"}),
+        ("IsAuthenticatedOrTokenHasScope", {"required_scopes": ["a"]}, "GET", {"a"}),
+        (
+            "TokenMatchesOASRequirements",
+            {"required_alternate_scopes": {"POST": [["x", "y"], ["z"]]}},
+            "POST",
+            {"x", "y"},
+        ),
+        ("TokenHasScope", {}, "GET", set()),  # no required_scopes: DOT refuses; no step-up
+    ],
+)
+def test_required_scopes_are_read_as_dots_classes_read_them(permission, attributes, method, scopes):
+    from oauth2_provider.contrib.rest_framework import permissions
+    from rest_framework.permissions import IsAdminUser
+
+    from mcp_tools.contrib.oauth.authentication import OAuth2ResourceAuthentication
+    from mcp_tools.schemas.introspection import synthetic_request
+
+    cls = getattr(permissions, permission)
+    view = types_view([cls], attributes)
+    request = synthetic_request(method)
+    assert OAuth2ResourceAuthentication().required_scopes(request, view) == scopes
+    composed = types_view([IsAdminUser & cls], attributes)
+    assert OAuth2ResourceAuthentication().required_scopes(request, composed) == scopes
+
+
+def types_view(permission_classes, attributes):
+    from rest_framework.views import APIView
+
+    return type("V", (APIView,), {"permission_classes": permission_classes, **attributes})()
