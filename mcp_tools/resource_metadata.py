@@ -108,7 +108,7 @@ class ProtectedResourceMetadataView(View):
     endpoint mounted at the path after it. Any other path, or no OAuth metadata: 404.
     """
 
-    http_method_names = ["get", "options"]
+    http_method_names = ["get", "head", "options"]
 
     def get(self, request: HttpRequest, resource_path: str | None = None) -> HttpResponse:
         from .views import MCPView

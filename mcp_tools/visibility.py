@@ -4,7 +4,8 @@ A caller sees, and may call, a tool when the admin has it enabled, the caller is
 its allowed groups (if it has any), and the view's permission classes admit the caller:
 ``has_permission`` on a view set up for that action, with a request as the view itself
 would see the caller. Object permissions (``has_object_permission``) are the view's to
-check when it runs, as in DRF. A hidden tool is an unknown tool, never a 403 that names it.
+check when it runs, as in DRF. A hidden tool is an unknown tool, never a 403 that names it,
+but for an OAuth token that lacks only scopes (``missing_scopes``: the 403 of a step-up).
 """
 
 from __future__ import annotations
