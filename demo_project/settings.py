@@ -69,7 +69,10 @@ STATIC_URL = "static/"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        # One DRF token, sent either way: "Token <key>" (DRF's own) or "Bearer <key>" (what
+        # most MCP clients can send). The first class names the 401's challenge: Token.
         "rest_framework.authentication.TokenAuthentication",
+        "mcp_tools.authentication.BearerTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],

@@ -105,6 +105,42 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "advertised.",
         "Pass output_schema= to @mcp_tool, or give the view a serializer.",
     ),
+    "mcp_tools.E040": (
+        "The MCP endpoint /{route} authenticates with {cls}, which needs {app!r} in "
+        "INSTALLED_APPS: without it every request that carries its credentials fails.",
+        "Add {app!r} to INSTALLED_APPS (and migrate), or take {cls} out of the endpoint's "
+        "authentication classes.",
+    ),
+    "mcp_tools.W040": (
+        "The MCP endpoint /{route} admits anonymous callers: its permission classes are DRF's "
+        "DEFAULT_PERMISSION_CLASSES ({permissions}), which no setting of mcp_tools chose, so "
+        "anyone who reaches it lists and calls every tool anonymous callers may use.",
+        "Require authentication: set REST_FRAMEWORK['DEFAULT_PERMISSION_CLASSES'] or "
+        "MCP_TOOLS['PERMISSION_CLASSES'] to e.g. ['rest_framework.permissions.IsAuthenticated']. "
+        "To serve anonymous callers on purpose, name AllowAny in "
+        "MCP_TOOLS['PERMISSION_CLASSES'].",
+    ),
+    "mcp_tools.W041": (
+        "The MCP endpoint /{route} admits anonymous callers, but {count} of its tools ({names}) "
+        "refuse them: an anonymous client gets a shorter tools/list and no 401, so it is never "
+        "asked to authenticate.",
+        "Give the endpoint permission classes that refuse anonymous callers (IsAuthenticated), "
+        "or mount a second endpoint for the anonymous tools with MCPView.as_view(tags=...).",
+    ),
+    "mcp_tools.W042": (
+        "OAuth metadata is configured (MCP_TOOLS['OAUTH_AUTHORIZATION_SERVERS']), but the "
+        "URLconf serves no /.well-known/oauth-protected-resource: the 401 challenge points "
+        "clients at a document that answers 404.",
+        "Add path('', include('mcp_tools.urls.well_known')) to the root URLconf, with no prefix.",
+    ),
+}
+
+#: Authentication classes (by a class of their MRO) and the app their credentials live in.
+REQUIRED_APPS = {
+    "rest_framework.authentication.TokenAuthentication": "rest_framework.authtoken",
+    "oauth2_provider.contrib.rest_framework.authentication.OAuth2Authentication": (
+        "oauth2_provider"
+    ),
 }
 
 
@@ -204,3 +240,110 @@ def check_permissions(
             params = {"name": tool.name, "error": f"{type(exc).__name__}: {exc}"}
             messages.append(check_message(ToolProblem("mcp_tools.W030", tool.declared_by, params)))
     return messages
+
+
+def _anonymous_request(path: str) -> Any:
+    from rest_framework.request import Request
+
+    from .schemas.introspection import synthetic_request
+
+    request = synthetic_request("POST", path)
+    assert isinstance(request, Request)
+    return request
+
+
+def _admits_anonymous(endpoint: Any, route: str) -> bool:
+    request = _anonymous_request("/" + route)
+    try:
+        return all(p.has_permission(request, endpoint) for p in endpoint.get_permissions())
+    except Exception:
+        return False  # a refusal raised rather than returned, or a class that can't answer
+
+
+def _refuses_anonymous(tool: Any) -> bool:
+    from .schemas.introspection import view_for
+
+    request = _anonymous_request("/" + tool.route.route)
+    try:
+        view = view_for(tool.view_class, tool.route, tool.method, tool.action, request)
+        return not all(p.has_permission(request, view) for p in view.get_permissions())
+    except Exception:
+        return True  # NotAuthenticated raised, or unanswerable (reported as W030)
+
+
+def _qualname(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+@checks.register("mcp_tools")
+def check_endpoint_authentication(
+    app_configs: Any = None, registry: Any = None, **kwargs: Any
+) -> list[checks.CheckMessage]:
+    """Report endpoints whose policy lets anonymous callers in without anyone choosing it,
+    and authentication classes whose app is not installed (docs/checks.md)."""
+    from .routes import mcp_endpoints
+
+    messages = []
+    for route, endpoint in mcp_endpoints():
+        messages += _missing_apps(route, endpoint)
+        messages += _anonymous_admission(route, endpoint, registry)
+    return messages
+
+
+def _missing_apps(route: str, endpoint: Any) -> list[checks.CheckMessage]:
+    from django.apps import apps
+
+    messages = []
+    for authenticator in endpoint.get_authenticators():
+        apps_needed = (REQUIRED_APPS.get(_qualname(base)) for base in type(authenticator).__mro__)
+        app = next((app for app in apps_needed if app), None)
+        if app and not apps.is_installed(app):
+            params = {"route": route, "cls": type(authenticator).__name__, "app": app}
+            messages.append(check_message(ToolProblem("mcp_tools.E040", route, params)))
+    return messages
+
+
+def _anonymous_admission(route: str, endpoint: Any, registry: Any) -> list[checks.CheckMessage]:
+    from django.core.exceptions import ImproperlyConfigured
+
+    from .conf import mcp_settings
+
+    if not _admits_anonymous(endpoint, route):
+        return []
+    if endpoint.permission_classes is None and mcp_settings.PERMISSION_CLASSES is None:
+        names = ", ".join(type(p).__name__ for p in endpoint.get_permissions()) or "none"
+        params = {"route": route, "permissions": names}
+        return [check_message(ToolProblem("mcp_tools.W040", route, params))]
+    if mcp_settings.debug:
+        return []
+    try:
+        tools = list((registry or endpoint.get_registry()).tools())
+    except ImproperlyConfigured:
+        return []  # reported by check_tools
+    tags = set(endpoint.tags) if endpoint.tags is not None else None
+    refusing = [
+        tool.name
+        for tool in tools
+        if (tags is None or tags & set(tool.options.tags)) and _refuses_anonymous(tool)
+    ]
+    if not refusing:
+        return []
+    shown = ", ".join(refusing[:5]) + (", ..." if len(refusing) > 5 else "")
+    counted = {"route": route, "count": len(refusing), "names": shown}
+    return [check_message(ToolProblem("mcp_tools.W041", route, counted))]
+
+
+@checks.register("mcp_tools")
+def check_well_known(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """With OAuth metadata configured, the RFC 9728 documents must be served at the root."""
+    from django.urls import NoReverseMatch, reverse
+
+    from .resource_metadata import WELL_KNOWN, is_configured
+
+    if not is_configured():
+        return []
+    try:
+        found = reverse("mcp_tools_well_known:resource-metadata") == WELL_KNOWN
+    except NoReverseMatch:
+        found = False
+    return [] if found else [check_message(ToolProblem("mcp_tools.W042", None, {}))]

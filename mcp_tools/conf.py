@@ -38,6 +38,13 @@ DEFAULTS: dict[str, Any] = {
     # The endpoint's own throttles, once per /mcp request (docs/security.md); each view's
     # throttles count each call it serves, as over plain HTTP.
     "THROTTLE_CLASSES": [],
+    # OAuth 2.1 resource server (docs/oauth.md): the issuers of the authorization servers
+    # whose tokens the endpoints take (none: no OAuth metadata, no Bearer challenge of its
+    # own), the resource identifier (None: each endpoint's own URL) and the scopes a client
+    # should ask for (scopes_supported, and the scope of the 401 challenge).
+    "OAUTH_AUTHORIZATION_SERVERS": [],
+    "OAUTH_RESOURCE": None,
+    "OAUTH_SCOPES": [],
     # Per-tool defaults (the decorator and, later, the admin override these).
     "INCLUDE_STRUCTURED_CONTENT": True,
     "INCLUDE_OUTPUT_SCHEMA": False,

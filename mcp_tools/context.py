@@ -37,6 +37,8 @@ class ToolCallContext:
     override: Override | None = None
     #: Sends notifications to the client while the view runs; None when nothing listens.
     notifier: Any = None
+    #: The path of the endpoint that received the call (its OAuth resource, docs/oauth.md).
+    endpoint_path: str | None = None
 
     def pop_override(self) -> Override | None:
         """Return the override once; a second formatting pass sees none."""
@@ -44,14 +46,14 @@ class ToolCallContext:
         return override
 
 
-def _http_request(request: Any) -> Any:
+def http_request(request: Any) -> Any:
     # A DRF Request wraps the HttpRequest; state lives on the HttpRequest, where both see it.
     return getattr(request, "_request", request)
 
 
 def get_context(request: Any) -> ToolCallContext | None:
     """Return the tool-call context of ``request`` (DRF or Django), or None."""
-    return getattr(_http_request(request), ATTRIBUTE, None)
+    return getattr(http_request(request), ATTRIBUTE, None)
 
 
 def attach_context(http_request: Any, context: ToolCallContext) -> None:

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from django.http import HttpRequest
 from django.utils.translation import get_language
 
-from .authentication import Caller
+from .authentication import Caller, insufficient_scope
 from .catalog import Catalog, catalog_for
 from .conf import mcp_settings
 from .formatters import BaseFormatter
@@ -46,6 +46,8 @@ class Endpoint(Protocol):
     def get_registry(self) -> ToolRegistry: ...
 
     def get_formatter(self) -> BaseFormatter: ...
+
+    def get_resource_metadata_url(self, request: HttpRequest) -> str | None: ...
 
 
 @dataclass
@@ -102,6 +104,16 @@ class Call:
         if tool is None or not self.serves(tool):
             return None
         return tool if self.visibility.sees(tool, self.catalog) else None
+
+    def refusal(self, name: str) -> JSONRPCError:
+        """Answer a call of a tool this request may not call: an unknown tool, or, when the
+        token lacks only scopes, 403 with an insufficient_scope challenge (step-up)."""
+        tool = self.catalog.tools.get(name)
+        if tool is not None and self.serves(tool):
+            scopes = self.visibility.missing_scopes(tool, self.catalog.rule(name))
+            if scopes:
+                return insufficient_scope(self.request, self.endpoint, scopes)
+        return JSONRPCError(INVALID_PARAMS, f"Unknown tool: {name}")
 
 
 @dataclass(frozen=True)
@@ -211,7 +223,7 @@ def call_tool(call: Call) -> ToolResult | Work:
         raise JSONRPCError(INVALID_PARAMS, "Invalid params: name must be a string")
     tool = call.tool(name)
     if tool is None:  # unknown, or hidden from this caller: the same answer
-        raise JSONRPCError(INVALID_PARAMS, f"Unknown tool: {name}")
+        raise call.refusal(name)
     arguments = params.get("arguments")
     if arguments is None:
         arguments = {}

@@ -23,6 +23,7 @@ from .formatters import BaseFormatter
 from .inner_requests import build_inner_request
 from .processors import run_processors
 from .protocol.results import ToolResult
+from .resource_metadata import ENDPOINT_PATH_ATTRIBUTE
 from .signals import tool_called
 from .tools import Tool
 
@@ -63,7 +64,11 @@ class Invocation:
         lines, split = arguments.prepare(self.tool, self.args)
         if lines:
             return self.finish(ToolResult.error("\n".join(lines)))
-        context = ToolCallContext(params=self.params, tool_name=self.tool.name)
+        context = ToolCallContext(
+            params=self.params,
+            tool_name=self.tool.name,
+            endpoint_path=getattr(self.request, ENDPOINT_PATH_ATTRIBUTE, None),
+        )
         identity = self.caller.identity_for(self.tool.view_class)
         try:
             self.inner = build_inner_request(

@@ -211,3 +211,19 @@ def iter_routes(resolver: URLResolver) -> Iterator[Route]:
                 )
 
     yield from walk(resolver.url_patterns, _Prefix())
+
+
+def mcp_endpoints(resolver: URLResolver | None = None) -> list[tuple[str, Any]]:
+    """Return ``(route, endpoint)`` for every ``MCPView`` reachable from ``resolver`` (the
+    root URLconf by default): an instance made with the pattern's ``as_view()`` arguments."""
+    from django.urls import get_resolver
+
+    from .views import MCPView
+
+    found = []
+    for route in iter_routes(resolver or get_resolver()):
+        view_class = getattr(route.callback, "view_class", None)
+        if isinstance(view_class, type) and issubclass(view_class, MCPView):
+            endpoint = view_class(**getattr(route.callback, "view_initkwargs", {}))
+            found.append((route.route, endpoint))
+    return found

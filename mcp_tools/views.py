@@ -25,7 +25,7 @@ from rest_framework.permissions import BasePermission
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
 
-from . import calllog, server, streaming
+from . import calllog, resource_metadata, server, streaming
 from .authentication import Caller, authenticate
 from .conf import mcp_settings
 from .formatters import BaseFormatter
@@ -84,6 +84,8 @@ class MCPView(View):
     permission_classes: Sequence[type[BasePermission]] | None = None
     throttle_classes: Sequence[type[BaseThrottle]] | None = None
     formatter_class: type[BaseFormatter] | None = None
+    #: The scopes a client should ask for (None: ``OAUTH_SCOPES``), docs/oauth.md.
+    oauth_scopes: Sequence[str] | None = None
 
     @classmethod
     def as_view(cls, **initkwargs: Any) -> Any:
@@ -124,6 +126,25 @@ class MCPView(View):
     def get_registry(self) -> ToolRegistry:
         return self.registry or default_registry
 
+    # -- OAuth metadata (docs/oauth.md) ----------------------------------------------------
+
+    def get_oauth_scopes(self) -> list[str]:
+        """Return the scopes a client should ask for: ``scopes_supported`` and the 401's."""
+        scopes = self.oauth_scopes if self.oauth_scopes is not None else mcp_settings.OAUTH_SCOPES
+        return list(scopes)
+
+    def get_resource_metadata(self, request: HttpRequest, path: str) -> dict[str, Any] | None:
+        """Return the RFC 9728 document of this endpoint at ``path``; None without OAuth."""
+        if not resource_metadata.is_configured():
+            return None
+        return resource_metadata.document(request, path, self.get_oauth_scopes())
+
+    def get_resource_metadata_url(self, request: HttpRequest) -> str | None:
+        """Return where the challenge points clients: this endpoint's RFC 9728 document."""
+        if not resource_metadata.is_configured():
+            return None
+        return resource_metadata.metadata_url(request, request.path)
+
     # -- the transport ---------------------------------------------------------------------
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
@@ -143,6 +164,7 @@ class MCPView(View):
             value = jsonrpc.loads(self.read_body(request), max_depth=mcp_settings.MAX_JSON_DEPTH)
             if isinstance(value, list):
                 self.check_batch(request, value)
+            resource_metadata.mark_endpoint(request)
             caller = authenticate(request, self)
         except JSONRPCError as error:
             return error_response(error)

@@ -4,7 +4,8 @@ A caller sees, and may call, a tool when the admin has it enabled, the caller is
 its allowed groups (if it has any), and the view's permission classes admit the caller:
 ``has_permission`` on a view set up for that action, with a request as the view itself
 would see the caller. Object permissions (``has_object_permission``) are the view's to
-check when it runs, as in DRF. A hidden tool is an unknown tool, never a 403 that names it.
+check when it runs, as in DRF. A hidden tool is an unknown tool, never a 403 that names it,
+but for an OAuth token that lacks only scopes (``missing_scopes``: the 403 of a step-up).
 
 Most views share a few permission classes that read nothing but the caller and the method
 (DRF's ``AllowAny``, ``IsAuthenticated``, ``IsAdminUser``, ``IsAuthenticatedOrReadOnly``):
@@ -33,8 +34,8 @@ from rest_framework.permissions import (
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from .authentication import Caller
-from .catalog import Catalog
+from .authentication import Caller, missing_scopes
+from .catalog import Catalog, Rule
 from .schemas.introspection import view_for
 from .tools import Tool
 
@@ -156,10 +157,7 @@ class Visibility:
 
     def sees(self, tool: Tool, catalog: Catalog) -> bool:
         """Return whether the caller sees (and may call) ``tool`` of ``catalog``."""
-        rule = catalog.rule(tool.name)
-        if not rule.enabled:
-            return False
-        if rule.group_ids and not rule.group_ids & self.group_ids():
+        if not self.rule_admits(catalog.rule(tool.name)):
             return False
         key = plan_for(catalog).keys.get(tool.name)
         return self.permitted(tool) if key is None else self.answer(key, tool)
@@ -170,6 +168,31 @@ class Visibility:
         if answer is None:
             answer = self._answers[key] = key == "anyone" or self.permitted(tool)
         return answer
+
+    def rule_admits(self, rule: Rule) -> bool:
+        """Return whether the admin's rule admits the caller: enabled, and its groups."""
+        return rule.enabled and not (rule.group_ids and not rule.group_ids & self.group_ids())
+
+    def missing_scopes(self, tool: Tool, rule: Rule) -> list[str] | None:
+        """Return the scopes the caller's token needs for ``tool`` when they are all it
+        lacks (the admin's rule admits the caller), else None: a step-up can help.
+
+        Asked of the authentication class that accepted the token (``insufficient_scope``,
+        ``mcp_tools.contrib.oauth``); the view's own permission classes say what they need.
+        """
+        if not self.rule_admits(rule):
+            return None
+        request = self.view_request(tool)
+        if request is None:
+            return None
+        view = view_for(tool.view_class, tool.route, tool.method, tool.action, request)
+        try:
+            return missing_scopes(self.caller.authenticator, request, view)
+        except Exception:
+            logger.warning(
+                "Tool %s: its required scopes could not be read", tool.name, exc_info=True
+            )
+            return None
 
     def group_ids(self) -> frozenset[int]:
         """Return the caller's groups, read once per request, and only if a rule needs them."""

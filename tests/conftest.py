@@ -1,3 +1,11 @@
+import os
+import tempfile
+
+# Hypothesis keeps a cache folder; keep it out of the work tree (examples are not stored).
+os.environ.setdefault(
+    "HYPOTHESIS_STORAGE_DIRECTORY", os.path.join(tempfile.gettempdir(), "mcp-tools-hypothesis")
+)
+
 import pytest
 from django.db import connections
 from django.test import Client

@@ -38,10 +38,15 @@ class Wire:
 
 @asynccontextmanager
 async def connect(
-    url: str, *, token: str | None = None, mode: str = "auto", wire: Wire | None = None
+    url: str,
+    *,
+    token: str | None = None,
+    mode: str = "auto",
+    wire: Wire | None = None,
+    scheme: str = "Token",
 ):
-    """Yield a connected ``mcp.Client``; the token goes in ``Authorization: Token ...``."""
-    headers = {"Authorization": f"Token {token}"} if token else {}
+    """Yield a connected ``mcp.Client``; the token goes in ``Authorization: <scheme> ...``."""
+    headers = {"Authorization": f"{scheme} {token}"} if token else {}
     hooks = {"response": [wire.hook]} if wire is not None else {}
     http = httpx2.AsyncClient(headers=headers, event_hooks=hooks, timeout=30)
     async with http, Client(streamable_http_client(url, http_client=http), mode=mode) as client:

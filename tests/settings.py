@@ -16,12 +16,15 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
+    "oauth2_provider",
     "mcp_tools",
+    "mcp_tools.contrib.oauth",
     "demo_project.todos",
     "tests.testapp",
     "tests.results_app",
     "tests.conformance_app",
     "tests.schema_app",
+    "tests.oauth_app",
 ]
 
 MIDDLEWARE = [
@@ -73,6 +76,8 @@ STATIC_URL = "static/"
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",
+        # DRF tokens as "Bearer <key>" too, as the demo takes them (docs/security.md).
+        "mcp_tools.authentication.BearerTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -102,3 +107,25 @@ LOGGING = {
 
 # Fast password hashing: the tests create users, they do not measure hashing.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+# django-oauth-toolkit as the authorization server of tests/oauth_app (docs/oauth.md): PKCE,
+# dynamic client registration and client ID metadata documents, and every RFC 9700 gate on.
+OAUTH2_PROVIDER = {
+    "SCOPES": {
+        "notes:read": "Read notes",
+        "notes:write": "Write notes",
+        "profile": "Profile",
+        "introspection": "Introspect tokens",
+    },
+    "DEFAULT_SCOPES": ["notes:read"],
+    "PKCE_REQUIRED": True,
+    "DCR_ENABLED": True,
+    "DCR_REGISTRATION_PERMISSION_CLASSES": ["oauth2_provider.dcr.AllowAllDCRPermission"],
+    "CIMD_ENABLED": True,
+    "CIMD_METADATA_FETCHER": "tests.oauth_app.fetchers.LoopbackMetadataFetcher",
+    "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,
+    "COMPLIANT_BCP_RFC9700_ACCESS_TOKEN_TRANSPORT": True,
+    "COMPLIANT_BCP_RFC9700_AUTHZ_RESPONSE_ISS": True,
+}

@@ -279,3 +279,103 @@ def test_an_invalid_output_schema_is_an_error(settings):
     assert message.msg.startswith(
         "The output schema of tool bad_output is not a valid JSON Schema:"
     )
+
+
+# -- Authentication (docs/checks.md) ---------------------------------------------------------
+
+
+def _auth_messages(settings, urlpatterns, **mcp_tools):
+    from mcp_tools.checks import check_endpoint_authentication, check_well_known
+    from mcp_tools.contrib.oauth.checks import check_oauth
+
+    module = types.ModuleType("auth_check_urls")
+    module.urlpatterns = urlpatterns
+    settings.ROOT_URLCONF = module
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, **mcp_tools}
+    found = check_endpoint_authentication() + check_well_known() + check_oauth()
+    first: dict[str, checks.CheckMessage] = {}
+    for message in found:
+        first.setdefault(message.id, message)
+    return first
+
+
+def test_a_fresh_projects_drf_defaults_admit_anonymous_callers_w040(settings):
+    from django.urls import include
+
+    settings.REST_FRAMEWORK = {}  # DRF's own defaults: Session, Basic and AllowAny
+    found = _auth_messages(settings, [path("", include("mcp_tools.urls"))])
+    assert set(found) == {"mcp_tools.W040"}
+    assert found["mcp_tools.W040"].msg == (
+        "The MCP endpoint /mcp admits anonymous callers: its permission classes are DRF's "
+        "DEFAULT_PERMISSION_CLASSES (AllowAny), which no setting of mcp_tools chose, so anyone "
+        "who reaches it lists and calls every tool anonymous callers may use."
+    )
+    assert found["mcp_tools.W040"].level == checks.WARNING
+    # Chosen on purpose: no W040 (and, in DEBUG, no W041 either).
+    settings.DEBUG = True
+    chosen = _auth_messages(
+        settings,
+        [path("", include("mcp_tools.urls"))],
+        PERMISSION_CLASSES=["rest_framework.permissions.AllowAny"],
+    )
+    assert chosen == {}
+
+
+def test_an_open_endpoint_with_tools_anonymous_callers_cant_use_w041(settings):
+    from django.urls import include
+    from rest_framework.permissions import AllowAny
+
+    from mcp_tools.views import MCPView
+
+    settings.DEBUG = False
+    urlpatterns = [
+        path("api/", include("demo_project.todos.urls")),
+        path("open/mcp", MCPView.as_view(permission_classes=[AllowAny])),
+    ]
+    found = _auth_messages(settings, urlpatterns)
+    assert set(found) == {"mcp_tools.W041"}
+    assert found["mcp_tools.W041"].msg.startswith(
+        "The MCP endpoint /open/mcp admits anonymous callers, but 7 of its tools (todo_stats, "
+        "todo_list, todo_create, todo_retrieve, todo_update, ...) refuse them"
+    )
+    settings.DEBUG = True
+    assert _auth_messages(settings, urlpatterns) == {}
+
+
+def test_an_authentication_class_without_its_app_e040(settings):
+    from django.urls import include
+
+    settings.INSTALLED_APPS = [
+        app for app in settings.INSTALLED_APPS if app != "rest_framework.authtoken"
+    ]
+    found = _auth_messages(settings, [path("", include("mcp_tools.urls"))])
+    assert found["mcp_tools.E040"].msg == (
+        "The MCP endpoint /mcp authenticates with TokenAuthentication, which needs "
+        "'rest_framework.authtoken' in INSTALLED_APPS: without it every request that carries "
+        "its credentials fails."
+    )
+    assert found["mcp_tools.E040"].level == checks.ERROR
+
+
+def test_oauth_metadata_without_the_well_known_urls_w042(settings):
+    from django.urls import include
+
+    urlpatterns = [path("", include("mcp_tools.urls"))]
+    found = _auth_messages(settings, urlpatterns, OAUTH_AUTHORIZATION_SERVERS=["/"])
+    assert set(found) == {"mcp_tools.W042"}
+    urlpatterns.append(path("", include("mcp_tools.urls.well_known")))
+    assert _auth_messages(settings, urlpatterns, OAUTH_AUTHORIZATION_SERVERS=["/"]) == {}
+
+
+def test_an_oauth_endpoint_without_an_authorization_server_w043(settings):
+    from mcp_tools.contrib.oauth.authentication import OAuth2ResourceAuthentication
+    from mcp_tools.views import MCPView
+
+    view = MCPView.as_view(authentication_classes=[OAuth2ResourceAuthentication])
+    found = _auth_messages(settings, [path("mcp", view)])
+    assert set(found) == {"mcp_tools.W043"}
+    assert found["mcp_tools.W043"].msg.startswith(
+        "The MCP endpoint /mcp authenticates OAuth tokens"
+    )
+    settings.INSTALLED_APPS = [app for app in settings.INSTALLED_APPS if app != "oauth2_provider"]
+    assert "mcp_tools.E043" in _auth_messages(settings, [path("mcp", view)])

@@ -104,3 +104,41 @@ def test_the_get_hooks_choose_the_policy(settings, alice):
     settings.ROOT_URLCONF = module
     assert status("/mcp-hooked", f"Token {alice.token}") == 401
     assert status("/mcp-hooked", basic(alice)) == 200
+
+
+class TwicePerMinute(UserRateThrottle):
+    rate = "2/minute"
+    scope = "mcp-endpoint-sdk-tests"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_endpoint_throttle_refuses_a_real_client_with_429(live_server, settings, alice):
+    import anyio
+    import mcp
+    from django.core.cache import cache
+
+    from tests.sdk import Wire, connect
+
+    module = types.ModuleType("throttled_sdk_urls")
+    module.urlpatterns = [
+        path("api/", include("demo_project.todos.urls")),
+        path("mcp", MCPView.as_view(throttle_classes=[TwicePerMinute])),
+    ]
+    settings.ROOT_URLCONF = module
+    cache.clear()
+    wire = Wire()
+
+    async def run():
+        async with connect(
+            f"{live_server.url}/mcp", token=alice.token, mode="legacy", wire=wire
+        ) as client:
+            # initialize and notifications/initialized were the two this minute allows.
+            with pytest.raises(mcp.MCPError) as refused:
+                await client.list_tools()
+            return refused.value
+
+    error = anyio.run(run)
+    assert error.code == -32029
+    assert error.message.startswith("Request was throttled.")
+    statuses = [status for _, status, _, _ in wire.posts()]
+    assert statuses[:3] == [200, 202, 429]

@@ -179,18 +179,21 @@ def test_batches_are_refused_outside_2025_03_26(mcp, version):
 # -- Authentication and CSRF -----------------------------------------------------------------
 
 
-def test_missing_credentials_get_401_with_a_bearer_challenge(anonymous_mcp):
+def test_missing_credentials_get_401_with_the_first_classs_challenge(anonymous_mcp):
+    # DRF's rule: the first authentication class's authenticate_header(), "Token" here, so
+    # no client starts an OAuth flow the site does not offer (docs/security.md).
     response = anonymous_mcp.send(anonymous_mcp.message("tools/list"))
     assert response.status_code == 401
-    assert response["WWW-Authenticate"] == "Bearer"
+    assert response["WWW-Authenticate"] == "Token"
     assert error_of(response)["message"] == "Authentication credentials were not provided."
 
 
-def test_a_bad_token_gets_401_with_an_invalid_token_challenge():
+def test_a_bad_token_gets_401_with_the_same_challenge():
     client = MCPClient(headers={"Authorization": "Token nope"})
     response = client.send(client.message("tools/list"))
     assert response.status_code == 401
-    assert response["WWW-Authenticate"] == 'Bearer error="invalid_token"'
+    assert response["WWW-Authenticate"] == "Token"
+    assert error_of(response)["message"] == "Invalid token."
 
 
 def test_session_callers_must_pass_csrf(alice):

@@ -74,6 +74,8 @@ REST_FRAMEWORK = {
 
 MCP_TOOLS = {
     "SERVER_NAME": "mcp-tools-bench",
+    # Anonymous callers at the endpoint, chosen (mcp_tools.W040): the views authenticate.
+    "PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     **json.loads(os.environ.get("BENCH_MCP_TOOLS") or "{}"),
 }
 

@@ -46,7 +46,12 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": None,
 }
 
-MCP_TOOLS = {"SERVER_NAME": "mcp-tools-conformance", "INSTRUCTIONS": "Conformance fixtures."}
+MCP_TOOLS = {
+    "SERVER_NAME": "mcp-tools-conformance",
+    "INSTRUCTIONS": "Conformance fixtures.",
+    # The suite connects without credentials: anonymous callers, on purpose (no W040).
+    "PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+}
 
 LOGGING = {
     "version": 1,

@@ -27,6 +27,32 @@ SAMPLE_CALLS = [
 ]
 
 
+SERVER = "django-todos"
+
+
+def client_configurations(url: str, key: str) -> list[tuple[str, str]]:
+    """Return (where it goes, what to paste) for each client the demo names."""
+    headers = {"Authorization": f"Bearer {key}"}
+    claude_code = {"mcpServers": {SERVER: {"type": "http", "url": url, "headers": headers}}}
+    cursor = {"mcpServers": {SERVER: {"url": url, "headers": headers}}}
+    vscode = {"servers": {SERVER: {"type": "http", "url": url, "headers": headers}}}
+    return [
+        (
+            "Claude Code (.mcp.json in your project, or run the command):",
+            json.dumps(claude_code, indent=2)
+            + f"\n  claude mcp add --transport http {SERVER} {url} "
+            f'--header "Authorization: Bearer {key}"',
+        ),
+        ("Cursor (~/.cursor/mcp.json or .cursor/mcp.json):", json.dumps(cursor, indent=2)),
+        ("VS Code (.vscode/mcp.json):", json.dumps(vscode, indent=2)),
+        (
+            "MCP Inspector (CLI):",
+            f"  npx @modelcontextprotocol/inspector --cli {url} --transport http "
+            f'--header "Authorization: Bearer {key}" --method tools/list',
+        ),
+    ]
+
+
 class Command(BaseCommand):
     help = (
         "Create the demo's users (an admin, and a user with a token) and a few todos and "
@@ -54,23 +80,16 @@ class Command(BaseCommand):
                 Todo.objects.create(owner=demo, title=title, done=done)
         if not ToolCall.objects.exists():
             self.sample_calls(demo)
-        config = {
-            "mcpServers": {
-                "django-todos": {
-                    "type": "http",
-                    "url": url,
-                    "headers": {"Authorization": f"Token {token.key}"},
-                }
-            }
-        }
         self.stdout.write(
             f"\nMCP endpoint:  {url}\n"
             f"Token:         {token.key}   (user 'demo'; it does not see the staff-only "
             "todo_stats)\n"
             f"Admin:         {url.rsplit('/', 1)[0]}/admin/   (user 'admin', password 'admin')\n\n"
-            "Client configuration (paste into your MCP client's settings):\n"
-            f"{json.dumps(config, indent=2)}\n"
+            "The endpoint takes the token as 'Authorization: Token <key>' or "
+            "'Authorization: Bearer <key>'.\n"
         )
+        for title, text in client_configurations(url, token.key):
+            self.stdout.write(f"\n{title}\n{text}\n")
 
     def sample_calls(self, user):
         request = RequestFactory().post("/mcp", HTTP_HOST="127.0.0.1:8000")
