@@ -37,6 +37,11 @@ class ToolCallContext:
     override: Override | None = None
     #: Sends notifications to the client while the view runs; None when nothing listens.
     notifier: Any = None
+    #: What the view may ask the client (``mcp_tools.input_requests.Inputs``); None where it
+    #: can ask nothing (the handshake era).
+    inputs: Any = None
+    #: The ``InputUnavailable`` an ask raised for lack of a declared client capability.
+    unavailable: Any = None
 
     def pop_override(self) -> Override | None:
         """Return the override once; a second formatting pass sees none."""
