@@ -80,7 +80,7 @@ def receive(params: Mapping[str, Any], capabilities: Any, binding: Binding) -> I
         except ValueError as exc:
             raise JSONRPCError(INVALID_PARAMS, f"Invalid params: {exc}") from None
         limit = mcp_settings.MAX_INPUT_BYTES
-        if len(json.dumps(responses, ensure_ascii=False)) > limit:
+        if len(json.dumps(responses, ensure_ascii=False).encode()) > limit:
             raise JSONRPCError(
                 INVALID_PARAMS, f"Invalid params: inputResponses exceed {limit} bytes"
             )
