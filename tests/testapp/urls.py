@@ -35,5 +35,6 @@ urlpatterns = [
     path("entries/trim/", views.entry_trim, name="entry-trim"),
     path("entries/count/", views.entry_count, name="entry-count"),
     path("ask-confirmed/", views.ask_confirmed, name="ask-confirmed"),
+    path("traced/", views.traced_work, name="traced-work"),
     *router.urls,
 ]

@@ -292,3 +292,13 @@ def ask_confirmed(request):
     """Once confirmed, ask the user's name: the confirmation is carried to that round."""
     name = elicit(request, "name", "Your name?", NAME_FORM)
     return Response({"name": (name["content"] or {}).get("name")})
+
+
+@mcp_tool("traced_work", stream=True)
+@api_view(["GET"])
+def traced_work(request):
+    """Trace a step of its own: its span's parent is the request's (tests/test_tracing.py)."""
+    from opentelemetry import trace
+
+    with trace.get_tracer("tests").start_as_current_span("inside the view"):
+        return Response({"traced": True})
