@@ -38,11 +38,20 @@ class Wire:
 
 @asynccontextmanager
 async def connect(
-    url: str, *, token: str | None = None, mode: str = "auto", wire: Wire | None = None
+    url: str,
+    *,
+    token: str | None = None,
+    mode: str = "auto",
+    wire: Wire | None = None,
+    **client_options: Any,
 ):
-    """Yield a connected ``mcp.Client``; the token goes in ``Authorization: Token ...``."""
+    """Yield a connected ``mcp.Client``; the token goes in ``Authorization: Token ...``.
+
+    ``client_options`` go to ``mcp.Client`` (its elicitation, sampling and roots callbacks).
+    """
     headers = {"Authorization": f"Token {token}"} if token else {}
     hooks = {"response": [wire.hook]} if wire is not None else {}
     http = httpx2.AsyncClient(headers=headers, event_hooks=hooks, timeout=30)
-    async with http, Client(streamable_http_client(url, http_client=http), mode=mode) as client:
+    transport = streamable_http_client(url, http_client=http)
+    async with http, Client(transport, mode=mode, **client_options) as client:
         yield client

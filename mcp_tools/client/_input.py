@@ -55,7 +55,7 @@ async def call_with_input(
             raise InputRequiredError({}, result=result, rounds=max_rounds)
         rounds += 1
         requests = {
-            key: request.model_dump(by_alias=True, mode="json", exclude_none=True)
+            key: request.model_dump(by_alias=True, mode="json", exclude_unset=True)
             for key, request in (result.input_requests or {}).items()
         }
         if handler is None:
@@ -105,7 +105,7 @@ def input_callbacks(
         raise ValueError(f"input_methods: unknown methods {sorted(unknown)}")
 
     async def one(method: str, params: Any) -> Any:
-        dumped = params.model_dump(by_alias=True, mode="json", exclude_none=True) if params else {}
+        dumped = params.model_dump(by_alias=True, mode="json", exclude_unset=True) if params else {}
         try:
             answers = await answer(handler, {"request": {"method": method, "params": dumped}})
         except Exception as exc:
