@@ -9,8 +9,8 @@ from django.test import override_settings
 from mcp_tools import mcp_tool
 from mcp_tools.input_requests import CONFIRM_KEY, confirmation_message
 from mcp_tools.registry import ToolRegistry
-from tests.testapp.models import Entry
 from tests.test_input_requests import client_for, result, texts
+from tests.testapp.models import Entry
 
 pytestmark = pytest.mark.django_db
 

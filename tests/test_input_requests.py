@@ -347,7 +347,7 @@ def refused(client, state, *, name="ask_word", arguments=None, responses=None):
         client, name, {"word": "w"} if arguments is None else arguments, **params
     )
     assert status == 200 and failure["code"] == -32602, failure
-    assert ASK_RUNS == runs
+    assert runs == ASK_RUNS
     return failure["message"]
 
 
