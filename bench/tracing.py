@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -65,9 +66,13 @@ def child(configuration: str, calls: int, warm: int = 300) -> float:
     return statistics.median(per_call(call, tool_call, calls) for _ in range(3)) * 1e6
 
 
-def instructions(configuration: str, short: int = 10, long: int = 40) -> float:
-    """Return the instructions one call executes (callgrind), start-up and warm-up cancelled."""
+def instructions(configuration: str, short: int = 10, long: int = 60) -> float:
+    """Return the instructions one call executes (callgrind), start-up and warm-up cancelled.
+
+    A fixed hash seed makes the runs repeatable (dict layouts, and so the collector's turns).
+    """
     counts = []
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
     for calls in (short, long):
         command = [
             "valgrind",
@@ -82,7 +87,9 @@ def instructions(configuration: str, short: int = 10, long: int = 40) -> float:
             "--warm",
             "20",
         ]
-        done = subprocess.run(command, cwd=ROOT, check=True, capture_output=True, text=True)
+        done = subprocess.run(
+            command, cwd=ROOT, env=env, check=True, capture_output=True, text=True
+        )
         counts.append(int(re.search(r"Collected : (\d+)", done.stderr).group(1)))
     # The child measures three runs of ``calls`` calls each.
     return (counts[1] - counts[0]) / (3 * (long - short))

@@ -181,6 +181,8 @@ def sampling(text, max_tokens):
 
 
 ROOTS = {"method": "roots/list", "params": {}}
+#: The suite's confirmation form: one required boolean.
+OK_FORM = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
 
 
 def sampled_text(result):
@@ -226,8 +228,7 @@ def input_required_list_roots(request):
 @api_view(["GET"])
 def input_required_request_state(request):
     """Ask for a confirmation; its answer comes back with the signed state checked."""
-    schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
-    answer = elicit(request, "confirm", "Please confirm", schema)
+    answer = elicit(request, "confirm", "Please confirm", OK_FORM)
     # The view runs again only once the endpoint has verified the echoed requestState.
     return say(f"state-ok: {answer['action']}")
 
@@ -265,8 +266,7 @@ def input_required_multi_round(request):
 @api_view(["GET"])
 def input_required_tampered_state(request):
     """Ask for a confirmation; a retry with a forged state never reaches this view."""
-    schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
-    answer = elicit(request, "confirm", "Please confirm", schema)
+    answer = elicit(request, "confirm", "Please confirm", OK_FORM)
     return say(f"confirmed: {answer['action']}")
 
 
