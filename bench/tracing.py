@@ -16,6 +16,7 @@ WSGI handler, the whole middleware chain, a trivial tool.
 
     .venv/bin/python bench/tracing.py [--turns 5] [--calls 2000] [--json]
     .venv/bin/python bench/tracing.py --instructions   # valgrind: repeatable on a busy machine
+    .venv/bin/python bench/tracing.py --no-op          # what "absent" adds, timed alone
 
 ``--instructions`` counts what one call executes under callgrind instead of timing it: the
 difference between two runs of different lengths, so start-up and warm-up cancel out, and
@@ -66,6 +67,42 @@ def child(configuration: str, calls: int, warm: int = 300) -> float:
     return statistics.median(per_call(call, tool_call, calls) for _ in range(3)) * 1e6
 
 
+def no_op_cost(repeat: int = 200_000) -> float:
+    """Return the nanoseconds the no-op trace adds to one request (``opentelemetry`` absent).
+
+    What the server calls on it per request: ``begin``, ``version``, ``active``, ``result``,
+    ``end``. Timed alone, since it is far below the noise of a whole call.
+    """
+    import os
+    import timeit
+
+    sys.path.insert(0, str(ROOT))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.project.settings")
+    import django
+
+    django.setup()
+    from django.test import RequestFactory
+
+    from mcp_tools import tracing
+    from mcp_tools.protocol.jsonrpc import parse_message
+
+    tracing.trace = None  # as when the import failed
+    message = parse_message(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "trivial"}}
+    )
+    request = RequestFactory().post("/mcp")
+
+    def one_request() -> None:
+        trace = tracing.begin(message, request)
+        trace.version("2025-11-25")
+        with trace.active():
+            pass
+        trace.result(None)
+        trace.end()
+
+    return min(timeit.repeat(one_request, number=repeat, repeat=5)) / repeat * 1e9
+
+
 def instructions(configuration: str, short: int = 10, long: int = 60) -> float:
     """Return the instructions one call executes (callgrind), start-up and warm-up cancelled.
 
@@ -101,11 +138,15 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--instructions", action="store_true", help="count, under callgrind")
+    parser.add_argument("--no-op", action="store_true", help="time the absent case's no-op alone")
     parser.add_argument("--child", choices=CONFIGURATIONS, help=argparse.SUPPRESS)
     parser.add_argument("--warm", type=int, default=300, help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.child:
         print(child(options.child, options.calls, options.warm))
+        return
+    if options.no_op:
+        print(f"the no-op trace of one request: {no_op_cost():.0f} ns")
         return
     if options.instructions:
         counted = {name: instructions(name) for name in CONFIGURATIONS}

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from django.http import HttpRequest
@@ -48,15 +48,16 @@ class NoTrace:
     def exception(self, exc: BaseException, reference: str) -> None:
         """Record the unexpected exception answered -32603 under ``reference``."""
 
-    @contextlib.contextmanager
-    def active(self) -> Iterator[None]:
+    def active(self) -> contextlib.AbstractContextManager[Any]:
         """Make the span current while the request's work runs (on any thread)."""
-        yield
+        return _NOTHING
 
     def end(self) -> None:
         """End the span."""
 
 
+#: Reusable: entering and leaving it does nothing, so no object is made per request.
+_NOTHING = contextlib.nullcontext()
 NO_TRACE = NoTrace()
 
 
@@ -94,12 +95,10 @@ class Trace(NoTrace):
         )
         self.span.set_status(trace.StatusCode.ERROR, "Internal error")
 
-    @contextlib.contextmanager
-    def active(self) -> Iterator[None]:
-        with trace.use_span(
+    def active(self) -> contextlib.AbstractContextManager[Any]:
+        return trace.use_span(
             self.span, end_on_exit=False, record_exception=False, set_status_on_exception=False
-        ):
-            yield
+        )
 
     def end(self) -> None:
         self.span.end()
