@@ -12,17 +12,21 @@ __version__ = "0.1.0.dev0"
 
 __all__ = [
     "ClientDisconnected",
+    "InputUnavailable",
     "ToolError",
+    "elicit",
     "get_tool_call",
     "is_mcp_request",
     "log_message",
     "mcp_output",
     "mcp_tool",
     "report_progress",
+    "request_input",
 ]
 
 _LOCATIONS = {
     "ClientDisconnected": "mcp_tools.exceptions",
+    "InputUnavailable": "mcp_tools.exceptions",
     "ToolError": "mcp_tools.exceptions",
     "get_tool_call": "mcp_tools.context",
     "is_mcp_request": "mcp_tools.context",
@@ -30,12 +34,15 @@ _LOCATIONS = {
     "log_message": "mcp_tools.notifications",
     "report_progress": "mcp_tools.notifications",
     "mcp_tool": "mcp_tools.decorators",
+    "elicit": "mcp_tools.input_requests",
+    "request_input": "mcp_tools.input_requests",
 }
 
 if TYPE_CHECKING:
     from .context import get_tool_call, is_mcp_request, mcp_output
     from .decorators import mcp_tool
-    from .exceptions import ClientDisconnected, ToolError
+    from .exceptions import ClientDisconnected, InputUnavailable, ToolError
+    from .input_requests import elicit, request_input
     from .notifications import log_message, report_progress
 
 

@@ -40,11 +40,12 @@ def record(
     protocol_version: str,
     client_name: str,
     request: HttpRequest,
+    result_type: str = "complete",
     **kwargs: Any,
 ) -> None:
-    """``tool_called`` receiver: log the call as ``CALL_LOG`` says."""
+    """``tool_called`` receiver: log the call as ``CALL_LOG`` says, once it is complete."""
     mode = mcp_settings.CALL_LOG
-    if mode == "off" or (mode == "errors" and not is_error):
+    if mode == "off" or (mode == "errors" and not is_error) or result_type != "complete":
         return
     from .models import ToolCall
 

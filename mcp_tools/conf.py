@@ -68,6 +68,12 @@ DEFAULTS: dict[str, Any] = {
     "CALL_TIMEOUT": 60,
     # Worker threads of streamed calls per process; past it, calls answer plain JSON.
     "MAX_STREAMS": 32,
+    # Input requests (docs/input.md): ask the user before a destructive tool runs (per tool:
+    # confirm=), how long a signed requestState stays valid, in seconds, and the largest
+    # inputResponses a call accepts and requestState it issues, encoded, in bytes.
+    "CONFIRM_DESTRUCTIVE": False,
+    "INPUT_STATE_MAX_AGE": 900,
+    "MAX_INPUT_BYTES": 64 * 1024,
     # Headers copied from the /mcp request to the view's request, as WSGI META keys.
     "FORWARDED_HEADERS": [
         "HTTP_AUTHORIZATION",

@@ -39,6 +39,11 @@ class ToolCallContext:
     notifier: Any = None
     #: The path of the endpoint that received the call (its OAuth resource, docs/oauth.md).
     endpoint_path: str | None = None
+    #: What the view may ask the client (``mcp_tools.input_requests.Inputs``); None where it
+    #: can ask nothing (the handshake era).
+    inputs: Any = None
+    #: The ``InputUnavailable`` an ask raised for lack of a declared client capability.
+    unavailable: Any = None
 
     def pop_override(self) -> Override | None:
         """Return the override once; a second formatting pass sees none."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from string import Formatter
 from typing import Any, TypeVar
 
 from django.core.exceptions import ImproperlyConfigured
@@ -28,6 +29,22 @@ def _methods(methods: Iterable[str] | None) -> tuple[str, ...] | None:
     return normalized
 
 
+def _confirm(confirm: object) -> bool | str | None:
+    if confirm is None or isinstance(confirm, bool):
+        return confirm
+    if not isinstance(confirm, str) or not confirm.strip():
+        raise ImproperlyConfigured(
+            f"@mcp_tool(confirm=...) takes True, False or a message; got {confirm!r}"
+        )
+    try:
+        list(Formatter().parse(confirm))
+    except ValueError as exc:
+        raise ImproperlyConfigured(
+            f"@mcp_tool(confirm={confirm!r}) is not a valid format string: {exc}"
+        ) from None
+    return confirm
+
+
 def mcp_tool(
     name: str | None = None,
     *,
@@ -45,11 +62,14 @@ def mcp_tool(
     meta: dict[str, Any] | None = None,
     stream: bool = False,
     path: str | None = None,
+    confirm: bool | str | None = None,
     registry: ToolRegistry | None = None,
 ) -> Callable[[V], V]:
     """Declare a DRF view (or one handler or action of it) as an MCP tool.
 
     Use with parentheses: ``@mcp_tool()`` or ``@mcp_tool("name")``. Returns the view unchanged.
+    ``confirm=True`` (or a message such as ``"Delete todo {pk}?"``) asks the user before the
+    view runs, where the client can answer (docs/input.md).
     """
     if name is not None and not isinstance(name, str):
         raise ImproperlyConfigured(
@@ -73,6 +93,7 @@ def mcp_tool(
         meta=meta,
         stream=stream,
         path=path,
+        confirm=_confirm(confirm),
     )
     target = registry if registry is not None else default_registry
 

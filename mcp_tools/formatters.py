@@ -18,7 +18,7 @@ from . import errors
 from .conf import mcp_settings
 from .context import KEEP, Override, get_context
 from .encoding import ResultEncodingError, encode_value, parse_json
-from .exceptions import ClientDisconnected, ToolError
+from .exceptions import ClientDisconnected, InputUnavailable, ToolError
 from .protocol import mediatypes
 from .protocol.jsonrpc import RawJSON
 from .protocol.results import ERROR_REF_META_KEY, NO_STRUCTURED, ToolResult, text_block
@@ -75,6 +75,10 @@ def decode(body: bytes, charset: str | None) -> str:
         return body.decode(charset or "utf-8", errors="replace")
     except LookupError:  # an unknown charset name
         return body.decode("utf-8", errors="replace")
+
+
+#: The codes DRF renders ``ToolError`` and its subclasses with: their message is the text.
+TOOL_ERROR_CODES = frozenset({ToolError.default_code, InputUnavailable.default_code})
 
 
 class BaseFormatter:
@@ -174,7 +178,7 @@ class ResponseFormatter(BaseFormatter):
         """Return the 4xx body as error text; a ``ToolError`` gives just its message."""
         data = getattr(response, "data", None)
         detail = data.get("detail") if isinstance(data, dict) else None
-        if isinstance(detail, ErrorDetail) and detail.code == "tool_error":
+        if isinstance(detail, ErrorDetail) and detail.code in TOOL_ERROR_CODES:
             return ToolResult.error(str(detail))
         return ToolResult.error(decode(body, media_type(response)[1]))
 

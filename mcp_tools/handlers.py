@@ -23,14 +23,16 @@ from .authentication import Caller, insufficient_scope
 from .catalog import Catalog, catalog_for
 from .conf import mcp_settings
 from .formatters import BaseFormatter
+from .input_requests import receive
 from .invocation import Invocation
 from .protocol import versions
 from .protocol.cursors import decode_cursor, encode_cursor
 from .protocol.jsonrpc import INVALID_PARAMS, JSONRPCError, Message, RawJSON, encode
 from .protocol.projection import project_tool
-from .protocol.results import ToolResult
+from .protocol.results import InputRequiredResult, ToolResult
 from .protocol.versions import Era
 from .registry import ToolRegistry, ToolSet
+from .request_state import Binding
 from .tools import Tool
 from .visibility import Visibility
 
@@ -216,7 +218,7 @@ def client_name(call: Call) -> str:
     return name[:200]
 
 
-def call_tool(call: Call) -> ToolResult | Work:
+def call_tool(call: Call) -> ToolResult | InputRequiredResult | Work:
     params = call.message.params
     name = params.get("name")
     if not isinstance(name, str):
@@ -229,6 +231,10 @@ def call_tool(call: Call) -> ToolResult | Work:
         arguments = {}
     if not isinstance(arguments, dict):
         raise JSONRPCError(INVALID_PARAMS, "Invalid params: arguments must be an object")
+    inputs = None
+    if call.era.modern:  # only 2026-07-28 can ask the client for input (docs/input.md)
+        capabilities = call.message.meta.get(versions.CLIENT_CAPABILITIES_META_KEY)
+        inputs = receive(params, capabilities, Binding.of(tool.name, arguments, call.caller))
     invocation = Invocation(
         call.request,
         call.caller,
@@ -238,10 +244,11 @@ def call_tool(call: Call) -> ToolResult | Work:
         call.endpoint.get_formatter(),
         protocol_version=call.version,
         client_name=client_name(call),
+        inputs=inputs,
     )
-    refused = invocation.prepare()
-    if refused is not None:
-        return refused  # refused before the view ran: nothing to do, nothing to stream
+    ended = invocation.prepare()
+    if ended is not None:
+        return ended  # refused, declined or asking before the view ran: nothing to stream
     return Work(
         run=invocation.run,
         name=tool.name,

@@ -1,9 +1,11 @@
 """One tool invocation: arguments checked, the view run as the caller, its answer formatted.
 
 An ``Invocation`` is made on the /mcp request's thread, where ``prepare`` checks the
-arguments and builds the view's request. ``run`` then runs the view there or in a streaming
-worker. Whether refused or run, every call ends in ``finish``: result processors, output
-schema enforcement, and the ``tool_called`` signal (the call log is one receiver).
+arguments, builds the view's request and asks for the user's confirmation where the tool
+wants it. ``run`` then runs the view there or in a streaming worker. Whether refused or
+run, every call ends in ``finish``: result processors, output schema enforcement, and the
+``tool_called`` signal (the call log is one receiver); a round that ends asking the client
+for input ends in ``input_required`` instead (docs/input.md).
 """
 
 from __future__ import annotations
@@ -14,15 +16,24 @@ from typing import Any
 from django.http import HttpRequest
 from django.utils import timezone
 
-from . import arguments
+from . import arguments, request_state
 from .authentication import Caller
 from .context import ToolCallContext, attach_notifier
 from .dispatch import call_view, release
 from .enforcement import enforce
 from .formatters import BaseFormatter
 from .inner_requests import build_inner_request
+from .input_requests import (
+    CANCELLED,
+    InputRequired,
+    Inputs,
+    confirm,
+    confirmation,
+    confirmation_message,
+    unavailable_error,
+)
 from .processors import run_processors
-from .protocol.results import ToolResult
+from .protocol.results import InputRequiredResult, ToolResult
 from .resource_metadata import ENDPOINT_PATH_ATTRIBUTE
 from .signals import tool_called
 from .tools import Tool
@@ -42,6 +53,7 @@ class Invocation:
         *,
         protocol_version: str = "",
         client_name: str = "",
+        inputs: Inputs | None = None,
     ) -> None:
         self.request = request
         self.caller = caller
@@ -51,15 +63,19 @@ class Invocation:
         self.formatter = formatter
         self.protocol_version = protocol_version
         self.client_name = client_name
+        #: What this round may ask the client; None where it can ask nothing.
+        self.inputs = inputs
         self.started_at = timezone.now()
         self._started = time.perf_counter()
         self.inner: HttpRequest | None = None
 
-    def prepare(self) -> ToolResult | None:
-        """Check the arguments and build the view's request; return the refusal, if any.
+    def prepare(self) -> ToolResult | InputRequiredResult | None:
+        """Check the arguments, build the view's request, and ask for confirmation if due.
 
-        Done on the /mcp request's thread, also for streamed calls: the outer request (its
-        session, its lazy user) is not touched again once its response has left.
+        Returns what ends the call before the view runs (a refusal, a declined confirmation,
+        or the input-required result that asks for it), else None. Done on the /mcp
+        request's thread, also for streamed calls: the outer request (its session, its lazy
+        user) is not touched again once its response has left.
         """
         lines, split = arguments.prepare(self.tool, self.args)
         if lines:
@@ -68,6 +84,7 @@ class Invocation:
             params=self.params,
             tool_name=self.tool.name,
             endpoint_path=getattr(self.request, ENDPOINT_PATH_ATTRIBUTE, None),
+            inputs=self.inputs,
         )
         identity = self.caller.identity_for(self.tool.view_class)
         try:
@@ -76,10 +93,23 @@ class Invocation:
             )
         except ValueError as exc:
             return self.finish(ToolResult.error(f"Invalid arguments: $: {exc}"))
+        template = confirmation(self.tool)
+        if template is not None:
+            message = confirmation_message(template, self.tool, self.args)
+            try:
+                accepted = confirm(self.inner, message)
+            except InputRequired as asked:
+                return self.input_required(asked)
+            if not accepted:
+                return self.finish(ToolResult.error(CANCELLED))
         return None
 
-    def run(self, notifier: Any = None) -> ToolResult:
-        """Run the view (its notifications to ``notifier``) and return its finished result."""
+    def run(self, notifier: Any = None) -> ToolResult | InputRequiredResult:
+        """Run the view (its notifications to ``notifier``) and return its finished result.
+
+        Raises ``JSONRPCError`` (-32021) when the view failed for want of a client
+        capability the 2026-07-28 client did not declare.
+        """
         inner = self.inner
         assert inner is not None, "prepare() refused this call"
         if notifier is not None:
@@ -87,11 +117,17 @@ class Invocation:
         status = None
         try:
             response = call_view(self.tool, inner)
+        except InputRequired as asked:
+            return self.input_required(asked)
         except Exception as exc:
+            if (error := unavailable_error(inner, exc)) is not None:
+                raise error from None
             result = self.formatter.format_exception(exc, inner, self.tool)
         else:
             status = response.status_code
             try:
+                if (error := unavailable_error(inner, response)) is not None:
+                    raise error
                 result = self.formatter.format_response(response, inner, self.tool)
             finally:
                 release(response)
@@ -105,6 +141,20 @@ class Invocation:
     def finish(self, result: ToolResult, status: int | None = None) -> ToolResult:
         """Run the result processors, enforce the output schema, report the call."""
         result = enforce(self.tool, run_processors(result, self.tool, self.inner))
+        self.report("complete", status, result.is_error, result.error_reference)
+        return result
+
+    def input_required(self, asked: InputRequired) -> InputRequiredResult:
+        """End this round asking the client ``asked.requests``; sign what it answered so far."""
+        assert self.inputs is not None, "only a call that can ask raises InputRequired"
+        state = request_state.issue(self.inputs.binding, self.inputs.used)
+        self.report("input_required", None, False, None)
+        return InputRequiredResult(asked.requests, state)
+
+    def report(
+        self, result_type: str, status: int | None, is_error: bool, error_ref: str | None
+    ) -> None:
+        """Send ``tool_called`` for this round of the call."""
         user = self.caller.user if self.caller.is_authenticated else None
         tool_called.send(
             sender=self.tool.view_class,
@@ -113,11 +163,11 @@ class Invocation:
             started_at=self.started_at,
             duration_ms=(time.perf_counter() - self._started) * 1000,
             status=status,
-            is_error=result.is_error,
-            error_ref=result.error_reference,
+            is_error=is_error,
+            error_ref=error_ref,
             arguments=self.args,
             protocol_version=self.protocol_version,
             client_name=self.client_name,
             request=self.request,
+            result_type=result_type,
         )
-        return result

@@ -16,7 +16,7 @@ from typing import Any
 
 from django.http import HttpRequest
 
-from . import errors, handlers
+from . import errors, handlers, tracing
 from .authentication import Caller
 from .handlers import Call, Endpoint, Work
 from .protocol import versions
@@ -50,6 +50,8 @@ class Prepared:
 
     call: Call
     work: Work
+    #: The request's span, ended once the work is done (on whichever thread runs it).
+    trace: tracing.NoTrace = tracing.NO_TRACE
 
 
 def prepare(
@@ -61,16 +63,19 @@ def prepare(
     the request is answered already, or the ``Prepared`` work of a tool call.
     """
     request_id = None
+    trace = tracing.NO_TRACE
     try:
         message = parse_message(value)
         if not message.is_request:
             return None
         request_id = message.id
+        trace = tracing.begin(message, request)
         if in_batch and (message.method == "initialize" or versions.is_modern(message)):
             raise JSONRPCError(
                 INVALID_REQUEST, f"Invalid Request: {message.method} cannot be batched"
             )
         era = versions.detect(message, request.META)
+        trace.version(era.version)
         call = Call(message=message, era=era, request=request, caller=caller, endpoint=endpoint)
         table = handlers.MODERN_HANDLERS if era.modern else handlers.HANDSHAKE_HANDLERS
         handler = table.get(message.method or "")
@@ -81,23 +86,36 @@ def prepare(
                 # The modern era answers an unknown method at the HTTP layer too.
                 status=404 if era.modern else 200,
             )
-        result = handler(call)
+        with trace.active():
+            result = handler(call)
+        if isinstance(result, Work):
+            return Prepared(call, result, trace)  # its span ends in finish()
+        answer = complete(call, result)
+        trace.result(result)
     except JSONRPCError as error:
-        return Answer.error(request_id if request_id is not None else error.request_id, error)
+        trace.error(error)
+        answer = Answer.error(request_id if request_id is not None else error.request_id, error)
     except Exception as exc:
-        return internal_error(request_id, exc, request)
-    if isinstance(result, Work):
-        return Prepared(call, result)
-    return complete(call, result)
+        answer = internal_error(request_id, exc, request, trace)
+    trace.end()
+    return answer
 
 
 def finish(prepared: Prepared, notifier: Any = None) -> Answer:
     """Run the prepared work (its notifications to ``notifier``) and answer with its result."""
-    call = prepared.call
-    try:
-        return complete(call, prepared.work.run(notifier))
-    except Exception as exc:
-        return internal_error(call.message.id, exc, call.request)
+    call, trace = prepared.call, prepared.trace
+    with trace.active():
+        try:
+            result = prepared.work.run(notifier)
+            answer = complete(call, result)
+            trace.result(result)
+        except JSONRPCError as error:  # a protocol fault found by running the work (-32021)
+            trace.error(error)
+            answer = Answer.error(call.message.id, error)
+        except Exception as exc:
+            answer = internal_error(call.message.id, exc, call.request, trace)
+    trace.end()
+    return answer
 
 
 def complete(call: Call, result: Any) -> Answer:
@@ -106,7 +124,13 @@ def complete(call: Call, result: Any) -> Answer:
     return Answer(result_envelope(call.message.id, payload))
 
 
-def internal_error(request_id: Any, exc: BaseException, request: HttpRequest) -> Answer:
+def internal_error(
+    request_id: Any,
+    exc: BaseException,
+    request: HttpRequest,
+    trace: tracing.NoTrace = tracing.NO_TRACE,
+) -> Answer:
     """Answer a fault of the server itself: logged under a reference, never a traceback."""
     reference = errors.report("The MCP endpoint failed", exc=exc, request=request)
+    trace.exception(exc, reference)
     return Answer.error(request_id, JSONRPCError.internal(reference))

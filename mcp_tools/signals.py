@@ -7,6 +7,8 @@ from django.dispatch import Signal
 #: ``tool`` (its name), ``user`` (None for anonymous callers), ``started_at`` (an aware
 #: datetime), ``duration_ms``, ``status`` (the view's HTTP status; None when it raised or
 #: never ran), ``is_error``, ``error_ref`` (the masked error's reference, or None),
-#: ``arguments`` (as received), ``protocol_version``, ``client_name`` and ``request`` (the
-#: /mcp request). The call log is one receiver.
+#: ``arguments`` (as received), ``protocol_version``, ``client_name``, ``request`` (the
+#: /mcp request) and ``result_type``: ``"complete"``, or ``"input_required"`` for a round
+#: that ended asking the client for input (the call goes on when the client retries;
+#: docs/input.md). The call log is one receiver; it logs complete calls only.
 tool_called = Signal()

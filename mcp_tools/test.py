@@ -196,13 +196,23 @@ class MCPClient(Client):
         arguments: dict[str, Any] | None = None,
         *,
         meta: dict[str, Any] | None = None,
+        input_responses: dict[str, Any] | None = None,
+        request_state: str | None = None,
     ) -> dict[str, Any]:
-        """Call a tool and return its result (an ``isError`` result is returned, not raised)."""
+        """Call a tool and return its result (an ``isError`` result is returned, not raised).
+
+        In 2026-07-28 the result may be input-required (``resultType``): retry with the
+        answers as ``input_responses`` and its ``requestState`` as ``request_state``.
+        """
         params: dict[str, Any] = {"name": name}
         if arguments is not None:
             params["arguments"] = arguments
         if meta is not None:
             params["_meta"] = meta
+        if input_responses is not None:
+            params["inputResponses"] = input_responses
+        if request_state is not None:
+            params["requestState"] = request_state
         return self.rpc("tools/call", params)
 
 

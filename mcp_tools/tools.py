@@ -39,6 +39,9 @@ class ToolOptions:
     meta: dict[str, Any] | None = None
     stream: bool = False
     path: str | None = None
+    #: Ask the user before the view runs: True, a message template, False, or None for the
+    #: ``CONFIRM_DESTRUCTIVE`` default.
+    confirm: bool | str | None = None
 
 
 @dataclass(frozen=True)

@@ -44,10 +44,15 @@ async def connect(
     mode: str = "auto",
     wire: Wire | None = None,
     scheme: str = "Token",
+    **client_options: Any,
 ):
-    """Yield a connected ``mcp.Client``; the token goes in ``Authorization: <scheme> ...``."""
+    """Yield a connected ``mcp.Client``; the token goes in ``Authorization: <scheme> ...``.
+
+    ``client_options`` go to ``mcp.Client`` (its elicitation, sampling and roots callbacks).
+    """
     headers = {"Authorization": f"{scheme} {token}"} if token else {}
     hooks = {"response": [wire.hook]} if wire is not None else {}
     http = httpx2.AsyncClient(headers=headers, event_hooks=hooks, timeout=30)
-    async with http, Client(streamable_http_client(url, http_client=http), mode=mode) as client:
+    transport = streamable_http_client(url, http_client=http)
+    async with http, Client(transport, mode=mode, **client_options) as client:
         yield client

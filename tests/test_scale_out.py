@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+import mcp_types
 import psycopg
 import pytest
 from mcp import Client
@@ -135,15 +136,23 @@ class Cluster:
 
     @asynccontextmanager
     async def connect(
-        self, token: str | None = None, *, mode: str = "auto", wire: Wire | None = None
+        self,
+        token: str | None = None,
+        *,
+        mode: str = "auto",
+        wire: Wire | None = None,
+        **client_options: Any,
     ) -> AsyncIterator[tuple[Client, RoundRobin]]:
-        """Yield an ``mcp.Client`` whose every HTTP request goes to the next instance."""
+        """Yield an ``mcp.Client`` whose every HTTP request goes to the next instance.
+
+        ``client_options`` go to ``mcp.Client`` (its elicitation callback, say).
+        """
         router = RoundRobin(self.urls)
         headers = {"Authorization": f"Token {token}"} if token else {}
         hooks = {"response": [wire.hook]} if wire is not None else {}
         http = httpx2.AsyncClient(transport=router, headers=headers, event_hooks=hooks, timeout=30)
         transport = streamable_http_client(f"{self.urls[0]}/mcp", http_client=http)
-        async with http, Client(transport, mode=mode) as client:
+        async with http, Client(transport, mode=mode, **client_options) as client:
             yield client, router
 
 
@@ -323,3 +332,43 @@ def test_a_views_throttle_counts_the_calls_of_every_instance_in_the_shared_cache
         assert redis.keys(f"*throttle_limited_{user.pk}") != []
     finally:
         redis.close()
+
+
+def test_an_input_required_call_started_on_one_instance_completes_on_the_other(cluster):
+    # todo_destroy asks its user first (docs/input.md): the first round is answered by one
+    # instance, the retry with the answer and the signed requestState by the other. Nothing
+    # was stored between them: the state travelled through the client.
+    user = cluster.user()
+    wire = Wire()
+    asked = []
+
+    async def elicitation(context, params):
+        asked.append(params.message)
+        return mcp_types.ElicitResult(action="accept")
+
+    async def scenario():
+        async with cluster.connect(user.token, wire=wire, elicitation_callback=elicitation) as (
+            client,
+            router,
+        ):
+            created = await client.call_tool("todo_create", {"title": "Done on both"})
+            todo = created.structured_content
+            deleted = await client.call_tool("todo_destroy", {"pk": todo["id"]})
+            return todo, deleted, router
+
+    todo, deleted, router = run(scenario())
+    assert deleted.is_error is False, deleted
+    assert asked == [f"Delete todo {todo['id']}? This cannot be undone."]
+    asking, completing = router.instances_of(tool="todo_destroy")
+    assert asking != completing
+    rounds = [
+        json.loads(body)["result"]["resultType"]
+        for message, _, _, body in wire.posts()
+        if message.get("method") == "tools/call" and message["params"]["name"] == "todo_destroy"
+    ]
+    assert rounds == ["input_required", "complete"]
+    assert_not_sticky(router)
+    validate_wire("2026-07-28", wire)
+    with psycopg.connect(cluster.postgres.conninfo()) as connection:
+        row = connection.execute("SELECT 1 FROM todos_todo WHERE id = %s", [todo["id"]]).fetchone()
+    assert row is None

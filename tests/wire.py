@@ -59,6 +59,9 @@ def validate_exchange(version: str, request: Any, status: int, body: bytes) -> N
     assert message["id"] == request["id"]
     definition = RESULT_DEFINITIONS.get(request["method"])
     assert definition, f"no result definition for {request['method']}"
+    if message["result"].get("resultType") == "input_required":
+        assert version >= "2026-07-28" and request["method"] == "tools/call", message
+        definition = "InputRequiredResult"  # its inputRequests validate as InputRequest
     validator(version, definition).validate(message["result"])
 
 

@@ -44,6 +44,9 @@ class TodoViewSet(viewsets.ModelViewSet):
         """Change some fields of a todo, e.g. mark it done."""
         return super().partial_update(request, *args, **kwargs)
 
+    # A 2026-07-28 client that can elicit asks its user first; the view runs only once they
+    # accept (docs/input.md). Other clients rely on their own approval of destructive tools.
+    @mcp_tool(confirm="Delete todo {pk}? This cannot be undone.")
     def destroy(self, request, *args, **kwargs):
         """Delete a todo."""
         return super().destroy(request, *args, **kwargs)

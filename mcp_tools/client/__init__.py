@@ -10,7 +10,8 @@ Importing this package needs neither Django settings nor, until a client is adap
 from ._adapter import AdaptedTool, adapt_tools
 from ._artifacts import ArtifactStore, directory_store, store_artifacts
 from ._bounding import Processor, compose, redact, truncate
-from ._errors import McpToolError, UnsupportedContentError
+from ._errors import InputRequiredError, McpToolError, UnsupportedContentError
+from ._input import INPUT_METHODS, InputHandler, input_callbacks
 from ._output import FilePart, Part, TextPart, ToolOutput, to_tool_output
 from ._sync import SyncAdaptedTool, adapt_tools_sync
 
@@ -18,6 +19,9 @@ __all__ = [
     "AdaptedTool",
     "ArtifactStore",
     "FilePart",
+    "INPUT_METHODS",
+    "InputHandler",
+    "InputRequiredError",
     "McpToolError",
     "Part",
     "Processor",
@@ -29,6 +33,7 @@ __all__ = [
     "adapt_tools_sync",
     "compose",
     "directory_store",
+    "input_callbacks",
     "redact",
     "store_artifacts",
     "to_tool_output",

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._bounding import Processor, compose
 from ._errors import McpToolError, UnsupportedContentError
+from ._input import InputHandler, call_with_input
 from ._output import ToolOutput, to_tool_output
 
 if TYPE_CHECKING:
@@ -55,12 +56,20 @@ class AdaptedTool:
 
 
 async def adapt_tools(
-    client: Client | ClientSession, *, processors: Iterable[Processor] = ()
+    client: Client | ClientSession,
+    *,
+    processors: Iterable[Processor] = (),
+    on_input_required: InputHandler | None = None,
 ) -> list[AdaptedTool]:
     """Return the tools of a connected ``mcp.Client`` or ``ClientSession``, adapted.
 
     Every page of ``tools/list`` is read. ``processors`` (see ``truncate``, ``redact``,
     ``store_artifacts``) run in order on every output; by default there are none.
+
+    When a server asks for input mid-call (an input-required result), ``on_input_required``
+    answers each round and the call is retried (docs/client.md). Without it, an
+    ``mcp.Client`` answers through its own callbacks (the SDK's support), and a
+    ``ClientSession`` raises ``InputRequiredError``.
     """
     from mcp import Client, ClientSession
     from mcp_types import PaginatedRequestParams
@@ -68,11 +77,11 @@ async def adapt_tools(
     list_page: Callable[[str | None], Awaitable[ListToolsResult]]
     if isinstance(client, Client):
         connected_client = client
+        session = client.session
 
         def list_page(cursor: str | None) -> Awaitable[ListToolsResult]:
             return connected_client.list_tools(cursor=cursor)
 
-        call_tool: CallTool = connected_client.call_tool
     elif isinstance(client, ClientSession):
         session = client
 
@@ -80,11 +89,19 @@ async def adapt_tools(
             params = None if cursor is None else PaginatedRequestParams(cursor=cursor)
             return session.list_tools(params=params)
 
-        call_tool = session.call_tool
     else:
         raise TypeError(
             f"adapt_tools() takes an mcp.Client or a ClientSession, not {type(client).__name__}"
         )
+    call_tool: CallTool
+    if isinstance(client, Client) and on_input_required is None:
+        # The SDK drives input-required rounds itself, through the client's callbacks.
+        call_tool = client.call_tool
+    else:
+
+        def call_tool(name: str, arguments: dict[str, Any] | None) -> Awaitable[CallToolResult]:
+            return call_with_input(session, name, arguments, on_input_required)
+
     steps = tuple(processors)
     return [_adapt(tool, call_tool, steps) for tool in await _list_all(list_page)]
 

@@ -12,6 +12,7 @@ from anyio.from_thread import start_blocking_portal
 
 from ._adapter import AdaptedTool, adapt_tools, check_arguments
 from ._bounding import Processor
+from ._input import INPUT_METHODS, InputHandler, in_thread, input_callbacks
 from ._output import ToolOutput
 
 if TYPE_CHECKING:
@@ -53,6 +54,8 @@ def adapt_tools_sync(
     headers: Mapping[str, str] | None = None,
     *,
     processors: Iterable[Processor] = (),
+    on_input_required: InputHandler | None = None,
+    input_methods: Iterable[str] = INPUT_METHODS,
     timeout: float = DEFAULT_TIMEOUT,
     read_timeout: float = DEFAULT_READ_TIMEOUT,
     **client_options: Any,
@@ -64,15 +67,23 @@ def adapt_tools_sync(
     closed when the block ends, also on an exception. ``headers`` are sent with every
     request; ``timeout`` bounds connecting and sending, ``read_timeout`` each response.
     ``client_options`` go to ``mcp.Client`` (for example ``mode="legacy"``).
+
+    ``on_input_required`` (a plain function, run in a worker thread) answers the input a
+    server asks for mid-call; the client declares the ``input_methods`` it answers
+    (elicitation, sampling, roots: all three by default) as its capabilities.
     """
     steps = tuple(processors)
+    handler = in_thread(on_input_required) if on_input_required is not None else None
+    if handler is not None:
+        client_options = {**input_callbacks(handler, input_methods), **client_options}
     with start_blocking_portal(name="mcp-tools-client") as portal:
         connection = portal.wrap_async_context_manager(
             _connect(url, dict(headers or {}), timeout, read_timeout, client_options)
         )
         client = _unwrapped(connection.__enter__)
         try:
-            tools = _unwrapped(partial(portal.call, partial(adapt_tools, client, processors=steps)))
+            adapt = partial(adapt_tools, client, processors=steps, on_input_required=handler)
+            tools = _unwrapped(partial(portal.call, adapt))
             yield [
                 SyncAdaptedTool(
                     name=tool.name,

@@ -18,6 +18,8 @@ UNAUTHORIZED = -32001
 #: Too many requests: an endpoint throttle refused this one (HTTP 429).
 THROTTLED = -32029
 HEADER_MISMATCH = -32020
+#: The request needs a client capability the client did not declare (HTTP 400).
+MISSING_CAPABILITY = -32021
 UNSUPPORTED_PROTOCOL_VERSION = -32022
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .jsonrpc import RawJSON
-from .results import ToolResult
+from .results import InputRequiredResult, ToolResult
 from .versions import SERVER_INFO_META_KEY
 
 V2025_03_26 = "2025-03-26"
@@ -92,14 +92,23 @@ def project_block(block: dict[str, Any], version: str) -> dict[str, Any]:
     return block
 
 
-def project(value: ToolResult | dict[str, Any], version: str, server_info: Any) -> dict[str, Any]:
+def project(
+    value: ToolResult | InputRequiredResult | dict[str, Any], version: str, server_info: Any
+) -> dict[str, Any]:
     """Return a method's result as protocol ``version`` carries it.
 
     2026-07-28 results say their ``resultType`` (``complete`` unless the result names
     another) and carry the server's info in ``_meta``; older versions drop what only
-    2026-07-28 knows.
+    2026-07-28 knows. An input-required result exists only in 2026-07-28.
     """
-    wire = project_result(value, version) if isinstance(value, ToolResult) else value
+    if isinstance(value, InputRequiredResult):
+        if version < V2026_07_28:
+            raise ValueError(f"protocol version {version} has no input-required results")
+        wire = value.wire()
+    elif isinstance(value, ToolResult):
+        wire = project_result(value, version)
+    else:
+        wire = value
     if version < V2026_07_28:
         return {key: item for key, item in wire.items() if key not in MODERN_RESULT_FIELDS}
     meta = wire.get("_meta")

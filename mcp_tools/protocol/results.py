@@ -60,3 +60,20 @@ class ToolResult:
     def texts(self) -> list[str]:
         """Return the text of every text block, in order."""
         return [block["text"] for block in self.content if block.get("type") == "text"]
+
+
+@dataclass(frozen=True, slots=True)
+class InputRequiredResult:
+    """A 2026-07-28 ``InputRequiredResult``: what the call needs from the client, and its state."""
+
+    #: key → ``{"method", "params"}``: the requests the client answers before it retries.
+    input_requests: dict[str, dict[str, Any]]
+    #: The signed state the client echoes back (docs/input.md).
+    request_state: str
+
+    def wire(self) -> dict[str, Any]:
+        return {
+            "resultType": "input_required",
+            "inputRequests": self.input_requests,
+            "requestState": self.request_state,
+        }

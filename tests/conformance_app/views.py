@@ -18,11 +18,14 @@ from rest_framework.response import Response
 
 from mcp_tools import (
     ClientDisconnected,
+    InputUnavailable,
     ToolError,
+    elicit,
     log_message,
     mcp_output,
     mcp_tool,
     report_progress,
+    request_input,
 )
 
 #: A 1×1 PNG and a silent WAV: the smallest bodies of their types.
@@ -157,6 +160,143 @@ def logging_tool(request):
 def json_schema_2020_12(request):
     """Echo arguments described with JSON Schema 2020-12 features."""
     return Response(request.data)
+
+
+# Input-required results (SEP-2322): the 0.2.0 suite's input-required-result-* fixtures and
+# the server-stateless diagnostic tools, through the public API. ---------------------------
+
+
+def text_schema(name):
+    """A form of one required string field."""
+    return {"type": "object", "properties": {name: {"type": "string"}}, "required": [name]}
+
+
+def sampling(text, max_tokens):
+    """A sampling request of one user message."""
+    message = {"role": "user", "content": {"type": "text", "text": text}}
+    return {
+        "method": "sampling/createMessage",
+        "params": {"messages": [message], "maxTokens": max_tokens},
+    }
+
+
+ROOTS = {"method": "roots/list", "params": {}}
+#: The suite's confirmation form: one required boolean.
+OK_FORM = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+
+
+def sampled_text(result):
+    """The text a sampling result carries (its content is one block or a list of them)."""
+    content = result["content"]
+    blocks = content if isinstance(content, list) else [content]
+    return " ".join(block.get("text", "") for block in blocks)
+
+
+def say(text):
+    return HttpResponse(text, content_type="text/plain; charset=utf-8")
+
+
+@mcp_tool("test_input_required_result_elicitation")
+@api_view(["GET"])
+def input_required_elicitation(request):
+    """Ask the user's name, then greet them."""
+    answer = elicit(request, "user_name", "What is your name?", text_schema("name"))
+    if answer["action"] != "accept":
+        return say("Hello, stranger!")
+    return say(f"Hello, {answer['content']['name']}!")
+
+
+@mcp_tool("test_input_required_result_sampling")
+@api_view(["GET"])
+def input_required_sampling(request):
+    """Ask the client's model a question and return its answer."""
+    answers = request_input(
+        request, {"capital_question": sampling("What is the capital of France?", 100)}
+    )
+    return say(sampled_text(answers["capital_question"]))
+
+
+@mcp_tool("test_input_required_result_list_roots")
+@api_view(["GET"])
+def input_required_list_roots(request):
+    """List the client's roots."""
+    roots = request_input(request, {"client_roots": ROOTS})["client_roots"]["roots"]
+    return say("Roots: " + ", ".join(root["uri"] for root in roots))
+
+
+@mcp_tool("test_input_required_result_request_state")
+@api_view(["GET"])
+def input_required_request_state(request):
+    """Ask for a confirmation; its answer comes back with the signed state checked."""
+    answer = elicit(request, "confirm", "Please confirm", OK_FORM)
+    # The view runs again only once the endpoint has verified the echoed requestState.
+    return say(f"state-ok: {answer['action']}")
+
+
+@mcp_tool("test_input_required_result_multiple_inputs")
+@api_view(["GET"])
+def input_required_multiple_inputs(request):
+    """Ask a form, a sampling and the roots in one round."""
+    answers = request_input(
+        request,
+        {
+            "user_name": {
+                "method": "elicitation/create",
+                "params": {"message": "What is your name?", "requestedSchema": text_schema("name")},
+            },
+            "greeting": sampling("Generate a greeting", 50),
+            "client_roots": ROOTS,
+        },
+    )
+    name = answers["user_name"].get("content", {}).get("name", "stranger")
+    roots = len(answers["client_roots"]["roots"])
+    return say(f"{sampled_text(answers['greeting'])} {name} ({roots} roots)")
+
+
+@mcp_tool("test_input_required_result_multi_round")
+@api_view(["GET"])
+def input_required_multi_round(request):
+    """Ask the user's name, then, in a second round, their favourite colour."""
+    name = elicit(request, "step1", "Step 1: What is your name?", text_schema("name"))
+    color = elicit(request, "step2", "Step 2: What is your favorite color?", text_schema("color"))
+    return say(f"{name['content']['name']} likes {color['content']['color']}")
+
+
+@mcp_tool("test_input_required_result_tampered_state")
+@api_view(["GET"])
+def input_required_tampered_state(request):
+    """Ask for a confirmation; a retry with a forged state never reaches this view."""
+    answer = elicit(request, "confirm", "Please confirm", OK_FORM)
+    return say(f"confirmed: {answer['action']}")
+
+
+@mcp_tool("test_input_required_result_capabilities")
+@api_view(["GET"])
+def input_required_capabilities(request):
+    """Ask the user by a form when the client can show one, else ask its model."""
+    try:
+        answer = elicit(request, "user_name", "What is your name?", text_schema("name"))
+    except InputUnavailable:
+        answers = request_input(request, {"user_name_guess": sampling("Invent a name", 20)})
+        return say(f"Hello, {sampled_text(answers['user_name_guess'])}!")
+    return say(f"Hello, {answer['content']['name']}!")
+
+
+@mcp_tool("test_missing_capability")
+@api_view(["GET"])
+def missing_capability(request):
+    """Need the client's model: a client without sampling gets -32021."""
+    answers = request_input(request, {"answer": sampling("What is 2 + 2?", 10)})
+    return say(sampled_text(answers["answer"]))
+
+
+@mcp_tool("test_streaming_elicitation", stream=True)
+@api_view(["GET"])
+def streaming_elicitation(request):
+    """Report progress, then ask the user: the stream ends with the input request."""
+    report_progress(request, 0, 1, "asking")
+    answer = elicit(request, "user_name", "What is your name?", text_schema("name"))
+    return say(f"Hello, {answer['content']['name']}!")
 
 
 # Probes of the SSE transport (tests/test_streaming.py); not conformance fixtures. ----------

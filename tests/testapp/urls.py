@@ -29,5 +29,12 @@ urlpatterns = [
     path("session-counter/", views.session_counter, name="session-counter"),
     path("session-only/", views.SessionOnlyView.as_view(), name="session-only"),
     path("own-authenticators/", views.OwnAuthenticatorsView.as_view(), name="own-authenticators"),
+    path("ask/<slug:word>/", views.ask_word, name="ask-word"),
+    path("entries/<int:pk>/", views.EntryDetailView.as_view(), name="entry-detail"),
+    path("entries/purge/", views.entry_purge, name="entry-purge"),
+    path("entries/trim/", views.entry_trim, name="entry-trim"),
+    path("entries/count/", views.entry_count, name="entry-count"),
+    path("ask-confirmed/", views.ask_confirmed, name="ask-confirmed"),
+    path("traced/", views.traced_work, name="traced-work"),
     *router.urls,
 ]

@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from mcp_tools import get_tool_call, is_mcp_request, mcp_tool
+from mcp_tools import elicit, get_tool_call, is_mcp_request, mcp_tool
 
 from .models import Entry
 
@@ -219,3 +219,86 @@ def session_counter(request):
     """Count this session's calls (a streamed tool that writes to its session)."""
     request.session["count"] = request.session.get("count", 0) + request.data.get("step", 1)
     return Response({"count": request.session["count"]})
+
+
+# Input requests (docs/input.md) -------------------------------------------------------------
+
+#: The ``word`` of every run of ``ask_word``: a view that asks runs again on each retry.
+ASK_RUNS: list[str] = []
+NAME_FORM = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+COLOR_FORM = {
+    "type": "object",
+    "properties": {"color": {"type": "string", "enum": ["red", "blue"]}},
+    "required": ["color"],
+}
+
+
+@mcp_tool("ask_word")
+@api_view(["GET"])
+def ask_word(request, word):
+    """Write an entry, ask the user's name, then (a second round) their colour."""
+    ASK_RUNS.append(word)
+    Entry.objects.create(label=f"before asking about {word}")
+    name = elicit(request, "name", f"Who says {word}?", NAME_FORM)
+    if name["action"] != "accept":
+        return Response({"word": word, "name": None, "action": name["action"]})
+    color = elicit(request, "color", "Your colour?", COLOR_FORM)
+    return Response(
+        {
+            "word": word,
+            "name": name["content"]["name"],
+            "color": (color["content"] or {}).get("color"),
+            "entries": Entry.objects.count(),
+        }
+    )
+
+
+class EntryDetailView(APIView):
+    """One entry."""
+
+    @mcp_tool("entry_remove", confirm="Remove entry {pk} ({missing})?")
+    def delete(self, request, pk):
+        """Remove an entry, once the user has confirmed it."""
+        deleted, _ = Entry.objects.filter(pk=pk).delete()
+        return Response({"deleted": deleted})
+
+
+@mcp_tool("entry_purge")
+@api_view(["DELETE"])
+def entry_purge(request):
+    """Remove every entry: destructive, confirmed only under CONFIRM_DESTRUCTIVE."""
+    deleted, _ = Entry.objects.all().delete()
+    return Response({"deleted": deleted})
+
+
+@mcp_tool("entry_trim", confirm=False)
+@api_view(["DELETE"])
+def entry_trim(request):
+    """Remove every entry: destructive, but never confirmed (confirm=False)."""
+    deleted, _ = Entry.objects.all().delete()
+    return Response({"deleted": deleted})
+
+
+@mcp_tool("entry_count", confirm=True)
+@api_view(["GET"])
+def entry_count(request):
+    """Count the entries, after a confirmation with the default message."""
+    return Response({"count": Entry.objects.count()})
+
+
+@mcp_tool("ask_confirmed", confirm=True)
+@api_view(["GET"])
+def ask_confirmed(request):
+    """Once confirmed, ask the user's name: the confirmation is carried to that round."""
+    name = elicit(request, "name", "Your name?", NAME_FORM)
+    return Response({"name": (name["content"] or {}).get("name")})
+
+
+@mcp_tool("traced_work", stream=True)
+@api_view(["GET"])
+def traced_work(request):
+    """Trace a step of its own: its span's parent is the request's (tests/test_tracing.py)."""
+    from opentelemetry import trace
+
+    with trace.get_tracer("tests").start_as_current_span("inside the view"):
+        return Response({"traced": True})

@@ -1,0 +1,241 @@
+"""Input requests: a view asks the client for input (``request_input``, ``elicit``, ``confirm``).
+
+In 2026-07-28 a server never sends the client a request of its own: a call that needs an
+answer it does not have ends with an input-required result, and the client retries it with
+the answers (multi round-trip requests). So an ask returns the answer when the retry
+carries it; otherwise it raises ``InputRequired``, which ends the view's run, and the view
+runs again from the start on the retry. Earlier rounds' answers come back signed in the
+``requestState`` (``mcp_tools.request_state``). Where the client can't answer (the
+handshake era, an undeclared capability, outside a tool call) the asks raise
+``InputUnavailable`` (docs/input.md).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import string
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .conf import mcp_settings
+from .context import get_context
+from .exceptions import InputUnavailable
+from .protocol import inputs
+from .protocol.jsonrpc import INVALID_PARAMS, MISSING_CAPABILITY, JSONRPCError
+from .request_state import Binding, read
+from .tools import Tool
+
+#: Keys the package asks under itself; a view's own keys may not start with it.
+RESERVED_PREFIX = "django-mcp-tools/"
+CONFIRM_KEY = RESERVED_PREFIX + "confirm"
+CANCELLED = "Cancelled by the user"
+#: A confirmation is a yes or no: the client's accept or decline, with nothing to fill in.
+CONFIRM_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
+#: Characters of each argument value a default confirmation message shows.
+MAX_SHOWN_VALUE = 200
+
+
+class InputRequired(BaseException):
+    """End the view's run: the client must answer ``requests`` before the call can go on.
+
+    A ``BaseException``, like ``asyncio.CancelledError``: a view's ``except Exception``
+    (and DRF's exception handling) must not swallow it, or the view would go on without
+    the answer it asked for.
+    """
+
+    def __init__(self, requests: dict[str, dict[str, Any]]) -> None:
+        super().__init__(", ".join(requests))
+        self.requests = requests
+
+
+@dataclass
+class Inputs:
+    """What one round of a 2026-07-28 tool call can ask its client, and the answers it has."""
+
+    #: The ``clientCapabilities`` of this request's ``_meta``.
+    capabilities: Mapping[str, Any]
+    #: The answers of earlier rounds (from the state), then this round's ``inputResponses``.
+    answers: dict[str, Any]
+    #: What the state is bound to, to sign the next round's.
+    binding: Binding
+    #: The answers the view has read in this run: what the next round's state carries.
+    used: dict[str, Any] = field(default_factory=dict)
+
+
+def receive(params: Mapping[str, Any], capabilities: Any, binding: Binding) -> Inputs:
+    """Return the ``Inputs`` of a 2026-07-28 ``tools/call`` from its params.
+
+    Raises ``JSONRPCError`` (-32602) unless ``inputResponses`` is a valid ``InputResponses``
+    object within ``MAX_INPUT_BYTES`` and a ``requestState`` is one this server signed for
+    this tool, these arguments and this caller, not expired.
+    """
+    answers: dict[str, Any] = {}
+    if "requestState" in params:
+        answers = read(params["requestState"], binding)
+    if "inputResponses" in params:
+        try:
+            responses = inputs.check_responses(params["inputResponses"])
+        except ValueError as exc:
+            raise JSONRPCError(INVALID_PARAMS, f"Invalid params: {exc}") from None
+        limit = mcp_settings.MAX_INPUT_BYTES
+        if len(json.dumps(responses, ensure_ascii=False).encode()) > limit:
+            raise JSONRPCError(
+                INVALID_PARAMS, f"Invalid params: inputResponses exceed {limit} bytes"
+            )
+        # An answer given in an earlier round stands: the state signed it for this call.
+        answers = {**responses, **answers}
+    return Inputs(dict(capabilities or {}), answers, binding)
+
+
+def request_input(request: Any, requests: Mapping[str, Any]) -> dict[str, Any]:
+    """Ask the client for input; return ``{key: the client's result}``.
+
+    ``requests`` maps keys to ``{"method": "elicitation/create" | "sampling/createMessage" |
+    "roots/list", "params": {...}}``. Every key not answered yet is asked in one round: the
+    call ends with an input-required result and the view runs again, from the start, when
+    the client retries with the answers, so code before the ask must be safe to repeat.
+    Raises ``InputUnavailable`` outside a tool call or where the client can't answer, and
+    ``ValueError`` for a malformed request.
+    """
+    checked = inputs.check_requests(requests)
+    for key in checked:
+        if key.startswith(RESERVED_PREFIX):
+            raise ValueError(f"request_input: keys starting with {RESERVED_PREFIX!r} are reserved")
+    return _ask(request, checked)
+
+
+def elicit(
+    request: Any, key: str, message: str, requested_schema: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Ask the user to fill in a form; return ``{"action": ..., "content": ...}``.
+
+    ``action`` is ``accept`` (with ``content`` matching ``requested_schema``), ``decline``
+    or ``cancel``. The one-elicitation form of ``request_input``.
+    """
+    params = {"message": message, "requestedSchema": dict(requested_schema)}
+    answer = request_input(request, {key: {"method": inputs.ELICIT, "params": params}})[key]
+    return {"action": answer["action"], "content": answer.get("content")}
+
+
+def _ask(request: Any, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    context = get_context(request)
+    channel: Inputs | None = context.inputs if context is not None else None
+    if context is None or channel is None:
+        raise InputUnavailable()
+    for asked in requests.values():
+        if not inputs.declares(channel.capabilities, asked):
+            unavailable = InputUnavailable()
+            unavailable.required_capabilities = inputs.required_capabilities(asked)
+            context.unavailable = unavailable
+            raise unavailable
+    answered: dict[str, Any] = {}
+    pending: dict[str, dict[str, Any]] = {}
+    for key, asked in requests.items():
+        answer = channel.answers.get(key)
+        if isinstance(answer, dict) and inputs.answers(asked, answer):
+            answered[key] = answer
+        else:
+            pending[key] = asked
+    channel.used.update(answered)
+    if pending:
+        raise InputRequired(pending)
+    return copy.deepcopy(answered)
+
+
+def unavailable_error(request: Any, outcome: Any) -> JSONRPCError | None:
+    """Return the -32021 error a call answers when its view failed for want of a capability.
+
+    ``outcome`` is what the view produced: its response (DRF's rendering of the
+    ``InputUnavailable`` an ask raised) or the exception that escaped it. A view that
+    caught the ``InputUnavailable`` and answered otherwise is answered as usual.
+    """
+    context = get_context(request)
+    unavailable: InputUnavailable | None = context.unavailable if context is not None else None
+    if unavailable is None or unavailable.required_capabilities is None:
+        return None
+    if isinstance(outcome, BaseException):
+        if outcome is not unavailable:
+            return None
+    else:
+        if not getattr(outcome, "exception", False) or outcome.status_code != 400:
+            return None
+        data = getattr(outcome, "data", None)
+        detail = data.get("detail") if isinstance(data, dict) else None
+        if getattr(detail, "code", None) != InputUnavailable.default_code:
+            return None
+    required = unavailable.required_capabilities
+    return JSONRPCError(
+        MISSING_CAPABILITY,
+        f"Missing required client capability: {', '.join(required)}",
+        data={"requiredCapabilities": required},
+        status=400,
+    )
+
+
+# Confirmation of destructive tools ----------------------------------------------------------
+
+
+def confirmation(tool: Tool) -> str | None:
+    """Return the message template of ``tool``'s confirmation, or None when it needs none.
+
+    ``@mcp_tool(confirm=...)`` decides; left unset, ``CONFIRM_DESTRUCTIVE`` asks before
+    every tool whose annotations say it is destructive.
+    """
+    confirm = tool.options.confirm
+    if confirm is None:
+        annotations = tool.annotations
+        confirm = bool(
+            mcp_settings.CONFIRM_DESTRUCTIVE
+            and annotations.get("destructiveHint")
+            and not annotations.get("readOnlyHint")
+        )
+    if confirm is False:
+        return None
+    return confirm if isinstance(confirm, str) else ""
+
+
+def confirmation_message(template: str, tool: Tool, arguments: Mapping[str, Any]) -> str:
+    """Return the question put to the user: ``template`` formatted with the arguments.
+
+    A ``{name}`` the arguments lack stays as written; without a template, the message names
+    the tool and its arguments.
+    """
+    if template:
+        try:
+            return _Formatter().vformat(template, (), dict(arguments))
+        except (ValueError, TypeError, LookupError, AttributeError):
+            return template
+    if not arguments:
+        return f"Run {tool.name}?"
+    shown = ", ".join(f"{name}={_shown(value)}" for name, value in arguments.items())
+    return f"Run {tool.name} with {shown}?"
+
+
+def confirm(request: Any, message: str) -> bool:
+    """Ask the user to allow this call; True when accepted, False when declined or cancelled.
+
+    True at once where the client can't be asked (the handshake era, a client without
+    elicitation): it runs as before, under the client's own approval of destructive tools.
+    """
+    context = get_context(request)
+    channel: Inputs | None = context.inputs if context is not None else None
+    params = {"message": message, "requestedSchema": copy.deepcopy(CONFIRM_SCHEMA)}
+    asked: dict[str, Any] = {"method": inputs.ELICIT, "params": params}
+    if channel is None or not inputs.declares(channel.capabilities, asked):
+        return True
+    answer = _ask(request, {CONFIRM_KEY: asked})[CONFIRM_KEY]
+    return bool(answer["action"] == "accept")
+
+
+class _Formatter(string.Formatter):
+    def get_value(self, key: int | str, args: Any, kwargs: Any) -> Any:
+        if isinstance(key, str) and key not in kwargs:
+            return "{" + key + "}"
+        return super().get_value(key, args, kwargs)
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= MAX_SHOWN_VALUE else text[: MAX_SHOWN_VALUE - 1] + "…"

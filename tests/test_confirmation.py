@@ -1,0 +1,131 @@
+"""``@mcp_tool(confirm=...)`` and ``CONFIRM_DESTRUCTIVE``: ask the user before the view runs."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+from django.test import override_settings
+
+from mcp_tools import mcp_tool
+from mcp_tools.input_requests import CONFIRM_KEY, confirmation_message
+from mcp_tools.registry import ToolRegistry
+from tests.test_input_requests import client_for, result, texts
+from tests.testapp.models import Entry
+
+pytestmark = pytest.mark.django_db
+
+CONFIRM_FORM = {"type": "object", "properties": {}}
+
+
+@pytest.fixture
+def entry():
+    return Entry.objects.create(label="keep me?")
+
+
+@pytest.fixture
+def asking(alice):
+    return client_for(alice, {"elicitation": {}})
+
+
+def test_the_view_never_runs_until_the_user_accepts(asking, entry):
+    first = result(asking, "entry_remove", {"pk": entry.pk})
+    assert first["resultType"] == "input_required"
+    assert first["inputRequests"] == {
+        CONFIRM_KEY: {
+            "method": "elicitation/create",
+            "params": {
+                # The decorator's message, formatted with the arguments; {missing} stays.
+                "message": f"Remove entry {entry.pk} ({{missing}})?",
+                "requestedSchema": CONFIRM_FORM,
+            },
+        }
+    }
+    assert Entry.objects.filter(pk=entry.pk).exists()
+    done = result(
+        asking,
+        "entry_remove",
+        {"pk": entry.pk},
+        inputResponses={CONFIRM_KEY: {"action": "accept"}},
+        requestState=first["requestState"],
+    )
+    assert done["structuredContent"] == {"deleted": 1}
+    assert not Entry.objects.filter(pk=entry.pk).exists()
+
+
+@pytest.mark.parametrize("action", ["decline", "cancel"])
+def test_a_declined_or_cancelled_confirmation_is_cancelled_by_the_user(asking, entry, action):
+    first = result(asking, "entry_remove", {"pk": entry.pk})
+    done = result(
+        asking,
+        "entry_remove",
+        {"pk": entry.pk},
+        inputResponses={CONFIRM_KEY: {"action": action}},
+        requestState=first["requestState"],
+    )
+    assert done["isError"] is True
+    assert texts(done) == ["Cancelled by the user"]
+    assert Entry.objects.filter(pk=entry.pk).exists()
+
+
+def test_a_client_that_cannot_elicit_runs_the_tool_as_before(alice, entry):
+    done = result(client_for(alice, {"sampling": {}}), "entry_remove", {"pk": entry.pk})
+    assert done["structuredContent"] == {"deleted": 1}
+
+
+def test_the_default_message_names_the_tool_and_the_confirmation_is_carried(asking):
+    first = result(asking, "ask_confirmed")
+    assert first["inputRequests"][CONFIRM_KEY]["params"]["message"] == "Run ask_confirmed?"
+    second = result(
+        asking,
+        "ask_confirmed",
+        inputResponses={CONFIRM_KEY: {"action": "accept"}},
+        requestState=first["requestState"],
+    )
+    # Confirmed: now the view itself asks; the retry need not confirm again.
+    assert list(second["inputRequests"]) == ["name"]
+    done = result(
+        asking,
+        "ask_confirmed",
+        inputResponses={"name": {"action": "accept", "content": {"name": "Ann"}}},
+        requestState=second["requestState"],
+    )
+    assert done["structuredContent"] == {"name": "Ann"}
+
+
+def test_confirm_destructive_asks_before_every_destructive_tool_but_those_that_opt_out(asking):
+    assert result(asking, "entry_purge")["resultType"] == "complete"
+    with override_settings(MCP_TOOLS={"CACHE": "mcp", "CONFIRM_DESTRUCTIVE": True}):
+        purge = result(asking, "entry_purge")
+        assert purge["inputRequests"][CONFIRM_KEY]["params"]["message"] == "Run entry_purge?"
+        assert result(asking, "entry_trim")["resultType"] == "complete"  # confirm=False
+        assert result(asking, "greet_get")["resultType"] == "complete"  # GET: not destructive
+
+
+def test_an_admin_annotation_override_decides_what_is_destructive(asking):
+    from mcp_tools.models import ExposedTool
+
+    ExposedTool.objects.update_or_create(
+        name="entry_purge", defaults={"annotations": {"destructiveHint": False}}
+    )
+    with override_settings(MCP_TOOLS={"CACHE": "mcp", "CONFIRM_DESTRUCTIVE": True}):
+        assert result(asking, "entry_purge")["resultType"] == "complete"
+
+
+def test_the_default_message_shows_each_argument_bounded():
+    class Named:
+        name = "todo_destroy"
+
+    assert confirmation_message("", Named, {}) == "Run todo_destroy?"
+    assert confirmation_message("", Named, {"pk": 3, "why": "done"}) == (
+        'Run todo_destroy with pk=3, why="done"?'
+    )
+    long = confirmation_message("", Named, {"text": "x" * 500})
+    assert long.endswith("…?") and len(long) < 260
+    # A template that can't be formatted with these arguments is shown as written.
+    assert confirmation_message("Delete {pk:d}?", Named, {"pk": "three"}) == "Delete {pk:d}?"
+
+
+@pytest.mark.parametrize("value", [3, "", "   ", ["yes"], "Delete {pk"])
+def test_confirm_takes_true_false_or_a_message(value):
+    with pytest.raises(ImproperlyConfigured, match="confirm"):
+        mcp_tool("x", confirm=value, registry=ToolRegistry())
