@@ -22,6 +22,7 @@ INSTALLED_APPS = [
     "tests.results_app",
     "tests.conformance_app",
     "tests.schema_app",
+    "tests.dayone_app",
 ]
 
 MIDDLEWARE = [

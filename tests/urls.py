@@ -6,5 +6,6 @@ urlpatterns = [
     path("r/", include("tests.results_app.urls")),
     path("c/", include("tests.conformance_app.urls")),
     path("s/", include("tests.schema_app.urls")),
+    path("d/", include("tests.dayone_app.urls")),
     path("", include("mcp_tools.urls")),
 ]

@@ -60,19 +60,31 @@ def is_list_view(view_class: type[APIView], method: str, action: str | None) -> 
     return method == "GET" and issubclass(view_class, ListModelMixin)
 
 
+def serializer_class_of(view: Any) -> Any:
+    """Return the serializer class the view names, or None.
+
+    ``get_serializer_class()`` where the view has it (a ``GenericAPIView``), else the
+    ``serializer_class`` attribute a plain ``APIView`` may carry, read as drf-spectacular
+    reads it. Exceptions of the view's own code propagate.
+    """
+    get_serializer_class = getattr(view, "get_serializer_class", None)
+    if callable(get_serializer_class):
+        return get_serializer_class()
+    return getattr(view, "serializer_class", None)
+
+
 def serializer_of(view: Any) -> BaseSerializer | None:
     """Return the view's request serializer, or None when the view declares none.
 
     Raises ``IntrospectionError`` when the view fails to name it.
     """
     try:
-        if hasattr(view, "get_serializer"):
+        if callable(getattr(view, "get_serializer", None)):
             return view.get_serializer()
-        get_serializer_class = getattr(view, "get_serializer_class", None)
-        if get_serializer_class is None:
-            return None
-        serializer_class = get_serializer_class()
-        return serializer_class() if serializer_class is not None else None
+        serializer_class = serializer_class_of(view)
+        if serializer_class is None or isinstance(serializer_class, BaseSerializer):
+            return serializer_class
+        return serializer_class()
     except AssertionError as exc:
         if getattr(view, "serializer_class", None) is None and "serializer_class" in str(exc):
             return None  # a GenericAPIView without a serializer: DRF's own assertion
