@@ -30,7 +30,13 @@ DECIMAL = {"type": ["number", "string"], "pattern": r"^\d+$"}
         ("2", {"enum": [1, 2]}, 2),
         ("2", {"enum": ["1", "2"]}, "2"),
         ("[1]", {}, "[1]"),  # nothing declared: nothing converted
-        (5, {"type": "string"}, 5),  # numbers are never turned into strings
+        (5, {"type": "string"}, "5"),  # a number where a string is wanted: its JSON text
+        (1.5, {"type": "string"}, "1.5"),
+        (5, {"enum": ["4", "5"]}, "5"),
+        (5, {"type": ["string", "integer"]}, 5),  # a number is already a declared type
+        (5, DECIMAL, 5),
+        (True, {"type": "string"}, True),  # booleans are never turned into strings
+        (5, {}, 5),
     ],
 )
 def test_strings_that_encode_the_declared_type_are_converted(value, schema, expected):
@@ -85,7 +91,7 @@ def test_problems_name_the_argument(arguments, lines):
 @pytest.mark.parametrize(
     ("arguments", "text"),
     [
-        ({"title": 5}, "Invalid arguments: $.title: 5 is not of type 'string'"),
+        ({"title": True}, "Invalid arguments: $.title: true is not of type 'string'"),
         ({}, 'Invalid arguments: $: "title" is a required property'),
         (
             {"title": "ok", "colour": "red"},

@@ -7,6 +7,7 @@ import asyncio
 
 import pytest
 
+from tests.dayone_app.models import Order, Product
 from tests.sdk import Wire, connect
 from tests.wire import validate_exchange
 
@@ -59,3 +60,36 @@ def test_an_apiview_with_serializer_class_lists_the_serializers_fields(url, alic
     # The schema refuses what the view would refuse, before the view runs.
     assert refused.is_error is True
     assert refused.content[0].text == 'Invalid arguments: $: "quantity" is a required property'
+
+
+def test_a_viewset_with_only_get_queryset_takes_the_integer_ids_it_returns(url, alice):
+    tools, [created] = listed_and_called(
+        url, alice.token, [("order_create", {"item": "tea", "quantity": 2})]
+    )
+    for name in ("order_retrieve", "order_update", "order_partial_update", "order_destroy"):
+        pk = tools[name].input_schema["properties"]["pk"]
+        assert pk["type"] == "integer", (name, pk)
+        assert pk["description"] == "The order's id."
+    order_id = created.structured_content["id"]
+    assert isinstance(order_id, int)
+    _, [fetched, changed, deleted] = listed_and_called(
+        url,
+        alice.token,
+        [
+            ("order_retrieve", {"pk": order_id}),
+            ("order_partial_update", {"pk": order_id, "quantity": 5}),
+            ("order_destroy", {"pk": order_id}),
+        ],
+    )
+    assert fetched.is_error is False, fetched.content
+    assert fetched.structured_content == {"id": order_id, "item": "tea", "quantity": 2}
+    assert changed.structured_content["quantity"] == 5
+    assert deleted.is_error is False and not Order.objects.filter(pk=order_id).exists()
+
+
+def test_a_number_is_turned_into_the_string_a_string_lookup_wants(url, alice):
+    Product.objects.create(sku="1001", name="Green tea")
+    tools, [fetched] = listed_and_called(url, alice.token, [("product_retrieve", {"sku": 1001})])
+    assert tools["product_retrieve"].input_schema["properties"]["sku"]["type"] == "string"
+    assert fetched.is_error is False, fetched.content
+    assert fetched.structured_content == {"sku": "1001", "name": "Green tea"}

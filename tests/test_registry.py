@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.routers import DefaultRouter
 from rest_framework.views import APIView
 
+from demo_project.todos.models import Todo
 from demo_project.todos.serializers import TodoSerializer
 from mcp_tools.decorators import mcp_tool
 from mcp_tools.registry import AlreadyRegistered, ToolRegistry
@@ -285,6 +286,73 @@ def test_a_regex_route_lookup_takes_the_model_fields_type(registry):
         "maximum": 2**63 - 1,
         "description": "The todo's id.",
     }
+
+
+def _own_todos(self):
+    return Todo.objects.filter(owner=self.request.user)  # fails for an anonymous user
+
+
+def _guarded_todos(self):
+    if getattr(self, "swagger_fake_view", False):  # drf-spectacular's and drf-yasg's flag
+        return Todo.objects.none()
+    return Todo.objects.filter(owner=self.request.user)
+
+
+class NoModelSerializer(serializers.Serializer):
+    title = serializers.CharField()
+
+
+INTEGER_PK = {"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1}
+LOOKUP_REGEX = {"type": "string", "pattern": "^(?:[^/.]+)$"}
+
+
+@pytest.mark.parametrize(
+    ("attributes", "expected"),
+    [
+        # get_queryset() without queryset: the serializer's Meta.model tells.
+        (
+            {"serializer_class": TodoSerializer, "get_queryset": _own_todos},
+            {**INTEGER_PK, "description": "The todo's id."},
+        ),
+        # No model serializer: get_queryset() on the synthetic request, guarded as
+        # drf-spectacular's documentation writes it.
+        (
+            {"serializer_class": NoModelSerializer, "get_queryset": _guarded_todos},
+            {**INTEGER_PK, "description": "The todo's id."},
+        ),
+        # get_queryset() that fails for an anonymous user, and nothing else: the route's regex.
+        ({"serializer_class": NoModelSerializer, "get_queryset": _own_todos}, LOOKUP_REGEX),
+        # A lookup through a relation types the field it ends on.
+        (
+            {
+                "queryset": Todo.objects.all(),
+                "serializer_class": TodoSerializer,
+                "lookup_field": "owner__id",
+                "lookup_url_kwarg": "pk",
+            },
+            {**INTEGER_PK, "description": "The user's id."},
+        ),
+        (
+            {
+                "queryset": Todo.objects.all(),
+                "serializer_class": TodoSerializer,
+                "lookup_field": "title__lower",
+                "lookup_url_kwarg": "pk",
+            },
+            LOOKUP_REGEX,
+        ),
+    ],
+)
+def test_a_router_lookup_is_typed_from_the_model_wherever_the_view_names_it(
+    registry, attributes, expected
+):
+    viewset = mcp_tool(registry=registry, actions=["retrieve"])(
+        type("V", (viewsets.ModelViewSet,), attributes)
+    )
+    router = DefaultRouter()
+    router.register("todos", viewset, basename="todo")
+    (tool,) = registry.tools(urlconf(*router.urls))
+    assert tool.input_schema["properties"]["pk"] == expected
 
 
 def test_a_name_clash_between_path_and_body_is_a_start_up_error(registry):

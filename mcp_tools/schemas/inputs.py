@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.core.exceptions import FieldDoesNotExist
+from django.db.models import Model
 from jsonschema import Draft7Validator, Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from rest_framework.views import APIView
@@ -20,7 +20,14 @@ from rest_framework.viewsets import ViewSetMixin
 from ..routes import Route
 from ..tools import BODY_METHODS
 from . import fields
-from .introspection import IntrospectionError, is_list_view, serializer_of, view_for
+from .introspection import (
+    IntrospectionError,
+    is_list_view,
+    lookup_model_field,
+    model_of,
+    serializer_of,
+    view_for,
+)
 from .queries import query_parameters
 
 Schema = dict[str, Any]
@@ -50,24 +57,22 @@ def path_parameters(route: Route) -> tuple[str, ...]:
     return tuple(p for p in route.parameters if p not in route.default_kwargs)
 
 
-def path_parameter_schema(route: Route, view_class: type[APIView], param: str) -> Schema:
+def path_parameter_schema(
+    route: Route, view_class: type[APIView], param: str, model: type[Model] | None = None
+) -> Schema:
     """Return one path parameter's schema: from its converter, or a router lookup's model."""
     converter = route.converters.get(param)
-    if converter is None and issubclass(view_class, ViewSetMixin):
+    if converter is None and model is not None and issubclass(view_class, ViewSetMixin):
         # Routers use a regex group for the lookup; the model field knows its type.
         lookup = getattr(view_class, "lookup_field", "pk")
         lookup_kwarg = getattr(view_class, "lookup_url_kwarg", None) or lookup
-        queryset = getattr(view_class, "queryset", None)
-        if param == lookup_kwarg and queryset is not None:
-            opts = queryset.model._meta
-            try:
-                model_field = opts.pk if lookup == "pk" else opts.get_field(lookup)
-            except FieldDoesNotExist:  # a lookup through a relation (author__name)
-                return fields.converter_schema(None, route.group_patterns.get(param))
+        model_field = lookup_model_field(model, lookup) if param == lookup_kwarg else None
+        if model_field is not None:
             schema = fields.model_field_schema(model_field)
             if schema.get("type") == "string":
                 schema = fields.converter_schema(None, route.group_patterns.get(param))
-            return {**schema, "description": f"The {opts.verbose_name}'s {model_field.name}."}
+            owner = model_field.model._meta.verbose_name
+            return {**schema, "description": f"The {owner}'s {model_field.name}."}
     return fields.converter_schema(converter, route.group_patterns.get(param))
 
 
@@ -77,10 +82,15 @@ def build_input_schema(
     method: str,
     action: str | None,
     declared: Schema | None = None,
+    model: type[Model] | None = None,
 ) -> InputSchema:
-    """Build the tool's input schema; raise ``ArgumentClash`` on a name used twice."""
+    """Build the tool's input schema; raise ``ArgumentClash`` on a name used twice.
+
+    ``model`` is the view's model (``introspection.model_of``), which types a router's lookup.
+    """
     params = path_parameters(route)
     result = InputSchema(schema={}, path_params=params)
+    view = view_for(view_class, route, method, action)
     if declared is not None:
         schema = dict(declared)
         schema.setdefault("type", "object")
@@ -88,7 +98,6 @@ def build_input_schema(
         required = list(schema.get("required", []))
         query: dict[str, Schema] = {}
     else:
-        view = view_for(view_class, route, method, action)
         schema, properties, required, query = {"type": "object"}, {}, [], {}
         if method in BODY_METHODS:
             body = _body_schema(view, method, action, result)
@@ -106,7 +115,9 @@ def build_input_schema(
                 query = found.properties
                 required = [*found.required, *required]
         _check_clashes(params, query, properties)
-    path_properties = {p: path_parameter_schema(route, view_class, p) for p in params}
+    if model is None and params:
+        model = model_of(view)
+    path_properties = {p: path_parameter_schema(route, view_class, p, model) for p in params}
     schema["properties"] = {**path_properties, **query, **properties}
     if schema.get("additionalProperties") is False and not properties:
         del schema["additionalProperties"]
