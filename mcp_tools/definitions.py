@@ -21,6 +21,7 @@ from .annotations import tool_annotations
 from .conf import mcp_settings
 from .routes import Route
 from .schemas import inputs
+from .schemas.introspection import model_of, view_for
 from .schemas.outputs import OutputSchemaTypeError, build_validator, resolve_output_schema
 from .schemas.validators import argument_validator
 from .tools import NAME_RE, Tool, ToolOptions, ToolProblem
@@ -72,16 +73,17 @@ def build_tool(route: Route, view_class: type[APIView], cand: Candidate, several
             raise ToolDefinitionError(
                 ToolProblem("mcp_tools.E005", obj, {"name": name, "problem": invalid})
             )
+    model = model_of(view_for(view_class, route, cand.method, cand.action))
     try:
         arguments = inputs.build_input_schema(
-            route, view_class, cand.method, cand.action, options.input_schema
+            route, view_class, cand.method, cand.action, options.input_schema, model=model
         )
     except inputs.ArgumentClash as exc:
         raise ToolDefinitionError(
             ToolProblem("mcp_tools.E004", obj, {"name": name, "where": where, "clash": str(exc)})
         ) from exc
     title = options.title or naming.default_title(
-        route, view_class, cand.method, cand.action, several
+        route, view_class, cand.method, cand.action, several, model
     )
     problems = list(_input_problems(name, where, arguments, obj))
     output = output_side(
@@ -96,7 +98,9 @@ def build_tool(route: Route, view_class: type[APIView], cand: Candidate, several
         name=name,
         title=title,
         description=options.description
-        or naming.default_description(cand.handler, view_class, title),
+        or naming.default_description(
+            cand.handler, view_class, title, method=cand.method, action=cand.action, model=model
+        ),
         method=cand.method,
         route=route,
         view_class=view_class,

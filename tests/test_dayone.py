@@ -8,6 +8,7 @@ import asyncio
 import pytest
 
 from tests.dayone_app.models import Order, Product
+from tests.helpers import write_catalog
 from tests.sdk import Wire, connect
 from tests.wire import validate_exchange
 
@@ -93,3 +94,51 @@ def test_a_number_is_turned_into_the_string_a_string_lookup_wants(url, alice):
     assert tools["product_retrieve"].input_schema["properties"]["sku"]["type"] == "string"
     assert fetched.is_error is False, fetched.content
     assert fetched.structured_content == {"sku": "1001", "name": "Green tea"}
+
+
+def test_each_standard_action_has_its_own_description(url, alice):
+    tools, _ = listed_and_called(url, alice.token, [], mode="auto")
+    descriptions = {name: tools[f"order_{name}"].description for name in ACTIONS}
+    assert descriptions == {
+        "list": "List orders. Orders placed by the signed-in user.",
+        "create": "Create an order. Orders placed by the signed-in user.",
+        "retrieve": "Get one order by id. Orders placed by the signed-in user.",
+        "update": "Replace an order. Orders placed by the signed-in user.",
+        "partial_update": "Change some fields of an order. Orders placed by the signed-in user.",
+        "destroy": "Delete an order. Orders placed by the signed-in user.",
+    }
+    assert tools["product_retrieve"].description == "Get one product by sku. The shop's products."
+
+
+ACTIONS = ("list", "create", "retrieve", "update", "partial_update", "destroy")
+
+
+def test_the_generated_texts_are_translated_into_the_active_language(
+    url, alice, settings, tmp_path
+):
+    # A project's own catalog translates mcp_tools' sentences and its models' verbose names.
+    write_catalog(
+        tmp_path,
+        "fr",
+        {
+            "order": "commande",
+            "orders": "commandes",
+            "List %(plural)s.": "Lister les %(plural)s.",
+            "Create an %(name)s.": "Créer une %(name)s.",
+            "List %(plural)s": "Lister les %(plural)s",
+        },
+    )
+    settings.LOCALE_PATHS = [str(tmp_path)]
+    settings.LANGUAGE_CODE = "fr"
+    tools, _ = listed_and_called(url, alice.token, [])
+    assert (
+        tools["order_list"].description
+        == "Lister les commandes. Orders placed by the signed-in user."
+    )
+    assert tools["order_list"].title == "Lister les commandes"
+    assert tools["order_create"].description.startswith("Créer une commande. ")
+    # What the catalog does not translate stays English, with the translated name.
+    assert tools["order_destroy"].description.startswith("Delete an commande. ")
+    settings.LANGUAGE_CODE = "en"
+    tools, _ = listed_and_called(url, alice.token, [])
+    assert tools["order_list"].description == "List orders. Orders placed by the signed-in user."

@@ -2,6 +2,7 @@
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class Product(models.Model):
@@ -21,6 +22,8 @@ class Order(models.Model):
 
     class Meta:
         ordering = ["id"]
+        verbose_name = _("order")
+        verbose_name_plural = _("orders")
 
     def __str__(self) -> str:
         return f"{self.quantity} × {self.item}"
