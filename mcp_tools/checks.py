@@ -44,7 +44,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "mcp_tools.W001": (
         "{view} is decorated with @mcp_tool but no URL pattern routes to it, so it is not a tool.",
-        "Include the view (or its router) in the URLconf, or remove the decorator.",
+        "Include the view (or its router) in the URLconf, or remove the decorator. On a "
+        "function, put @api_view and @mcp_tool right on each other (in either order): a "
+        "decorator between them must keep the function reachable with functools.wraps.",
     ),
     "mcp_tools.W002": (
         "Tool {name!r} ({where}): the request serializer could not be read with a synthetic "
@@ -62,6 +64,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "arguments can't carry; they are left out of the input schema.",
         "Expose a variant of the view whose serializer takes a URL or base64 text instead, "
         "or leave this method out with methods=/actions=.",
+    ),
+    "mcp_tools.W005": (
+        "{view} is decorated with @mcp_tool and routed at /{route}, but it is a plain Django "
+        "view, not a Django REST framework view, so it is not a tool.",
+        "Put @api_view([...]) with its HTTP methods on {view} (above or below @mcp_tool), or "
+        "write it as an APIView.",
     ),
     "mcp_tools.E020": (
         "output_schema of tool {name} must be a JSON Schema dict or a Serializer class, not {type}",

@@ -5,6 +5,7 @@ import types
 from django.core import checks
 from django.urls import path, re_path
 from rest_framework import generics, serializers
+from rest_framework.decorators import api_view
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -53,9 +54,66 @@ def test_an_unrouted_declaration_is_a_warning():
         checks.Warning(
             f"{Orphan.__qualname__} is decorated with @mcp_tool but no URL pattern routes to it, "
             "so it is not a tool.",
-            hint="Include the view (or its router) in the URLconf, or remove the decorator.",
+            hint=W001_HINT,
             obj=Orphan,
             id="mcp_tools.W001",
+        )
+    ]
+
+
+W001_HINT = (
+    "Include the view (or its router) in the URLconf, or remove the decorator. On a function, "
+    "put @api_view and @mcp_tool right on each other (in either order): a decorator between "
+    "them must keep the function reachable with functools.wraps."
+)
+
+
+def _hides(view):
+    def hidden(*args, **kwargs):  # no functools.wraps: the function can't be found again
+        return view(*args, **kwargs)
+
+    return hidden
+
+
+def test_a_function_hidden_from_api_view_is_unrouted_and_the_hint_says_why(settings):
+    registry = ToolRegistry()
+
+    def ping(request):
+        return Response({})
+
+    declared = mcp_tool(registry=registry)(ping)
+    view = api_view(["GET"])(_hides(_hides(declared)))
+    assert check_urlconf(settings, registry, path("ping/", view)) == [
+        checks.Warning(
+            "test_a_function_hidden_from_api_view_is_unrouted_and_the_hint_says_why.<locals>."
+            "ping is decorated with @mcp_tool but no URL pattern routes to it, so it is not a "
+            "tool.",
+            hint=W001_HINT,
+            obj=declared,
+            id="mcp_tools.W001",
+        )
+    ]
+
+
+def test_mcp_tool_on_a_plain_django_view_says_to_add_api_view(settings):
+    from django.http import JsonResponse
+
+    registry = ToolRegistry()
+
+    @mcp_tool(registry=registry)
+    def snippet_list(request):
+        return JsonResponse([], safe=False)
+
+    assert check_urlconf(settings, registry, path("snippets/", snippet_list)) == [
+        checks.Warning(
+            "test_mcp_tool_on_a_plain_django_view_says_to_add_api_view.<locals>.snippet_list is "
+            "decorated with @mcp_tool and routed at /snippets/, but it is a plain Django view, "
+            "not a Django REST framework view, so it is not a tool.",
+            hint="Put @api_view([...]) with its HTTP methods on "
+            "test_mcp_tool_on_a_plain_django_view_says_to_add_api_view.<locals>.snippet_list "
+            "(above or below @mcp_tool), or write it as an APIView.",
+            obj=snippet_list,
+            id="mcp_tools.W005",
         )
     ]
 

@@ -142,3 +142,10 @@ def test_the_generated_texts_are_translated_into_the_active_language(
     settings.LANGUAGE_CODE = "en"
     tools, _ = listed_and_called(url, alice.token, [])
     assert tools["order_list"].description == "List orders. Orders placed by the signed-in user."
+
+
+def test_api_view_above_mcp_tool_is_a_tool(url, alice):
+    Order.objects.create(owner=alice, item="tea")
+    tools, [counted] = listed_and_called(url, alice.token, [("order_count", {})])
+    assert tools["order_count"].description == "Count the signed-in user's orders."
+    assert counted.is_error is False and counted.structured_content == {"count": 1}

@@ -1,10 +1,12 @@
 """@mcp_tool declarations resolved against a URLconf: forms, names, texts, misuse."""
 
+import functools
 import types
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.urls import path, re_path
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import action, api_view
 from rest_framework.response import Response
@@ -157,6 +159,44 @@ def test_api_view_functions(registry):
         ("weather_get", "GET", "Tell the weather."),
         ("weather_post", "POST", "Tell the weather."),
     ]
+
+
+def _logged(view):
+    @functools.wraps(view)
+    def logged(*args, **kwargs):
+        return view(*args, **kwargs)
+
+    return logged
+
+
+@pytest.mark.parametrize(
+    "decorate",
+    [
+        pytest.param(lambda f, r: mcp_tool(registry=r)(api_view(["GET", "POST"])(f)), id="above"),
+        pytest.param(lambda f, r: api_view(["GET", "POST"])(mcp_tool(registry=r)(f)), id="below"),
+        pytest.param(
+            lambda f, r: api_view(["GET", "POST"])(_logged(mcp_tool(registry=r)(f))),
+            id="below, under a functools.wraps decorator",
+        ),
+        pytest.param(
+            lambda f, r: csrf_exempt(api_view(["GET", "POST"])(mcp_tool(registry=r)(f))),
+            id="below, under csrf_exempt",
+        ),
+    ],
+)
+def test_api_view_and_mcp_tool_work_in_either_order(registry, decorate):
+    def weather(request):
+        """Tell the weather."""
+        return Response()
+
+    view = decorate(weather, registry)
+    conf = urlconf(path("weather/", view))
+    tools = list(registry.tools(conf))
+    assert [(t.name, t.method, t.description) for t in tools] == [
+        ("weather_get", "GET", "Tell the weather."),
+        ("weather_post", "POST", "Tell the weather."),
+    ]
+    assert registry.unrouted(conf) == []
 
 
 def test_description_precedence(registry):

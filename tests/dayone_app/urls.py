@@ -9,5 +9,6 @@ router.register("products", views.ProductViewSet, basename="product")
 
 urlpatterns = [
     path("quote/", views.QuoteView.as_view(), name="quote"),
+    path("order-count/", views.order_count, name="order-count"),
     *router.urls,
 ]

@@ -6,6 +6,7 @@ docstrings of their own, and ``@api_view`` placed above ``@mcp_tool``.
 """
 
 from rest_framework import viewsets
+from rest_framework.decorators import api_view
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -48,3 +49,10 @@ class QuoteView(APIView):
         serializer.is_valid(raise_exception=True)
         quantity = serializer.validated_data["quantity"]
         return Response({"item": serializer.validated_data["item"], "price": 3 * quantity})
+
+
+@api_view(["GET"])
+@mcp_tool()
+def order_count(request):
+    """Count the signed-in user's orders."""
+    return Response({"count": Order.objects.filter(owner=request.user).count()})
