@@ -71,6 +71,13 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Put @api_view([...]) with its HTTP methods on {view} (above or below @mcp_tool), or "
         "write it as an APIView.",
     ),
+    "mcp_tools.I001": (
+        "Tool {name!r} ({where}) takes a request body, but its input schema lists no body "
+        "fields, so a model learns what to send only from the view's errors.",
+        "Declare the fields where mcp_tools reads them: {places}, or @mcp_tool("
+        "input_schema=...). If it takes no body, say so with @mcp_tool(input_schema="
+        '{{"type": "object"}}).',
+    ),
     "mcp_tools.E020": (
         "output_schema of tool {name} must be a JSON Schema dict or a Serializer class, not {type}",
         "Pass a JSON Schema dict or a Serializer class as output_schema.",
@@ -116,16 +123,27 @@ MESSAGES: dict[str, tuple[str, str]] = {
 }
 
 
+#: Where a view's body fields can be declared, by the kind of view (mcp_tools.I001).
+BODY_PLACES = {
+    "class": "serializer_class = ... (or get_serializer_class()) on {view}, "
+    "@extend_schema(request=...) with drf-spectacular",
+    "function": "@extend_schema(request=...) with drf-spectacular, above @api_view on {view}",
+}
+
+
 def describe(problem: ToolProblem) -> tuple[str, str]:
     """Return the message and the hint of ``problem``."""
     message, hint = MESSAGES[problem.id]
-    return message.format(**problem.params), hint.format(**problem.params)
+    params = dict(problem.params)
+    if "kind" in params:
+        params["places"] = BODY_PLACES[params["kind"]].format(**params)
+    return message.format(**params), hint.format(**params)
 
 
 def check_message(problem: ToolProblem) -> checks.CheckMessage:
     """Return ``problem`` as a Django system check message."""
     message, hint = describe(problem)
-    level = checks.Error if problem.error else checks.Warning
+    level = checks.Error if problem.error else checks.Info if problem.info else checks.Warning
     return level(message, hint=hint, obj=problem.obj, id=problem.id)
 
 

@@ -24,7 +24,7 @@ from .schemas import inputs
 from .schemas.introspection import model_of, view_for
 from .schemas.outputs import OutputSchemaTypeError, build_validator, resolve_output_schema
 from .schemas.validators import argument_validator
-from .tools import NAME_RE, Tool, ToolOptions, ToolProblem
+from .tools import BODY_METHODS, NAME_RE, Tool, ToolOptions, ToolProblem
 
 logger = logging.getLogger("mcp_tools")
 
@@ -86,6 +86,8 @@ def build_tool(route: Route, view_class: type[APIView], cand: Candidate, several
         route, view_class, cand.method, cand.action, several, model
     )
     problems = list(_input_problems(name, where, arguments, obj))
+    if cand.method in BODY_METHODS and options.input_schema is None:
+        problems.extend(_empty_body(name, where, arguments, view_class, obj))
     output = output_side(
         OutputSubject(name, route, view_class, cand.method, cand.action, options, obj),
         structured=_switch(
@@ -179,6 +181,20 @@ def _input_problems(
     if arguments.unsupported_fields:
         fields = ", ".join(arguments.unsupported_fields)
         yield ToolProblem("mcp_tools.W004", obj, {**params, "fields": fields})
+
+
+def _empty_body(
+    name: str, where: str, arguments: inputs.InputSchema, view_class: type[APIView], obj: Any
+) -> Iterator[ToolProblem]:
+    """A body method whose schema names no body field: say where the fields could be declared."""
+    if arguments.serializer_error or arguments.body_declared_empty:
+        return  # W002 says why, or the view says it takes no body
+    outside = {*arguments.path_params, *arguments.query_params}
+    if any(key not in outside for key in arguments.schema.get("properties", {})):
+        return
+    kind = "function" if naming.is_function_view(view_class) else "class"
+    params = {"name": name, "where": where, "view": naming.view_label(view_class), "kind": kind}
+    yield ToolProblem("mcp_tools.I001", obj, params)
 
 
 def with_overrides(

@@ -210,7 +210,17 @@ def default_description(
     return later(describe)
 
 
+def is_function_view(view_class: type[APIView]) -> bool:
+    """Return whether ``@api_view`` made the class (it renames it after the function)."""
+    return not view_class.__qualname__.endswith(view_class.__name__)
+
+
+def view_label(view_class: type[APIView]) -> str:
+    """Name a view for messages: its class, or the function ``@api_view`` wraps."""
+    return view_class.__name__ if is_function_view(view_class) else view_class.__qualname__
+
+
 def where(route: Route, view_class: type[APIView], method: str, action: str | None) -> str:
     """Describe a tool's view for messages: ``TodoViewSet list (GET) at /api/todos/``."""
     named_action = f" {action}" if action else ""
-    return f"{view_class.__qualname__}{named_action} ({method}) at /{route.route}"
+    return f"{view_label(view_class)}{named_action} ({method}) at /{route.route}"

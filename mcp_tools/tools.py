@@ -57,6 +57,10 @@ class ToolProblem:
     def error(self) -> bool:
         return ".E" in self.id
 
+    @property
+    def info(self) -> bool:
+        return ".I" in self.id
+
 
 @dataclass(frozen=True, eq=False)
 class Tool:

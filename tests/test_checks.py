@@ -337,3 +337,78 @@ def test_an_invalid_output_schema_is_an_error(settings):
     assert message.msg.startswith(
         "The output schema of tool bad_output is not a valid JSON Schema:"
     )
+
+
+I001_TAIL = (
+    " or @mcp_tool(input_schema=...). If it takes no body, say so with "
+    '@mcp_tool(input_schema={"type": "object"}).'
+)
+
+
+def test_a_body_tool_whose_schema_names_no_field_says_where_to_declare_them(settings):
+    registry = ToolRegistry()
+
+    @mcp_tool(registry=registry)
+    class SnippetList(APIView):
+        def post(self, request):
+            return Response(request.data)  # what it reads, no schema can tell
+
+    @mcp_tool(registry=registry)
+    class SnippetDetail(APIView):
+        def put(self, request, pk):
+            return Response(request.data)  # a path argument is not a body field
+
+    def snippet_create(request):
+        return Response(request.data)
+
+    declared = mcp_tool(registry=registry)(snippet_create)
+
+    @mcp_tool(registry=registry, input_schema={"type": "object"})  # no body, and it says so
+    @api_view(["POST"])
+    def snippet_ping(request):
+        return Response({})
+
+    found = check_urlconf(
+        settings,
+        registry,
+        path("snippets/", SnippetList.as_view(), name="snippet-list"),
+        path("snippets/<int:pk>/", SnippetDetail.as_view(), name="snippet-detail"),
+        path("create/", api_view(["POST"])(declared), name="snippet-create"),
+        path("ping/", snippet_ping, name="snippet-ping"),
+    )
+    message = (
+        "Tool {name!r} ({where}) takes a request body, but its input schema lists no body "
+        "fields, so a model learns what to send only from the view's errors."
+    )
+
+    def hint(view):
+        return (
+            "Declare the fields where mcp_tools reads them: serializer_class = ... (or "
+            f"get_serializer_class()) on {view}, @extend_schema(request=...) with "
+            "drf-spectacular," + I001_TAIL
+        )
+
+    local = "test_a_body_tool_whose_schema_names_no_field_says_where_to_declare_them.<locals>."
+    assert found == [
+        checks.Info(
+            message.format(name="snippet_list", where=f"{local}SnippetList (POST) at /snippets/"),
+            hint=hint(f"{local}SnippetList"),
+            obj=SnippetList,
+            id="mcp_tools.I001",
+        ),
+        checks.Info(
+            message.format(
+                name="snippet_detail", where=f"{local}SnippetDetail (PUT) at /snippets/<int:pk>/"
+            ),
+            hint=hint(f"{local}SnippetDetail"),
+            obj=SnippetDetail,
+            id="mcp_tools.I001",
+        ),
+        checks.Info(
+            message.format(name="snippet_create", where="snippet_create (POST) at /create/"),
+            hint="Declare the fields where mcp_tools reads them: @extend_schema(request=...) "
+            "with drf-spectacular, above @api_view on snippet_create," + I001_TAIL,
+            obj=declared,
+            id="mcp_tools.I001",
+        ),
+    ]

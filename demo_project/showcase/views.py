@@ -125,7 +125,7 @@ class SummaryView(APIView):
         return Response(data)
 
 
-@mcp_tool("todo_sync", title="Sync todos")
+@mcp_tool("todo_sync", title="Sync todos", input_schema={"type": "object"})  # no body
 class FailingView(APIView):
     """Sync todos with a remote calendar (always fails: shows production error masking)."""
 

@@ -49,6 +49,8 @@ class InputSchema:
     #: What introspection could not read (a message each), reported by system checks.
     serializer_error: str | None = None
     query_error: str | None = None
+    #: The view said it reads no body (drf-spectacular's ``request=None``).
+    body_declared_empty: bool = False
     unsupported_fields: list[str] = field(default_factory=list)
 
 
