@@ -14,6 +14,9 @@ from django.core import checks
 from .tools import ToolProblem
 
 INPUT_SCHEMA_HINT = "declare the arguments with @mcp_tool(input_schema=...)"
+SCHEMA_CLASS_SETTING = (
+    "REST_FRAMEWORK['DEFAULT_SCHEMA_CLASS'] = 'drf_spectacular.openapi.AutoSchema'"
+)
 
 #: id → (message, hint), formatted with the problem's params.
 MESSAGES: dict[str, tuple[str, str]] = {
@@ -77,6 +80,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Declare the fields where mcp_tools reads them: {places}, or @mcp_tool("
         "input_schema=...). If it takes no body, say so with @mcp_tool(input_schema="
         '{{"type": "object"}}).',
+    ),
+    "mcp_tools.W006": (
+        "Tool {name!r}: drf-spectacular's annotations of its view could not be read ({error}), "
+        "so the tool is built without them.",
+        "Set " + SCHEMA_CLASS_SETTING + ", as drf-spectacular's installation asks, and make "
+        "the annotations readable for a synthetic anonymous request.",
     ),
     "mcp_tools.E020": (
         "output_schema of tool {name} must be a JSON Schema dict or a Serializer class, not {type}",

@@ -21,7 +21,7 @@ from rest_framework.views import APIView
 from rest_framework.viewsets import ViewSetMixin
 
 from .checks import describe
-from .definitions import Candidate, ToolDefinitionError, build_tool
+from .definitions import Candidate, ToolDefinitionError, build_tool, excluded
 from .routes import Route, iter_routes
 from .tools import NAME_RE, TOOL_METHODS, Tool, ToolOptions, ToolProblem
 
@@ -140,6 +140,7 @@ class ToolRegistry:
         found: list[Tool] = []
         failures: list[ToolProblem] = []
         warnings: list[ToolProblem] = []
+        excluded_by: set[Any] = set()
         for route in iter_routes(resolver):
             if "format" in route.parameters:
                 continue  # DRF's format-suffix twin of another route
@@ -151,6 +152,9 @@ class ToolRegistry:
                     warnings.append(ToolProblem(NOT_DRF, declared, params))
                 continue
             cands = list(candidates(route, view_class, self._declarations))
+            for cand in [cand for cand in cands if excluded(route, view_class, cand)]:
+                cands.remove(cand)  # left out of the API schema: not a tool either
+                excluded_by.add(cand.declared_by)
             for cand in cands:
                 if cand.options.path is not None and not _same_path(cand.options.path, route):
                     continue
@@ -159,7 +163,7 @@ class ToolRegistry:
                 except ToolDefinitionError as exc:
                     failures.append(exc.problem)
         tools, clashes = _unique(found)
-        reached = {tool.declared_by for tool in found}
+        reached = {tool.declared_by for tool in found} | excluded_by
         return ToolSet(tools, failures + clashes, reached, warnings)
 
 

@@ -1,3 +1,4 @@
+from django.apps import apps
 from django.urls import include, path
 
 urlpatterns = [
@@ -9,3 +10,5 @@ urlpatterns = [
     path("d/", include("tests.dayone_app.urls")),
     path("", include("mcp_tools.urls")),
 ]
+if apps.is_installed("tests.spectacular_app"):  # not in tests/settings_plain.py
+    urlpatterns.insert(-1, path("x/", include("tests.spectacular_app.urls")))

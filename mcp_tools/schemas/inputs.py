@@ -14,12 +14,13 @@ from typing import Any
 from django.db.models import Model
 from jsonschema import Draft7Validator, Draft202012Validator
 from jsonschema.exceptions import SchemaError
+from rest_framework import serializers
 from rest_framework.views import APIView
 from rest_framework.viewsets import ViewSetMixin
 
 from ..routes import Route
 from ..tools import BODY_METHODS
-from . import fields
+from . import fields, spectacular
 from .introspection import (
     IntrospectionError,
     is_list_view,
@@ -29,6 +30,7 @@ from .introspection import (
     view_for,
 )
 from .queries import query_parameters
+from .spectacular import NOT_DECLARED
 
 Schema = dict[str, Any]
 
@@ -49,8 +51,9 @@ class InputSchema:
     #: What introspection could not read (a message each), reported by system checks.
     serializer_error: str | None = None
     query_error: str | None = None
-    #: The view said it reads no body (drf-spectacular's ``request=None``).
-    body_declared_empty: bool = False
+    #: The view's annotations declare its body: none (drf-spectacular's ``request=None``), or
+    #: an object of any properties. A body of no listed field is then what the view says.
+    body_declared: bool = False
     unsupported_fields: list[str] = field(default_factory=list)
 
 
@@ -93,6 +96,7 @@ def build_input_schema(
     params = path_parameters(route)
     result = InputSchema(schema={}, path_params=params)
     view = view_for(view_class, route, method, action)
+    declared_path: dict[str, Schema] = {}
     if declared is not None:
         schema = dict(declared)
         schema.setdefault("type", "object")
@@ -100,14 +104,16 @@ def build_input_schema(
         required = list(schema.get("required", []))
         query: dict[str, Schema] = {}
     else:
+        annotated = spectacular.operation(view, route, method)
         schema, properties, required, query = {"type": "object"}, {}, [], {}
         if method in BODY_METHODS:
-            body = _body_schema(view, method, action, result)
+            body = _body_schema(view, method, action, result, annotated.request)
             if body is not None:
                 properties, required = dict(body["properties"]), list(body.get("required", []))
                 if "$defs" in body:
                     schema["$defs"] = body["$defs"]
-                schema["additionalProperties"] = False
+                if "additionalProperties" in body:  # a serializer's False, or as declared
+                    schema["additionalProperties"] = body["additionalProperties"]
         if is_list_view(view_class, method, action):
             try:
                 found = query_parameters(view)
@@ -116,10 +122,12 @@ def build_input_schema(
             else:
                 query = found.properties
                 required = [*found.required, *required]
+        declared_path = _declared_parameters(annotated.parameters, query, required)
         _check_clashes(params, query, properties)
     if model is None and params:
         model = model_of(view)
     path_properties = {p: path_parameter_schema(route, view_class, p, model) for p in params}
+    path_properties.update((p, declared_path[p]) for p in params if p in declared_path)
     schema["properties"] = {**path_properties, **query, **properties}
     if schema.get("additionalProperties") is False and not properties:
         del schema["additionalProperties"]
@@ -133,15 +141,57 @@ def build_input_schema(
     return result
 
 
-def _body_schema(view: Any, method: str, action: str | None, result: InputSchema) -> Schema | None:
+def _body_schema(
+    view: Any, method: str, action: str | None, result: InputSchema, annotated: Any
+) -> Schema | None:
+    partial = method == "PATCH" or action in PARTIAL_ACTIONS
+    declared = _media_value(spectacular.unwrap(annotated))
+    if declared is not NOT_DECLARED:
+        return _declared_body(declared, partial, result)
     try:
         serializer = serializer_of(view)
     except IntrospectionError as exc:
         result.serializer_error = str(exc)
         return None
-    if serializer is None:
+    return _serializer_body(serializer, partial, result)
+
+
+def _media_value(value: Any) -> Any:
+    """The JSON entry of a ``{media type: request}`` dict; anything else as is."""
+    if isinstance(value, dict) and value and all(isinstance(k, str) and "/" in k for k in value):
+        json_types = [key for key in value if "json" in key]
+        return spectacular.unwrap(value[json_types[0] if json_types else next(iter(value))])
+    return value
+
+
+def _declared_body(declared: Any, partial: bool, result: InputSchema) -> Schema | None:
+    """The body fields of drf-spectacular's ``request=``: a serializer, or a schema of an object."""
+    if declared is None:
+        result.body_declared = True  # request=None: the view reads no body
         return None
-    partial = method == "PATCH" or action in PARTIAL_ACTIONS
+    if spectacular.polymorphic_serializers(declared) is not None:
+        return None  # one of several shapes: no flat list of arguments can say it
+    if isinstance(declared, type) and issubclass(declared, serializers.BaseSerializer):
+        declared = declared()
+    if isinstance(declared, serializers.BaseSerializer):
+        return _serializer_body(declared, partial, result)
+    schema = fields.declared_schema(declared) or {}
+    if schema.get("type") != "object":
+        return None  # a body that is not an object can't be arguments
+    result.body_declared = True
+    body: Schema = {"properties": dict(schema.get("properties") or {})}
+    if schema.get("required") and not partial:
+        body["required"] = list(schema["required"])
+    if "additionalProperties" in schema:
+        body["additionalProperties"] = schema["additionalProperties"]
+    return body
+
+
+def _serializer_body(
+    serializer: serializers.BaseSerializer | None, partial: bool, result: InputSchema
+) -> Schema | None:
+    if serializer is None or isinstance(serializer, serializers.ListSerializer):
+        return None  # no serializer, or a body that is an array: no arguments to list
     context = fields.SchemaContext(partial=partial, files_unsupported=True)
     try:
         body = fields.serializer_schema(serializer, context=context)
@@ -151,6 +201,58 @@ def _body_schema(view: Any, method: str, action: str | None, result: InputSchema
         return None
     result.unsupported_fields = list(context.unsupported)
     return body
+
+
+def _declared_parameters(
+    parameters: tuple[Any, ...], query: dict[str, Schema], required: list[str]
+) -> dict[str, Schema]:
+    """Apply drf-spectacular's ``parameters=`` to the query arguments (in place); return the
+    schemas it declares for path parameters.
+
+    Header and cookie parameters are left out: a tool call carries neither.
+    """
+    path: dict[str, Schema] = {}
+    for parameter in parameters:
+        if not spectacular.is_parameter(parameter):
+            # A serializer: each of its fields is a query parameter, as spectacular reads it.
+            serializer = parameter() if isinstance(parameter, type) else parameter
+            for name, field in fields.writable_fields(serializer).items():
+                query[name] = fields.field_schema(field)
+                if field.required and name not in required:
+                    required.append(name)
+            continue
+        if parameter.response or parameter.location not in ("query", "path"):
+            continue
+        if parameter.location == "path":
+            if not parameter.exclude:
+                path[parameter.name] = _parameter_schema(parameter)
+            continue
+        if parameter.name in required:
+            required.remove(parameter.name)
+        if parameter.exclude:
+            query.pop(parameter.name, None)
+            continue
+        query[parameter.name] = _parameter_schema(parameter)
+        if parameter.required:
+            required.append(parameter.name)
+    return path
+
+
+def _parameter_schema(parameter: Any) -> Schema:
+    """The schema of one ``OpenApiParameter``: its type, ``many``, enum, pattern, default."""
+    schema = fields.declared_schema(parameter.type) or {}
+    if parameter.many:
+        schema = {"type": "array", "items": schema}
+    values = schema["items"] if parameter.many else schema
+    if parameter.enum:
+        values["enum"] = list(parameter.enum)
+    if parameter.pattern:
+        values["pattern"] = parameter.pattern
+    if parameter.default is not None and fields.is_json(parameter.default):
+        schema["default"] = parameter.default
+    if parameter.description:
+        schema["description"] = str(parameter.description)
+    return schema
 
 
 def _check_clashes(path: tuple[str, ...], query: Schema, body: Schema) -> None:
