@@ -77,7 +77,7 @@ class FeedXMLView(APIView):
 
 @mcp_tool("todo_export_pdf", title="Todo export (PDF)")
 class ExportPDFView(APIView):
-    """Export the todo list as a PDF; MCP clients get "Unsupported response content type"."""
+    """Export the todo list as a PDF, returned as an embedded resource (base64 blob)."""
 
     def get(self, request):
         titles = ", ".join(todo.title for todo in _todos(request)) or "nothing to do"
