@@ -146,8 +146,10 @@ class ToolRegistry:
                 continue  # DRF's format-suffix twin of another route
             view_class = view_class_of(route.callback)
             if view_class is None:
-                declared = _declared_in(route.callback, self._declarations)
-                if declared is not None:  # @mcp_tool on a plain Django view
+                declared = _declared_in(route.callback, self._declarations) or _declared_in(
+                    getattr(route.callback, "view_class", None), self._declarations
+                )
+                if declared is not None:  # @mcp_tool on a plain Django view (or a View class)
                     params = {"view": _qualname(declared), "route": route.route}
                     warnings.append(ToolProblem(NOT_DRF, declared, params))
                 continue

@@ -46,3 +46,15 @@ async def connect(
     http = httpx2.AsyncClient(headers=headers, event_hooks=hooks, timeout=30)
     async with http, Client(streamable_http_client(url, http_client=http), mode=mode) as client:
         yield client
+
+
+async def all_tools(client: Client) -> dict[str, Any]:
+    """Return every tool the client lists, by name, following ``nextCursor`` page by page."""
+    tools: dict[str, Any] = {}
+    cursor = None
+    while True:
+        listed = await client.list_tools(cursor=cursor)
+        tools.update((tool.name, tool) for tool in listed.tools)
+        cursor = listed.next_cursor
+        if cursor is None:
+            return tools

@@ -118,6 +118,15 @@ def test_mcp_tool_on_a_plain_django_view_says_to_add_api_view(settings):
     ]
 
 
+def test_mcp_tool_on_a_django_class_based_view_says_the_same(settings):
+    from django.views import View
+
+    registry = ToolRegistry()
+    view = mcp_tool(registry=registry)(type("Page", (View,), {}))
+    (found,) = check_urlconf(settings, registry, path("page/", view.as_view()))
+    assert (found.id, found.obj) == ("mcp_tools.W005", view)
+
+
 def check_urlconf(settings, registry, *patterns):
     module = types.ModuleType("checked_urls")
     module.urlpatterns = list(patterns)

@@ -9,7 +9,7 @@ import pytest
 
 from tests.dayone_app.models import Order, Product
 from tests.helpers import write_catalog
-from tests.sdk import Wire, connect
+from tests.sdk import Wire, all_tools, connect
 from tests.wire import validate_exchange
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -25,13 +25,7 @@ def listed_and_called(url, token, calls, *, mode="legacy"):
 
     async def scenario():
         async with connect(url, token=token, mode=mode, wire=wire) as client:
-            tools, cursor = {}, None
-            while True:  # every page: tools/list is paged (PAGE_SIZE)
-                listed = await client.list_tools(cursor=cursor)
-                tools.update((tool.name, tool) for tool in listed.tools)
-                cursor = listed.next_cursor
-                if cursor is None:
-                    break
+            tools = await all_tools(client)  # every page (PAGE_SIZE)
             results = [await client.call_tool(name, arguments) for name, arguments in calls]
             return tools, results
 

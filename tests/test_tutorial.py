@@ -17,7 +17,7 @@ import pytest
 
 from tests.conformance_app.server import REPO, free_port, wait_for_port
 from tests.processes import stop
-from tests.sdk import Wire, connect
+from tests.sdk import Wire, all_tools, connect
 from tests.wire import validate_exchange
 
 STANDARD = ("list", "create", "retrieve", "update", "partial_update", "destroy")
@@ -79,12 +79,7 @@ def session(url, token, calls):
 
     async def scenario():
         async with connect(url, token=token, mode="auto", wire=wire) as client:
-            tools, cursor = {}, None
-            while True:
-                listed = await client.list_tools(cursor=cursor)
-                tools.update((tool.name, tool) for tool in listed.tools)
-                if (cursor := listed.next_cursor) is None:
-                    break
+            tools = await all_tools(client)  # every page (PAGE_SIZE)
             results = []
             for call in calls:
                 name, arguments = call(results)

@@ -21,7 +21,7 @@ from rest_framework.views import APIView
 from mcp_tools.checks import check_tools
 from mcp_tools.decorators import mcp_tool
 from mcp_tools.registry import ToolRegistry
-from tests.sdk import Wire, connect
+from tests.sdk import Wire, all_tools, connect
 from tests.spectacular_app.models import Book
 from tests.wire import validate_exchange
 
@@ -41,12 +41,7 @@ def session(url, token, calls, mode):
 
     async def scenario():
         async with connect(url, token=token, mode=mode, wire=wire) as client:
-            tools, cursor = {}, None
-            while True:
-                listed = await client.list_tools(cursor=cursor)
-                tools.update((tool.name, tool) for tool in listed.tools)
-                if (cursor := listed.next_cursor) is None:
-                    break
+            tools = await all_tools(client)  # every page (PAGE_SIZE)
             return tools, [await client.call_tool(name, args) for name, args in calls]
 
     tools, results = run(scenario())
