@@ -84,4 +84,10 @@ MCP_TOOLS = {
     "INSTRUCTIONS": "Tools to read and manage the signed-in user's todo list.",
     # Every call in the admin's log, so the demo's figures count them all.
     "CALL_LOG": "all",
+    # `make demo` runs with DEBUG on (runserver serves the admin's static files), which
+    # would unmask errors: mask them as production does, so todo_sync shows what a client
+    # sees there ("Internal server error" and an error reference to look up in the log).
+    "MASK_ERRORS": True,
+    # todo_export_pdf answers a PDF: an embedded resource instead of an unsupported type.
+    "BINARY_AS_RESOURCE": True,
 }

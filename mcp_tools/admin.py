@@ -231,7 +231,7 @@ class ExposedToolAdmin(admin.ModelAdmin):
     @admin.display(description=_("annotations"))
     def effective_annotations(self, obj: ExposedTool) -> str:
         tool = self.tool(obj)
-        return pretty(tool.annotations) if tool is not None else "-"
+        return pretty(tool.definition()["annotations"]) if tool is not None else "-"
 
     @admin.display(description=_("input schema"))
     def input_schema(self, obj: ExposedTool) -> str:

@@ -1,8 +1,8 @@
 """Tool arguments: leniently coerced, checked against the inputSchema, split into path, query, body.
 
 Some clients send every argument as a string (``"3"``, ``"true"``, ``"[1, 2]"``). A string
-that encodes the JSON type the schema declares is converted before validation; any other
-string is left for validation to report.
+that encodes the JSON type the schema declares is converted before validation, and so is a
+number where only a string is declared; anything else is left for validation to report.
 """
 
 from __future__ import annotations
@@ -56,7 +56,16 @@ def _is_type(value: Any, name: str) -> bool:
 
 
 def coerce_value(value: Any, schema: Any) -> Any:
-    """Return ``value``, or the JSON it encodes when it is a string of a declared type."""
+    """Return ``value``, or the JSON it encodes when it is a string of a declared type.
+
+    A number where only a string is declared becomes its JSON text (``1`` → ``"1"``), as
+    DRF's ``CharField`` reads it: the ids a tool returns go back into a string lookup.
+    """
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        types = declared_types(schema)
+        if "string" in types and not types & {"integer", "number"}:
+            return json.dumps(value)
+        return value
     if isinstance(value, str):
         types = declared_types(schema)
         if "string" in types or not types:

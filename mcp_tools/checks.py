@@ -14,6 +14,9 @@ from django.core import checks
 from .tools import ToolProblem
 
 INPUT_SCHEMA_HINT = "declare the arguments with @mcp_tool(input_schema=...)"
+SCHEMA_CLASS_SETTING = (
+    "REST_FRAMEWORK['DEFAULT_SCHEMA_CLASS'] = 'drf_spectacular.openapi.AutoSchema'"
+)
 
 #: id → (message, hint), formatted with the problem's params.
 MESSAGES: dict[str, tuple[str, str]] = {
@@ -44,7 +47,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "mcp_tools.W001": (
         "{view} is decorated with @mcp_tool but no URL pattern routes to it, so it is not a tool.",
-        "Include the view (or its router) in the URLconf, or remove the decorator.",
+        "Include the view (or its router) in the URLconf, or remove the decorator. On a "
+        "function, put @api_view and @mcp_tool right on each other (in either order): a "
+        "decorator between them must keep the function reachable with functools.wraps.",
     ),
     "mcp_tools.W002": (
         "Tool {name!r} ({where}): the request serializer could not be read with a synthetic "
@@ -62,6 +67,25 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "arguments can't carry; they are left out of the input schema.",
         "Expose a variant of the view whose serializer takes a URL or base64 text instead, "
         "or leave this method out with methods=/actions=.",
+    ),
+    "mcp_tools.W005": (
+        "{view} is decorated with @mcp_tool and routed at /{route}, but it is a plain Django "
+        "view, not a Django REST framework view, so it is not a tool.",
+        "Put @api_view([...]) with its HTTP methods on {view} (above or below @mcp_tool), or "
+        "write it as an APIView.",
+    ),
+    "mcp_tools.I001": (
+        "Tool {name!r} ({where}) takes a request body, but its input schema lists no body "
+        "fields, so a model learns what to send only from the view's errors.",
+        "Declare the fields where mcp_tools reads them: {places}, or @mcp_tool("
+        "input_schema=...). If it takes no body, say so with @mcp_tool(input_schema="
+        '{{"type": "object"}}).',
+    ),
+    "mcp_tools.W006": (
+        "Tool {name!r}: drf-spectacular's annotations of its view could not be read ({error}), "
+        "so the tool is built without them.",
+        "Set " + SCHEMA_CLASS_SETTING + ", as drf-spectacular's installation asks, and make "
+        "the annotations readable for a synthetic anonymous request.",
     ),
     "mcp_tools.E020": (
         "output_schema of tool {name} must be a JSON Schema dict or a Serializer class, not {type}",
@@ -144,16 +168,27 @@ REQUIRED_APPS = {
 }
 
 
+#: Where a view's body fields can be declared, by the kind of view (mcp_tools.I001).
+BODY_PLACES = {
+    "class": "serializer_class = ... (or get_serializer_class()) on {view}, "
+    "@extend_schema(request=...) with drf-spectacular",
+    "function": "@extend_schema(request=...) with drf-spectacular, above @api_view on {view}",
+}
+
+
 def describe(problem: ToolProblem) -> tuple[str, str]:
     """Return the message and the hint of ``problem``."""
     message, hint = MESSAGES[problem.id]
-    return message.format(**problem.params), hint.format(**problem.params)
+    params = dict(problem.params)
+    if "kind" in params:
+        params["places"] = BODY_PLACES[params["kind"]].format(**params)
+    return message.format(**params), hint.format(**params)
 
 
 def check_message(problem: ToolProblem) -> checks.CheckMessage:
     """Return ``problem`` as a Django system check message."""
     message, hint = describe(problem)
-    level = checks.Error if problem.error else checks.Warning
+    level = checks.Error if problem.error else checks.Info if problem.info else checks.Warning
     return level(message, hint=hint, obj=problem.obj, id=problem.id)
 
 

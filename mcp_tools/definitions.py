@@ -20,10 +20,11 @@ from . import naming
 from .annotations import tool_annotations
 from .conf import mcp_settings
 from .routes import Route
-from .schemas import inputs
+from .schemas import inputs, spectacular
+from .schemas.introspection import model_of, view_for
 from .schemas.outputs import OutputSchemaTypeError, build_validator, resolve_output_schema
 from .schemas.validators import argument_validator
-from .tools import NAME_RE, Tool, ToolOptions, ToolProblem
+from .tools import BODY_METHODS, NAME_RE, Tool, ToolOptions, ToolProblem
 
 logger = logging.getLogger("mcp_tools")
 
@@ -72,18 +73,32 @@ def build_tool(route: Route, view_class: type[APIView], cand: Candidate, several
             raise ToolDefinitionError(
                 ToolProblem("mcp_tools.E005", obj, {"name": name, "problem": invalid})
             )
+    view = view_for(view_class, route, cand.method, cand.action)
+    model = model_of(view)
+    annotated = spectacular.operation(view, route, cand.method)
+    if annotated.tags:
+        tags = (*options.tags, *(tag for tag in annotated.tags if tag not in options.tags))
+        options = dataclasses.replace(options, tags=tags)
     try:
         arguments = inputs.build_input_schema(
-            route, view_class, cand.method, cand.action, options.input_schema
+            route, view_class, cand.method, cand.action, options.input_schema, model=model
         )
     except inputs.ArgumentClash as exc:
         raise ToolDefinitionError(
             ToolProblem("mcp_tools.E004", obj, {"name": name, "where": where, "clash": str(exc)})
         ) from exc
-    title = options.title or naming.default_title(
-        route, view_class, cand.method, cand.action, several
+    title = (
+        options.title
+        or annotated.summary
+        or naming.default_title(route, view_class, cand.method, cand.action, several, model)
     )
     problems = list(_input_problems(name, where, arguments, obj))
+    if annotated.error:
+        problems.append(
+            ToolProblem("mcp_tools.W006", obj, {"name": name, "error": annotated.error})
+        )
+    if cand.method in BODY_METHODS and options.input_schema is None:
+        problems.extend(_empty_body(name, where, arguments, view_class, obj))
     output = output_side(
         OutputSubject(name, route, view_class, cand.method, cand.action, options, obj),
         structured=_switch(
@@ -96,7 +111,10 @@ def build_tool(route: Route, view_class: type[APIView], cand: Candidate, several
         name=name,
         title=title,
         description=options.description
-        or naming.default_description(cand.handler, view_class, title),
+        or annotated.description
+        or naming.default_description(
+            cand.handler, view_class, title, method=cand.method, action=cand.action, model=model
+        ),
         method=cand.method,
         route=route,
         view_class=view_class,
@@ -114,6 +132,23 @@ def build_tool(route: Route, view_class: type[APIView], cand: Candidate, several
         declared_by=obj,
         problems=tuple(problems),
     )
+
+
+def excluded(route: Route, view_class: type[APIView], cand: Candidate) -> bool:
+    """Return whether drf-spectacular's ``exclude=True`` leaves this candidate out.
+
+    A declaration that names the operation itself (``@mcp_tool`` on the handler, or in its
+    ``actions=``/``methods=``) wins over the exclusion from the API schema.
+    """
+    options = cand.options
+    if cand.declared_by is cand.handler:
+        return False
+    if cand.action is not None and options.actions is not None:
+        return False
+    if cand.action is None and options.methods is not None:
+        return False
+    view = view_for(view_class, route, cand.method, cand.action)
+    return spectacular.operation(view, route, cand.method).excluded
 
 
 def _switch(declared: bool | None, setting: Any) -> bool:
@@ -175,6 +210,20 @@ def _input_problems(
     if arguments.unsupported_fields:
         fields = ", ".join(arguments.unsupported_fields)
         yield ToolProblem("mcp_tools.W004", obj, {**params, "fields": fields})
+
+
+def _empty_body(
+    name: str, where: str, arguments: inputs.InputSchema, view_class: type[APIView], obj: Any
+) -> Iterator[ToolProblem]:
+    """A body method whose schema names no body field: say where the fields could be declared."""
+    if arguments.serializer_error or arguments.body_declared:
+        return  # W002 says why, or the view says it takes no body
+    outside = {*arguments.path_params, *arguments.query_params}
+    if any(key not in outside for key in arguments.schema.get("properties", {})):
+        return
+    kind = "function" if naming.is_function_view(view_class) else "class"
+    params = {"name": name, "where": where, "view": naming.view_label(view_class), "kind": kind}
+    yield ToolProblem("mcp_tools.I001", obj, params)
 
 
 def with_overrides(

@@ -9,6 +9,7 @@ from __future__ import annotations
 from referencing.exceptions import Unresolvable
 
 from .protocol.results import ToolResult, text_block
+from .schemas.validators import error_message
 from .tools import Tool
 
 MISMATCH = "Output does not match the tool's output schema at {path}: {message}"
@@ -37,7 +38,7 @@ def enforce(tool: Tool, result: ToolResult) -> ToolResult:
     if not errors:
         return result
     errors.sort(key=lambda error: (error.json_path, error.message))
-    lines = [MISMATCH.format(path=error.json_path, message=error.message) for error in errors]
+    lines = [MISMATCH.format(path=e.json_path, message=error_message(e)) for e in errors]
     return _mismatch(result, lines)
 
 

@@ -1,22 +1,94 @@
-"""Tool names, titles and descriptions derived from a routed view (docs/tools.md)."""
+"""Tool names, titles and descriptions derived from a routed view (docs/tools.md).
+
+Titles and descriptions built from a model's verbose names are lazy translations: they are
+marked for Django's translation machinery and put into words in the language active when a
+client lists the tools (``tools/list`` pages are cached per language).
+"""
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
+from django.db.models import Model
+from django.utils.functional import lazy
+from django.utils.text import capfirst
+from django.utils.translation import gettext, override
+from rest_framework import mixins
 from rest_framework.views import APIView
 
 from .routes import Route
+from .schemas.introspection import lookup_model_field
 
-STANDARD_ACTIONS = {
-    "list": "List {plural}",
-    "retrieve": "Get {singular}",
-    "create": "Create {singular}",
-    "update": "Update {singular}",
-    "partial_update": "Partially update {singular}",
-    "destroy": "Delete {singular}",
-}
+STANDARD_ACTIONS = ("list", "retrieve", "create", "update", "partial_update", "destroy")
+
+#: The standard action a generic view's own (DRF's) handler performs, by mixin and method.
+GENERIC_ACTIONS: list[tuple[type, str, str]] = [
+    (mixins.ListModelMixin, "GET", "list"),
+    (mixins.RetrieveModelMixin, "GET", "retrieve"),
+    (mixins.CreateModelMixin, "POST", "create"),
+    (mixins.UpdateModelMixin, "PUT", "update"),
+    (mixins.UpdateModelMixin, "PATCH", "partial_update"),
+    (mixins.DestroyModelMixin, "DELETE", "destroy"),
+]
+
+
+def _titles(action: str, singular: str, plural: str) -> str:
+    # Spelled out, one gettext call each, so that makemessages finds every message.
+    values = {"singular": singular, "plural": plural}
+    if action == "list":
+        return gettext("List %(plural)s") % values
+    if action == "retrieve":
+        return gettext("Get %(singular)s") % values
+    if action == "create":
+        return gettext("Create %(singular)s") % values
+    if action == "update":
+        return gettext("Update %(singular)s") % values
+    if action == "partial_update":
+        return gettext("Partially update %(singular)s") % values
+    return gettext("Delete %(singular)s") % values
+
+
+def _sentence(action: str, singular: str, plural: str, lookup: str, an: bool) -> str:
+    # Each sentence comes in an "a" and an "an" form, chosen by the model's English name
+    # (``an``): a catalog translates both into whatever its language needs.
+    values = {"name": singular, "plural": plural, "lookup": lookup}
+    if action == "list":
+        return gettext("List %(plural)s.") % values
+    if action == "retrieve":
+        return gettext("Get one %(name)s by %(lookup)s.") % values
+    if action == "create":
+        text = gettext("Create an %(name)s.") if an else gettext("Create a %(name)s.")
+    elif action == "update":
+        text = gettext("Replace an %(name)s.") if an else gettext("Replace a %(name)s.")
+    elif action == "partial_update":
+        text = (
+            gettext("Change some fields of an %(name)s.")
+            if an
+            else gettext("Change some fields of a %(name)s.")
+        )
+    else:
+        text = gettext("Delete an %(name)s.") if an else gettext("Delete a %(name)s.")
+    return text % values
+
+
+def takes_an(word: str) -> bool:
+    """Return whether English writes "an" before ``word`` (an order, a user, an hour)."""
+    lowered = word.lower()
+    if lowered.startswith(("hour", "honest", "honor", "honour", "heir")):
+        return True
+    if lowered.startswith(("uni", "use", "usu", "uti", "ura", "ure", "uro", "url", "eu", "one")):
+        return False
+    return lowered[:1] in ("a", "e", "i", "o", "u")
+
+
+def _later(build: Callable[[], str]) -> str:
+    return build()
+
+
+#: A string built when it is read, in the language active then (a Django lazy string).
+later = cast(Callable[[Callable[[], str]], str], lazy(_later, str))
 
 
 def snake_case(name: str) -> str:
@@ -43,26 +115,29 @@ def default_name(
     return f"{base}_{method.lower()}" if several else base
 
 
-def _model_names(view_class: type[APIView], basename: str) -> tuple[str, str]:
-    queryset = getattr(view_class, "queryset", None)
-    model = getattr(queryset, "model", None)
+def _model_names(model: type[Model] | None, basename: str) -> tuple[Any, Any]:
+    """Return the singular and plural names: the model's verbose names (lazy), else words."""
     if model is not None:
-        return str(model._meta.verbose_name), str(model._meta.verbose_name_plural)
+        return model._meta.verbose_name, model._meta.verbose_name_plural
     words = basename.replace("_", " ").replace("-", " ")
     return words, words + "s"
 
 
 def default_title(
-    route: Route, view_class: type[APIView], method: str, action: str | None, several: bool
+    route: Route,
+    view_class: type[APIView],
+    method: str,
+    action: str | None,
+    several: bool,
+    model: type[Model] | None = None,
 ) -> str:
     """Return a human title: from the model's verbose names, else DRF's view name."""
     if action is not None:
-        singular, plural = _model_names(
-            view_class, _basename(route, view_class) or view_class.__name__
-        )
+        singular, plural = _model_names(model, _basename(route, view_class) or view_class.__name__)
         if action in STANDARD_ACTIONS:
-            return STANDARD_ACTIONS[action].format(singular=singular, plural=plural)
-        return f"{singular.capitalize()}: {action.replace('_', ' ')}"
+            return later(lambda: _titles(action, str(singular), str(plural)))
+        words = action.replace("_", " ")
+        return later(lambda: f"{capfirst(str(singular))}: {words}")
     title = view_class().get_view_name()
     return f"{title} ({method})" if several else title
 
@@ -76,12 +151,76 @@ def docstring(obj: Any) -> str | None:
     return re.sub(r"\s+", " ", doc).strip() or None
 
 
-def default_description(handler: Any, view_class: type[APIView], title: str) -> str:
-    """Return the handler's docstring, else the class docstring, else the title."""
-    return docstring(handler) or docstring(view_class) or f"{title}."
+def standard_action(view_class: type[APIView], method: str, action: str | None) -> str | None:
+    """Return the standard action a tool performs: a ViewSet's, or a generic view's own."""
+    if action is not None:
+        return action if action in STANDARD_ACTIONS else None
+    handler = getattr(view_class, method.lower(), None)
+    if docstring(handler) is not None or not getattr(handler, "__module__", "").startswith(
+        "rest_framework"
+    ):
+        return None  # a handler of the project's own: it may do anything
+    for mixin, mixin_method, name in GENERIC_ACTIONS:
+        if method == mixin_method and issubclass(view_class, mixin):
+            return name
+    return None
+
+
+def _lookup_words(view_class: type[APIView], model: type[Model]) -> Callable[[], str]:
+    lookup = getattr(view_class, "lookup_field", "pk")
+    field = lookup_model_field(model, lookup)
+
+    def words() -> str:
+        if field is None:
+            return lookup.replace("__", " ").replace("_", " ")
+        name = str(field.verbose_name)
+        return name.lower() if name.isupper() else name  # "ID" reads "id" in a sentence
+
+    return words
+
+
+def default_description(
+    handler: Any,
+    view_class: type[APIView],
+    title: str,
+    *,
+    method: str = "GET",
+    action: str | None = None,
+    model: type[Model] | None = None,
+) -> str:
+    """Return the handler's docstring; else, for a standard action on a model, a sentence of
+    what it does followed by the class docstring; else the class docstring, else the title.
+    """
+    own = docstring(handler)
+    if own is not None:
+        return own
+    class_doc = docstring(view_class)
+    standard = standard_action(view_class, method, action)
+    if standard is None or model is None:
+        return class_doc or later(lambda: f"{title}.")
+    singular, plural = model._meta.verbose_name, model._meta.verbose_name_plural
+    lookup = _lookup_words(view_class, model)
+    with override(None):  # the English name decides between "a" and "an"
+        an = takes_an(str(singular))
+
+    def describe() -> str:
+        sentence = _sentence(standard, str(singular), str(plural), lookup(), an)
+        return f"{sentence} {class_doc}" if class_doc else sentence
+
+    return later(describe)
+
+
+def is_function_view(view_class: type[APIView]) -> bool:
+    """Return whether ``@api_view`` made the class (it renames it after the function)."""
+    return not view_class.__qualname__.endswith(view_class.__name__)
+
+
+def view_label(view_class: type[APIView]) -> str:
+    """Name a view for messages: its class, or the function ``@api_view`` wraps."""
+    return view_class.__name__ if is_function_view(view_class) else view_class.__qualname__
 
 
 def where(route: Route, view_class: type[APIView], method: str, action: str | None) -> str:
     """Describe a tool's view for messages: ``TodoViewSet list (GET) at /api/todos/``."""
     named_action = f" {action}" if action else ""
-    return f"{view_class.__qualname__}{named_action} ({method}) at /{route.route}"
+    return f"{view_label(view_class)}{named_action} ({method}) at /{route.route}"

@@ -21,12 +21,13 @@ from rest_framework.views import APIView
 from rest_framework.viewsets import ViewSetMixin
 
 from .checks import describe
-from .definitions import Candidate, ToolDefinitionError, build_tool
+from .definitions import Candidate, ToolDefinitionError, build_tool, excluded
 from .routes import Route, iter_routes
 from .tools import NAME_RE, TOOL_METHODS, Tool, ToolOptions, ToolProblem
 
 DUPLICATE_NAME = "mcp_tools.E001"
 MOUNTED_TWICE = "mcp_tools.E003"
+NOT_DRF = "mcp_tools.W005"
 
 
 class AlreadyRegistered(ImproperlyConfigured):
@@ -41,18 +42,21 @@ class ToolSet:
         tools: list[Tool],
         failures: list[ToolProblem] | None = None,
         reached: set[Any] | None = None,
+        warnings: list[ToolProblem] | None = None,
     ) -> None:
         self.by_name: dict[str, Tool] = {tool.name: tool for tool in tools}
         #: Problems that kept a declared tool from being built (errors, always).
         self.failures: list[ToolProblem] = list(failures or [])
-        #: Every problem: the failures, then what each built tool reported.
+        #: Every problem: the failures, the warnings of routes that make no tool, then what
+        #: each built tool reported.
         self.problems: list[ToolProblem] = [
             *self.failures,
+            *(warnings or []),
             *(problem for tool in tools for problem in tool.problems),
         ]
         #: Declarations some route reaches, including those whose tools failed to build.
         self.reached: set[Any] = {tool.declared_by for tool in tools} | set(reached or ())
-        self.reached |= {problem.obj for problem in self.failures}
+        self.reached |= {problem.obj for problem in [*self.failures, *(warnings or [])]}
 
     def __iter__(self) -> Iterator[Tool]:
         return iter(self.by_name.values())
@@ -135,13 +139,24 @@ class ToolRegistry:
     def _resolve(self, resolver: URLResolver) -> ToolSet:
         found: list[Tool] = []
         failures: list[ToolProblem] = []
+        warnings: list[ToolProblem] = []
+        excluded_by: set[Any] = set()
         for route in iter_routes(resolver):
             if "format" in route.parameters:
                 continue  # DRF's format-suffix twin of another route
             view_class = view_class_of(route.callback)
             if view_class is None:
+                declared = _declared_in(route.callback, self._declarations) or _declared_in(
+                    getattr(route.callback, "view_class", None), self._declarations
+                )
+                if declared is not None:  # @mcp_tool on a plain Django view (or a View class)
+                    params = {"view": _qualname(declared), "route": route.route}
+                    warnings.append(ToolProblem(NOT_DRF, declared, params))
                 continue
             cands = list(candidates(route, view_class, self._declarations))
+            for cand in [cand for cand in cands if excluded(route, view_class, cand)]:
+                cands.remove(cand)  # left out of the API schema: not a tool either
+                excluded_by.add(cand.declared_by)
             for cand in cands:
                 if cand.options.path is not None and not _same_path(cand.options.path, route):
                     continue
@@ -150,7 +165,8 @@ class ToolRegistry:
                 except ToolDefinitionError as exc:
                     failures.append(exc.problem)
         tools, clashes = _unique(found)
-        return ToolSet(tools, failures + clashes, {tool.declared_by for tool in found})
+        reached = {tool.declared_by for tool in found} | excluded_by
+        return ToolSet(tools, failures + clashes, reached, warnings)
 
 
 def view_class_of(callback: Callable[..., Any]) -> type[APIView] | None:
@@ -181,7 +197,14 @@ def candidates(
             ):
                 yield Candidate(method, action, handler, class_options, view_class)
         return
-    callback_options = declarations.get(route.callback)  # an @api_view function
+    # An @api_view function: @mcp_tool above @api_view declares the callback itself, below
+    # it the function @api_view wraps.
+    callback: Any = route.callback
+    callback_options = declarations.get(callback)
+    if callback_options is None and class_options is None:
+        wrapped = wrapped_function(view_class, declarations)
+        if wrapped is not None:
+            callback, callback_options = wrapped, declarations[wrapped]
     for method in TOOL_METHODS:
         handler = getattr(view_class, method.lower(), None)
         if method.lower() not in view_class.http_method_names or handler is None:
@@ -192,8 +215,54 @@ def candidates(
             continue
         options = class_options or callback_options
         if options is not None and (options.methods is None or method in options.methods):
-            declared_by = view_class if class_options else route.callback
+            declared_by = view_class if class_options else callback
             yield Candidate(method, None, handler, options, declared_by)
+
+
+#: How many ``functools.wraps`` layers are followed down to a declared function.
+MAX_WRAPPED = 10
+
+
+def _unwrapped(obj: Any) -> Iterator[Any]:
+    """Yield ``obj`` and each function it wraps (``__wrapped__``, as ``functools.wraps`` sets)."""
+    for _ in range(MAX_WRAPPED):
+        yield obj
+        obj = getattr(obj, "__wrapped__", None)
+        if obj is None:
+            return
+
+
+def _declared_in(obj: Any, declarations: dict[Any, ToolOptions]) -> Any:
+    for each in _unwrapped(obj):
+        try:
+            if each in declarations:
+                return each
+        except TypeError:  # unhashable: never a declaration
+            continue
+    return None
+
+
+def wrapped_function(view_class: type[APIView], declarations: dict[Any, ToolOptions]) -> Any:
+    """Return the declared function a view's handlers call, as ``@api_view`` makes them.
+
+    ``@api_view`` wraps the function in handlers that close over it; the function (or what
+    it ``functools.wraps``) is found among their closure's values. None when there is none.
+    """
+    for name in view_class.http_method_names:
+        handler = view_class.__dict__.get(name)
+        for cell in getattr(handler, "__closure__", None) or ():
+            try:
+                value = cell.cell_contents
+            except ValueError:  # an empty cell
+                continue
+            declared = _declared_in(value, declarations) if callable(value) else None
+            if declared is not None:
+                return declared
+    return None
+
+
+def _qualname(obj: Any) -> str:
+    return getattr(obj, "__qualname__", None) or repr(obj)
 
 
 def _same_path(path: str, route: Route) -> bool:

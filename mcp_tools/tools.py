@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.functional import Promise
 from rest_framework.views import APIView
 
 from .routes import Route
@@ -59,12 +60,17 @@ class ToolProblem:
     def error(self) -> bool:
         return ".E" in self.id
 
+    @property
+    def info(self) -> bool:
+        return ".I" in self.id
+
 
 @dataclass(frozen=True, eq=False)
 class Tool:
     """One MCP tool: a routed view, one HTTP method (and ViewSet action) of it."""
 
     name: str
+    #: The title and the description, each a ``str`` or a lazy translation of one.
     title: str
     description: str
     method: str
@@ -102,13 +108,20 @@ class Tool:
         return self.method in BODY_METHODS
 
     def definition(self) -> dict[str, Any]:
-        """Return the tool's wire definition (2025-11-25 form, before projection)."""
+        """Return the tool's wire definition (2025-11-25 form, before projection).
+
+        Titles and descriptions may be lazy translations: they are put into words here, in
+        the active language.
+        """
         definition: dict[str, Any] = {
             "name": self.name,
-            "title": self.title,
-            "description": self.description,
+            "title": str(self.title),
+            "description": str(self.description),
             "inputSchema": self.input_schema,
-            "annotations": self.annotations,
+            "annotations": {
+                key: str(value) if isinstance(value, Promise) else value
+                for key, value in self.annotations.items()
+            },
         }
         if self.options.icons:
             definition["icons"] = self.options.icons

@@ -17,7 +17,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from django.core.exceptions import DisallowedHost
-from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseNotAllowed
+from django.utils.log import log_response
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework.authentication import BaseAuthentication
@@ -156,6 +157,23 @@ class MCPView(View):
             # logged and reported like any Django error, answered without a traceback.
             response = answer_response(server.internal_error(None, exc, request))
         calllog.write_after(request, response)
+        return response
+
+    def http_method_not_allowed(
+        self, request: HttpRequest, *args: Any, **kwargs: Any
+    ) -> HttpResponse:
+        # A 405 with Allow: POST, as the transport says (docs/protocol.md). Clients probe GET
+        # for the optional server stream on every connection: that is no news, so unlike
+        # Django's own answer it is logged at DEBUG, and marked logged for Django's handler.
+        response = HttpResponseNotAllowed([method.upper() for method in self.http_method_names])
+        log_response(
+            "Method Not Allowed (%s): %s",
+            request.method,
+            request.path,
+            response=response,
+            request=request,
+            level="debug",
+        )
         return response
 
     def post(self, request: HttpRequest) -> HttpResponseBase:

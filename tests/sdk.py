@@ -56,3 +56,15 @@ async def connect(
     transport = streamable_http_client(url, http_client=http)
     async with http, Client(transport, mode=mode, **client_options) as client:
         yield client
+
+
+async def all_tools(client: Client) -> dict[str, Any]:
+    """Return every tool the client lists, by name, following ``nextCursor`` page by page."""
+    tools: dict[str, Any] = {}
+    cursor = None
+    while True:
+        listed = await client.list_tools(cursor=cursor)
+        tools.update((tool.name, tool) for tool in listed.tools)
+        cursor = listed.next_cursor
+        if cursor is None:
+            return tools

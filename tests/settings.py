@@ -25,6 +25,9 @@ INSTALLED_APPS = [
     "tests.conformance_app",
     "tests.schema_app",
     "tests.oauth_app",
+    "tests.dayone_app",
+    # drf-spectacular (the [spectacular] extra): annotated views.
+    "tests.spectacular_app",
 ]
 
 MIDDLEWARE = [
@@ -82,6 +85,8 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_THROTTLE_RATES": {"limited": "2/minute"},
+    # As drf-spectacular's installation asks: its annotations build on its AutoSchema.
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }
 
 # The admin state's version stamp travels through a cache every process shares (a file

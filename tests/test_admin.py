@@ -232,10 +232,10 @@ def test_try_it_shows_invalid_json_in_the_form(admin_client):
 
 
 def test_try_it_shows_argument_errors_as_the_tool_answers_them(admin_client):
-    response = admin_client.post(try_url("todo_create"), {"raw": '{"title": 5}'})
+    response = admin_client.post(try_url("todo_create"), {"raw": '{"title": null}'})
     page = response.content.decode()
     assert "The tool answered an error" in page
-    assert "Invalid arguments: $.title: 5 is not of type &#x27;string&#x27;" in page
+    assert "Invalid arguments: $.title: null is not of type &#x27;string&#x27;" in page
 
 
 def test_try_it_links_a_masked_error_to_its_logged_call(admin_client):

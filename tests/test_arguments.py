@@ -30,7 +30,13 @@ DECIMAL = {"type": ["number", "string"], "pattern": r"^\d+$"}
         ("2", {"enum": [1, 2]}, 2),
         ("2", {"enum": ["1", "2"]}, "2"),
         ("[1]", {}, "[1]"),  # nothing declared: nothing converted
-        (5, {"type": "string"}, 5),  # numbers are never turned into strings
+        (5, {"type": "string"}, "5"),  # a number where a string is wanted: its JSON text
+        (1.5, {"type": "string"}, "1.5"),
+        (5, {"enum": ["4", "5"]}, "5"),
+        (5, {"type": ["string", "integer"]}, 5),  # a number is already a declared type
+        (5, DECIMAL, 5),
+        (True, {"type": "string"}, True),  # booleans are never turned into strings
+        (5, {}, 5),
     ],
 )
 def test_strings_that_encode_the_declared_type_are_converted(value, schema, expected):
@@ -47,18 +53,18 @@ def test_strings_that_encode_the_declared_type_are_converted(value, schema, expe
             {"title": "  x  ", "count": 101},
             [
                 "Invalid arguments: $.count: 101 is greater than the maximum of 100",
-                "Invalid arguments: $.title: '  x  ' is too short once surrounding spaces are "
+                'Invalid arguments: $.title: "  x  " is too short once surrounding spaces are '
                 "trimmed",
             ],
         ),
         (
             {"title": "Hel\u0000lo"},
-            ["Invalid arguments: $.title: 'Hel\\x00lo' contains a NUL character"],
+            ['Invalid arguments: $.title: "Hel\\u0000lo" contains a NUL character'],
         ),
-        ({}, ["Invalid arguments: $: 'title' is a required property"]),
+        ({}, ['Invalid arguments: $: "title" is a required property']),
         (
             {"title": "Hello", "nope": 1},
-            ["Invalid arguments: $: Additional properties are not allowed ('nope' was unexpected)"],
+            ['Invalid arguments: $: Additional properties are not allowed ("nope" was unexpected)'],
         ),
         (
             {"title": "Hello", "price": 0.291},
@@ -66,7 +72,7 @@ def test_strings_that_encode_the_declared_type_are_converted(value, schema, expe
         ),
         (
             {"title": "Hello", "day": "2024-02-30"},
-            ["Invalid arguments: $.day: '2024-02-30' is not a 'date'"],
+            ["Invalid arguments: $.day: \"2024-02-30\" is not a 'date'"],
         ),
         (
             {"title": "Hello", "size": {"width": "0"}},
@@ -85,16 +91,16 @@ def test_problems_name_the_argument(arguments, lines):
 @pytest.mark.parametrize(
     ("arguments", "text"),
     [
-        ({"title": 5}, "Invalid arguments: $.title: 5 is not of type 'string'"),
-        ({}, "Invalid arguments: $: 'title' is a required property"),
+        ({"title": True}, "Invalid arguments: $.title: true is not of type 'string'"),
+        ({}, 'Invalid arguments: $: "title" is a required property'),
         (
             {"title": "ok", "colour": "red"},
-            "Invalid arguments: $: Additional properties are not allowed ('colour' was unexpected)",
+            'Invalid arguments: $: Additional properties are not allowed ("colour" was unexpected)',
         ),
         (
             {"title": "x" * 201, "done": "yes"},
-            "Invalid arguments: $.done: 'yes' is not of type 'boolean'\n"
-            f"Invalid arguments: $.title: '{'x' * 201}' is too long",
+            "Invalid arguments: $.done: \"yes\" is not of type 'boolean'\n"
+            f'Invalid arguments: $.title: "{"x" * 201}" is too long',
         ),
     ],
 )

@@ -54,7 +54,7 @@ def test_argument_values_are_kept_only_when_asked(mcp, log_mode):
 
 
 def test_a_refused_call_is_logged_as_an_error(mcp):
-    mcp.call_tool("todo_create", {"title": 5})
+    mcp.call_tool("todo_create", {"title": None})
     row = ToolCall.objects.get()
     assert (row.tool_name, row.is_error, row.http_status) == ("todo_create", True, None)
 

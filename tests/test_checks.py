@@ -5,6 +5,7 @@ import types
 from django.core import checks
 from django.urls import path, re_path
 from rest_framework import generics, serializers
+from rest_framework.decorators import api_view
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -53,11 +54,77 @@ def test_an_unrouted_declaration_is_a_warning():
         checks.Warning(
             f"{Orphan.__qualname__} is decorated with @mcp_tool but no URL pattern routes to it, "
             "so it is not a tool.",
-            hint="Include the view (or its router) in the URLconf, or remove the decorator.",
+            hint=W001_HINT,
             obj=Orphan,
             id="mcp_tools.W001",
         )
     ]
+
+
+W001_HINT = (
+    "Include the view (or its router) in the URLconf, or remove the decorator. On a function, "
+    "put @api_view and @mcp_tool right on each other (in either order): a decorator between "
+    "them must keep the function reachable with functools.wraps."
+)
+
+
+def _hides(view):
+    def hidden(*args, **kwargs):  # no functools.wraps: the function can't be found again
+        return view(*args, **kwargs)
+
+    return hidden
+
+
+def test_a_function_hidden_from_api_view_is_unrouted_and_the_hint_says_why(settings):
+    registry = ToolRegistry()
+
+    def ping(request):
+        return Response({})
+
+    declared = mcp_tool(registry=registry)(ping)
+    view = api_view(["GET"])(_hides(_hides(declared)))
+    assert check_urlconf(settings, registry, path("ping/", view)) == [
+        checks.Warning(
+            "test_a_function_hidden_from_api_view_is_unrouted_and_the_hint_says_why.<locals>."
+            "ping is decorated with @mcp_tool but no URL pattern routes to it, so it is not a "
+            "tool.",
+            hint=W001_HINT,
+            obj=declared,
+            id="mcp_tools.W001",
+        )
+    ]
+
+
+def test_mcp_tool_on_a_plain_django_view_says_to_add_api_view(settings):
+    from django.http import JsonResponse
+
+    registry = ToolRegistry()
+
+    @mcp_tool(registry=registry)
+    def snippet_list(request):
+        return JsonResponse([], safe=False)
+
+    assert check_urlconf(settings, registry, path("snippets/", snippet_list)) == [
+        checks.Warning(
+            "test_mcp_tool_on_a_plain_django_view_says_to_add_api_view.<locals>.snippet_list is "
+            "decorated with @mcp_tool and routed at /snippets/, but it is a plain Django view, "
+            "not a Django REST framework view, so it is not a tool.",
+            hint="Put @api_view([...]) with its HTTP methods on "
+            "test_mcp_tool_on_a_plain_django_view_says_to_add_api_view.<locals>.snippet_list "
+            "(above or below @mcp_tool), or write it as an APIView.",
+            obj=snippet_list,
+            id="mcp_tools.W005",
+        )
+    ]
+
+
+def test_mcp_tool_on_a_django_class_based_view_says_the_same(settings):
+    from django.views import View
+
+    registry = ToolRegistry()
+    view = mcp_tool(registry=registry)(type("Page", (View,), {}))
+    (found,) = check_urlconf(settings, registry, path("page/", view.as_view()))
+    assert (found.id, found.obj) == ("mcp_tools.W005", view)
 
 
 def check_urlconf(settings, registry, *patterns):
@@ -379,3 +446,78 @@ def test_an_oauth_endpoint_without_an_authorization_server_w043(settings):
     )
     settings.INSTALLED_APPS = [app for app in settings.INSTALLED_APPS if app != "oauth2_provider"]
     assert "mcp_tools.E043" in _auth_messages(settings, [path("mcp", view)])
+
+
+I001_TAIL = (
+    " or @mcp_tool(input_schema=...). If it takes no body, say so with "
+    '@mcp_tool(input_schema={"type": "object"}).'
+)
+
+
+def test_a_body_tool_whose_schema_names_no_field_says_where_to_declare_them(settings):
+    registry = ToolRegistry()
+
+    @mcp_tool(registry=registry)
+    class SnippetList(APIView):
+        def post(self, request):
+            return Response(request.data)  # what it reads, no schema can tell
+
+    @mcp_tool(registry=registry)
+    class SnippetDetail(APIView):
+        def put(self, request, pk):
+            return Response(request.data)  # a path argument is not a body field
+
+    def snippet_create(request):
+        return Response(request.data)
+
+    declared = mcp_tool(registry=registry)(snippet_create)
+
+    @mcp_tool(registry=registry, input_schema={"type": "object"})  # no body, and it says so
+    @api_view(["POST"])
+    def snippet_ping(request):
+        return Response({})
+
+    found = check_urlconf(
+        settings,
+        registry,
+        path("snippets/", SnippetList.as_view(), name="snippet-list"),
+        path("snippets/<int:pk>/", SnippetDetail.as_view(), name="snippet-detail"),
+        path("create/", api_view(["POST"])(declared), name="snippet-create"),
+        path("ping/", snippet_ping, name="snippet-ping"),
+    )
+    message = (
+        "Tool {name!r} ({where}) takes a request body, but its input schema lists no body "
+        "fields, so a model learns what to send only from the view's errors."
+    )
+
+    def hint(view):
+        return (
+            "Declare the fields where mcp_tools reads them: serializer_class = ... (or "
+            f"get_serializer_class()) on {view}, @extend_schema(request=...) with "
+            "drf-spectacular," + I001_TAIL
+        )
+
+    local = "test_a_body_tool_whose_schema_names_no_field_says_where_to_declare_them.<locals>."
+    assert found == [
+        checks.Info(
+            message.format(name="snippet_list", where=f"{local}SnippetList (POST) at /snippets/"),
+            hint=hint(f"{local}SnippetList"),
+            obj=SnippetList,
+            id="mcp_tools.I001",
+        ),
+        checks.Info(
+            message.format(
+                name="snippet_detail", where=f"{local}SnippetDetail (PUT) at /snippets/<int:pk>/"
+            ),
+            hint=hint(f"{local}SnippetDetail"),
+            obj=SnippetDetail,
+            id="mcp_tools.I001",
+        ),
+        checks.Info(
+            message.format(name="snippet_create", where="snippet_create (POST) at /create/"),
+            hint="Declare the fields where mcp_tools reads them: @extend_schema(request=...) "
+            "with drf-spectacular, above @api_view on snippet_create," + I001_TAIL,
+            obj=declared,
+            id="mcp_tools.I001",
+        ),
+    ]

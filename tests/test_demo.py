@@ -1,5 +1,6 @@
 """The demo as `make demo` leaves it: its users, a staff-only tool, a few logged calls."""
 
+import base64
 import json
 import os
 import subprocess
@@ -86,3 +87,58 @@ def test_seed_demo_prints_a_configuration_for_each_client(tmp_path):
     assert config("VS Code")["servers"]["django-todos"] == {"type": "http", **server}
     assert f'--header "Authorization: Bearer {key}"' in printed.split("MCP Inspector")[1]
     assert "claude mcp add --transport http django-todos http://127.0.0.1:8000/mcp" in printed
+
+
+def test_make_demo_serves_the_showcase_as_it_promises(tmp_path):
+    """`make demo`'s server (runserver, DEBUG on): masking on, the PDF a resource, no noise."""
+    import asyncio
+    import re
+    import time
+
+    import httpx2
+
+    from tests.conformance_app.server import free_port, wait_for_port
+    from tests.processes import stop
+    from tests.sdk import connect
+
+    database = tmp_path / "demo.sqlite3"
+    manage(database, "migrate", "--noinput", "-v", "0")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    token = re.search(r"Token:\s+(\w+)", manage(database, "seed_demo", "--url", url)).group(1)
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "demo_project.settings"}
+    env.update(DEMO_DATABASE=str(database), DJANGO_DEBUG="1")
+    log = tmp_path / "runserver.log"
+    with log.open("w") as stderr:
+        server = subprocess.Popen(
+            [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
+            cwd=REPO,
+            env=env,
+            stdout=stderr,
+            stderr=stderr,
+        )
+        try:
+            wait_for_port(port, server, time.monotonic() + 60)
+
+            async def scenario():
+                async with connect(url, token=token, mode="legacy") as client:
+                    return (
+                        await client.call_tool("todo_export_pdf", {}),
+                        await client.call_tool("todo_sync", {}),
+                    )
+
+            pdf, sync = asyncio.run(asyncio.wait_for(scenario(), timeout=60))
+            probe = httpx2.get(url, headers={"Accept": "text/event-stream"}, timeout=10)
+        finally:
+            stop(server)
+    assert pdf.is_error is False
+    (block,) = pdf.content
+    assert block.type == "resource" and block.resource.mime_type == "application/pdf"
+    assert str(block.resource.uri) == f"http://127.0.0.1:{port}/showcase/export.pdf"
+    assert base64.b64decode(block.resource.blob).startswith(b"%PDF-")
+    # DEBUG is on, and the failing view's error is masked all the same.
+    assert sync.is_error is True
+    assert [b.text for b in sync.content] == ["Internal server error"]
+    assert "django-mcp-tools/errorRef" in (sync.meta or {})
+    assert (probe.status_code, probe.headers["Allow"]) == (405, "POST")
+    assert "Method Not Allowed" not in log.read_text()

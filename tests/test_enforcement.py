@@ -31,7 +31,7 @@ ENFORCED = [
     (
         "wrong type",
         ToolResult([], RawJSON('{"count": "2"}')),
-        [f"{PREFIX}$.count: '2' is not of type 'integer'"],
+        [f"{PREFIX}$.count: \"2\" is not of type 'integer'"],
     ),
     (
         "two problems, one line each",
@@ -41,7 +41,7 @@ ENFORCED = [
             f"{PREFIX}$.tags[0]: 1 is not of type 'string'",
         ],
     ),
-    ("missing field", ToolResult([], {}), [f"{PREFIX}$: 'count' is a required property"]),
+    ("missing field", ToolResult([], {}), [f'{PREFIX}$: "count" is a required property']),
     (
         "no structured value (text)",
         ToolResult([text_block("hi")]),

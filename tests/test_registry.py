@@ -1,16 +1,19 @@
 """@mcp_tool declarations resolved against a URLconf: forms, names, texts, misuse."""
 
+import functools
 import types
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.urls import path, re_path
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import action, api_view
 from rest_framework.response import Response
 from rest_framework.routers import DefaultRouter
 from rest_framework.views import APIView
 
+from demo_project.todos.models import Todo
 from demo_project.todos.serializers import TodoSerializer
 from mcp_tools.decorators import mcp_tool
 from mcp_tools.registry import AlreadyRegistered, ToolRegistry
@@ -158,6 +161,44 @@ def test_api_view_functions(registry):
     ]
 
 
+def _logged(view):
+    @functools.wraps(view)
+    def logged(*args, **kwargs):
+        return view(*args, **kwargs)
+
+    return logged
+
+
+@pytest.mark.parametrize(
+    "decorate",
+    [
+        pytest.param(lambda f, r: mcp_tool(registry=r)(api_view(["GET", "POST"])(f)), id="above"),
+        pytest.param(lambda f, r: api_view(["GET", "POST"])(mcp_tool(registry=r)(f)), id="below"),
+        pytest.param(
+            lambda f, r: api_view(["GET", "POST"])(_logged(mcp_tool(registry=r)(f))),
+            id="below, under a functools.wraps decorator",
+        ),
+        pytest.param(
+            lambda f, r: csrf_exempt(api_view(["GET", "POST"])(mcp_tool(registry=r)(f))),
+            id="below, under csrf_exempt",
+        ),
+    ],
+)
+def test_api_view_and_mcp_tool_work_in_either_order(registry, decorate):
+    def weather(request):
+        """Tell the weather."""
+        return Response()
+
+    view = decorate(weather, registry)
+    conf = urlconf(path("weather/", view))
+    tools = list(registry.tools(conf))
+    assert [(t.name, t.method, t.description) for t in tools] == [
+        ("weather_get", "GET", "Tell the weather."),
+        ("weather_post", "POST", "Tell the weather."),
+    ]
+    assert registry.unrouted(conf) == []
+
+
 def test_description_precedence(registry):
     @mcp_tool(registry=registry, description="From the decorator.")
     class A(APIView):
@@ -285,6 +326,73 @@ def test_a_regex_route_lookup_takes_the_model_fields_type(registry):
         "maximum": 2**63 - 1,
         "description": "The todo's id.",
     }
+
+
+def _own_todos(self):
+    return Todo.objects.filter(owner=self.request.user)  # fails for an anonymous user
+
+
+def _guarded_todos(self):
+    if getattr(self, "swagger_fake_view", False):  # drf-spectacular's and drf-yasg's flag
+        return Todo.objects.none()
+    return Todo.objects.filter(owner=self.request.user)
+
+
+class NoModelSerializer(serializers.Serializer):
+    title = serializers.CharField()
+
+
+INTEGER_PK = {"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1}
+LOOKUP_REGEX = {"type": "string", "pattern": "^(?:[^/.]+)$"}
+
+
+@pytest.mark.parametrize(
+    ("attributes", "expected"),
+    [
+        # get_queryset() without queryset: the serializer's Meta.model tells.
+        (
+            {"serializer_class": TodoSerializer, "get_queryset": _own_todos},
+            {**INTEGER_PK, "description": "The todo's id."},
+        ),
+        # No model serializer: get_queryset() on the synthetic request, guarded as
+        # drf-spectacular's documentation writes it.
+        (
+            {"serializer_class": NoModelSerializer, "get_queryset": _guarded_todos},
+            {**INTEGER_PK, "description": "The todo's id."},
+        ),
+        # get_queryset() that fails for an anonymous user, and nothing else: the route's regex.
+        ({"serializer_class": NoModelSerializer, "get_queryset": _own_todos}, LOOKUP_REGEX),
+        # A lookup through a relation types the field it ends on.
+        (
+            {
+                "queryset": Todo.objects.all(),
+                "serializer_class": TodoSerializer,
+                "lookup_field": "owner__id",
+                "lookup_url_kwarg": "pk",
+            },
+            {**INTEGER_PK, "description": "The user's id."},
+        ),
+        (
+            {
+                "queryset": Todo.objects.all(),
+                "serializer_class": TodoSerializer,
+                "lookup_field": "title__lower",
+                "lookup_url_kwarg": "pk",
+            },
+            LOOKUP_REGEX,
+        ),
+    ],
+)
+def test_a_router_lookup_is_typed_from_the_model_wherever_the_view_names_it(
+    registry, attributes, expected
+):
+    viewset = mcp_tool(registry=registry, actions=["retrieve"])(
+        type("V", (viewsets.ModelViewSet,), attributes)
+    )
+    router = DefaultRouter()
+    router.register("todos", viewset, basename="todo")
+    (tool,) = registry.tools(urlconf(*router.urls))
+    assert tool.input_schema["properties"]["pk"] == expected
 
 
 def test_a_name_clash_between_path_and_body_is_a_start_up_error(registry):

@@ -45,7 +45,7 @@ MASKED = error("Internal server error", _meta={"django-mcp-tools/errorRef": REF}
 MISMATCH_AT_ROOT = "Output does not match the tool's output schema at $: "
 COUNT_MISMATCH = (
     "Output does not match the tool's output schema at $: Additional properties are not "
-    "allowed ('extra' was unexpected)\n"
+    'allowed ("extra" was unexpected)\n'
     "Output does not match the tool's output schema at $.count: -1 is less than the minimum of 0"
 )
 

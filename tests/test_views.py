@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 
 import pytest
 from django.core.handlers.wsgi import LimitedStream
@@ -230,3 +231,21 @@ def test_invalid_arguments_of_a_stream_tool_answer_at_once_as_json(mcp):
     result = json.loads(response.content)["result"]
     assert result["isError"] is True
     assert result["content"][0]["text"].startswith("Invalid arguments:")
+
+
+def test_a_get_probe_is_answered_405_without_a_warning_in_the_log(mcp):
+    # Clients probe GET for the optional server stream on every connection (docs/protocol.md);
+    # Django's own 405 logs "Method Not Allowed (GET): /mcp" on django.request each time.
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    loggers = [logging.getLogger(name) for name in ("django.request", "mcp_tools")]
+    for logger in loggers:
+        logger.addHandler(handler)
+    try:
+        response = mcp.get(mcp.path)
+    finally:
+        for logger in loggers:
+            logger.removeHandler(handler)
+    assert (response.status_code, response["Allow"]) == (405, "POST")
+    assert [r.getMessage() for r in records if r.levelno >= logging.WARNING] == []

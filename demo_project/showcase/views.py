@@ -77,7 +77,7 @@ class FeedXMLView(APIView):
 
 @mcp_tool("todo_export_pdf", title="Todo export (PDF)")
 class ExportPDFView(APIView):
-    """Export the todo list as a PDF; MCP clients get "Unsupported response content type"."""
+    """Export the todo list as a PDF, returned as an embedded resource (base64 blob)."""
 
     def get(self, request):
         titles = ", ".join(todo.title for todo in _todos(request)) or "nothing to do"
@@ -125,7 +125,7 @@ class SummaryView(APIView):
         return Response(data)
 
 
-@mcp_tool("todo_sync", title="Sync todos")
+@mcp_tool("todo_sync", title="Sync todos", input_schema={"type": "object"})  # no body
 class FailingView(APIView):
     """Sync todos with a remote calendar (always fails: shows production error masking)."""
 

@@ -25,6 +25,9 @@ from django.urls import converters as url_converters
 from django.utils.dateparse import iso8601_duration_re
 from rest_framework import fields, relations, serializers
 
+from . import spectacular
+from .spectacular import NOT_DECLARED
+
 Schema = dict[str, Any]
 
 #: What DRF's CharField refuses besides its own rules: NUL characters.
@@ -406,10 +409,14 @@ def field_schema(
         context._path.append(name)
     try:
         schema: Schema = {}
-        for field_class, build in FIELD_SCHEMAS:
-            if isinstance(field, field_class):
-                schema = build(field, context)
-                break
+        override = spectacular.field_override(field)
+        if override is not NOT_DECLARED and override is not type(field) and override is not field:
+            schema = declared_schema(override, context) or {}  # @extend_schema_field
+        else:
+            for field_class, build in FIELD_SCHEMAS:
+                if isinstance(field, field_class):
+                    schema = build(field, context)
+                    break
     finally:
         if name is not None:
             context._path.pop()
@@ -421,16 +428,16 @@ def field_schema(
     if field.help_text:
         schema["description"] = str(field.help_text)
     default = field.default
-    if default is not fields.empty and not callable(default) and _is_json(default):
+    if default is not fields.empty and not callable(default) and is_json(default):
         schema["default"] = default
     return schema
 
 
-def _is_json(value: Any) -> bool:
+def is_json(value: Any) -> bool:
     if isinstance(value, list):
-        return all(_is_json(item) for item in value)
+        return all(is_json(item) for item in value)
     if isinstance(value, dict):
-        return all(isinstance(k, str) and _is_json(v) for k, v in value.items())
+        return all(isinstance(k, str) and is_json(v) for k, v in value.items())
     return isinstance(value, _JSON_DEFAULT_TYPES)
 
 
@@ -497,8 +504,16 @@ def serializer_schema(
     return schema
 
 
+#: OpenAPI's formats that JSON Schema does not define: a validator would not know them.
+OPENAPI_ONLY_FORMATS = frozenset(
+    {"int32", "int64", "uint16", "uint32", "uint64", "float", "double", "byte", "binary"}
+    | {"password", "decimal"}
+)
+
+
 def openapi_to_json_schema(schema: Any) -> Any:
-    """Turn OpenAPI-only keywords (``nullable``, ``example``) into plain JSON Schema."""
+    """Turn OpenAPI-only keywords (``nullable``, ``example``, formats such as ``int64``) into
+    plain JSON Schema."""
     if isinstance(schema, list):
         return [openapi_to_json_schema(item) for item in schema]
     if not isinstance(schema, dict):
@@ -506,8 +521,31 @@ def openapi_to_json_schema(schema: Any) -> Any:
     converted = {
         key: openapi_to_json_schema(value)
         for key, value in schema.items()
-        if key not in ("nullable", "example")
+        if key not in ("nullable", "example", "examples")
+        and not (key == "format" and value in OPENAPI_ONLY_FORMATS)
     }
     if schema.get("nullable"):
         converted = nullable(converted)
     return converted
+
+
+def declared_schema(value: Any, context: SchemaContext | None = None) -> Schema | None:
+    """Return the input schema of what an annotation names (drf-spectacular's ``request=``,
+    ``@extend_schema_field``, a parameter's ``type``).
+
+    A serializer or a field (class or instance) is mapped as any other; a basic type
+    (``OpenApiTypes.INT``, ``int``, ``date``) and an OpenAPI schema dict are converted. None
+    for ``OpenApiTypes.NONE``; ``{}`` (any value) for what is none of these.
+    """
+    if isinstance(value, type) and issubclass(value, fields.Field):
+        value = value()
+    if isinstance(value, serializers.BaseSerializer):
+        return serializer_object(value, context or SchemaContext())
+    if isinstance(value, fields.Field):
+        return field_schema(value, context)
+    if isinstance(value, dict):
+        return openapi_to_json_schema(value)
+    basic = spectacular.basic_type_schema(value)
+    if basic is NOT_DECLARED:
+        return {}
+    return openapi_to_json_schema(basic) if basic is not None else None

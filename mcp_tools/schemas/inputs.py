@@ -11,17 +11,26 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.core.exceptions import FieldDoesNotExist
+from django.db.models import Model
 from jsonschema import Draft7Validator, Draft202012Validator
 from jsonschema.exceptions import SchemaError
+from rest_framework import serializers
 from rest_framework.views import APIView
 from rest_framework.viewsets import ViewSetMixin
 
 from ..routes import Route
 from ..tools import BODY_METHODS
-from . import fields
-from .introspection import IntrospectionError, is_list_view, serializer_of, view_for
+from . import fields, spectacular
+from .introspection import (
+    IntrospectionError,
+    is_list_view,
+    lookup_model_field,
+    model_of,
+    serializer_of,
+    view_for,
+)
 from .queries import query_parameters
+from .spectacular import NOT_DECLARED
 
 Schema = dict[str, Any]
 
@@ -42,6 +51,9 @@ class InputSchema:
     #: What introspection could not read (a message each), reported by system checks.
     serializer_error: str | None = None
     query_error: str | None = None
+    #: The view's annotations declare its body: none (drf-spectacular's ``request=None``), or
+    #: an object of any properties. A body of no listed field is then what the view says.
+    body_declared: bool = False
     unsupported_fields: list[str] = field(default_factory=list)
 
 
@@ -50,24 +62,22 @@ def path_parameters(route: Route) -> tuple[str, ...]:
     return tuple(p for p in route.parameters if p not in route.default_kwargs)
 
 
-def path_parameter_schema(route: Route, view_class: type[APIView], param: str) -> Schema:
+def path_parameter_schema(
+    route: Route, view_class: type[APIView], param: str, model: type[Model] | None = None
+) -> Schema:
     """Return one path parameter's schema: from its converter, or a router lookup's model."""
     converter = route.converters.get(param)
-    if converter is None and issubclass(view_class, ViewSetMixin):
+    if converter is None and model is not None and issubclass(view_class, ViewSetMixin):
         # Routers use a regex group for the lookup; the model field knows its type.
         lookup = getattr(view_class, "lookup_field", "pk")
         lookup_kwarg = getattr(view_class, "lookup_url_kwarg", None) or lookup
-        queryset = getattr(view_class, "queryset", None)
-        if param == lookup_kwarg and queryset is not None:
-            opts = queryset.model._meta
-            try:
-                model_field = opts.pk if lookup == "pk" else opts.get_field(lookup)
-            except FieldDoesNotExist:  # a lookup through a relation (author__name)
-                return fields.converter_schema(None, route.group_patterns.get(param))
+        model_field = lookup_model_field(model, lookup) if param == lookup_kwarg else None
+        if model_field is not None:
             schema = fields.model_field_schema(model_field)
             if schema.get("type") == "string":
                 schema = fields.converter_schema(None, route.group_patterns.get(param))
-            return {**schema, "description": f"The {opts.verbose_name}'s {model_field.name}."}
+            owner = model_field.model._meta.verbose_name
+            return {**schema, "description": f"The {owner}'s {model_field.name}."}
     return fields.converter_schema(converter, route.group_patterns.get(param))
 
 
@@ -77,10 +87,16 @@ def build_input_schema(
     method: str,
     action: str | None,
     declared: Schema | None = None,
+    model: type[Model] | None = None,
 ) -> InputSchema:
-    """Build the tool's input schema; raise ``ArgumentClash`` on a name used twice."""
+    """Build the tool's input schema; raise ``ArgumentClash`` on a name used twice.
+
+    ``model`` is the view's model (``introspection.model_of``), which types a router's lookup.
+    """
     params = path_parameters(route)
     result = InputSchema(schema={}, path_params=params)
+    view = view_for(view_class, route, method, action)
+    declared_path: dict[str, Schema] = {}
     if declared is not None:
         schema = dict(declared)
         schema.setdefault("type", "object")
@@ -88,15 +104,16 @@ def build_input_schema(
         required = list(schema.get("required", []))
         query: dict[str, Schema] = {}
     else:
-        view = view_for(view_class, route, method, action)
+        annotated = spectacular.operation(view, route, method)
         schema, properties, required, query = {"type": "object"}, {}, [], {}
         if method in BODY_METHODS:
-            body = _body_schema(view, method, action, result)
+            body = _body_schema(view, method, action, result, annotated.request)
             if body is not None:
                 properties, required = dict(body["properties"]), list(body.get("required", []))
                 if "$defs" in body:
                     schema["$defs"] = body["$defs"]
-                schema["additionalProperties"] = False
+                if "additionalProperties" in body:  # a serializer's False, or as declared
+                    schema["additionalProperties"] = body["additionalProperties"]
         if is_list_view(view_class, method, action):
             try:
                 found = query_parameters(view)
@@ -105,8 +122,12 @@ def build_input_schema(
             else:
                 query = found.properties
                 required = [*found.required, *required]
+        declared_path = _declared_parameters(annotated.parameters, query, required)
         _check_clashes(params, query, properties)
-    path_properties = {p: path_parameter_schema(route, view_class, p) for p in params}
+    if model is None and params:
+        model = model_of(view)
+    path_properties = {p: path_parameter_schema(route, view_class, p, model) for p in params}
+    path_properties.update((p, declared_path[p]) for p in params if p in declared_path)
     schema["properties"] = {**path_properties, **query, **properties}
     if schema.get("additionalProperties") is False and not properties:
         del schema["additionalProperties"]
@@ -120,15 +141,57 @@ def build_input_schema(
     return result
 
 
-def _body_schema(view: Any, method: str, action: str | None, result: InputSchema) -> Schema | None:
+def _body_schema(
+    view: Any, method: str, action: str | None, result: InputSchema, annotated: Any
+) -> Schema | None:
+    partial = method == "PATCH" or action in PARTIAL_ACTIONS
+    declared = _media_value(spectacular.unwrap(annotated))
+    if declared is not NOT_DECLARED:
+        return _declared_body(declared, partial, result)
     try:
         serializer = serializer_of(view)
     except IntrospectionError as exc:
         result.serializer_error = str(exc)
         return None
-    if serializer is None:
+    return _serializer_body(serializer, partial, result)
+
+
+def _media_value(value: Any) -> Any:
+    """The JSON entry of a ``{media type: request}`` dict; anything else as is."""
+    if isinstance(value, dict) and value and all(isinstance(k, str) and "/" in k for k in value):
+        json_types = [key for key in value if "json" in key]
+        return spectacular.unwrap(value[json_types[0] if json_types else next(iter(value))])
+    return value
+
+
+def _declared_body(declared: Any, partial: bool, result: InputSchema) -> Schema | None:
+    """The body fields of drf-spectacular's ``request=``: a serializer, or a schema of an object."""
+    if declared is None:
+        result.body_declared = True  # request=None: the view reads no body
         return None
-    partial = method == "PATCH" or action in PARTIAL_ACTIONS
+    if spectacular.polymorphic_serializers(declared) is not None:
+        return None  # one of several shapes: no flat list of arguments can say it
+    if isinstance(declared, type) and issubclass(declared, serializers.BaseSerializer):
+        declared = declared()
+    if isinstance(declared, serializers.BaseSerializer):
+        return _serializer_body(declared, partial, result)
+    schema = fields.declared_schema(declared) or {}
+    if schema.get("type") != "object":
+        return None  # a body that is not an object can't be arguments
+    result.body_declared = True
+    body: Schema = {"properties": dict(schema.get("properties") or {})}
+    if schema.get("required") and not partial:
+        body["required"] = list(schema["required"])
+    if "additionalProperties" in schema:
+        body["additionalProperties"] = schema["additionalProperties"]
+    return body
+
+
+def _serializer_body(
+    serializer: serializers.BaseSerializer | None, partial: bool, result: InputSchema
+) -> Schema | None:
+    if serializer is None or isinstance(serializer, serializers.ListSerializer):
+        return None  # no serializer, or a body that is an array: no arguments to list
     context = fields.SchemaContext(partial=partial, files_unsupported=True)
     try:
         body = fields.serializer_schema(serializer, context=context)
@@ -138,6 +201,58 @@ def _body_schema(view: Any, method: str, action: str | None, result: InputSchema
         return None
     result.unsupported_fields = list(context.unsupported)
     return body
+
+
+def _declared_parameters(
+    parameters: tuple[Any, ...], query: dict[str, Schema], required: list[str]
+) -> dict[str, Schema]:
+    """Apply drf-spectacular's ``parameters=`` to the query arguments (in place); return the
+    schemas it declares for path parameters.
+
+    Header and cookie parameters are left out: a tool call carries neither.
+    """
+    path: dict[str, Schema] = {}
+    for parameter in parameters:
+        if not spectacular.is_parameter(parameter):
+            # A serializer: each of its fields is a query parameter, as spectacular reads it.
+            serializer = parameter() if isinstance(parameter, type) else parameter
+            for name, field in fields.writable_fields(serializer).items():
+                query[name] = fields.field_schema(field)
+                if field.required and name not in required:
+                    required.append(name)
+            continue
+        if parameter.response or parameter.location not in ("query", "path"):
+            continue
+        if parameter.location == "path":
+            if not parameter.exclude:
+                path[parameter.name] = _parameter_schema(parameter)
+            continue
+        if parameter.name in required:
+            required.remove(parameter.name)
+        if parameter.exclude:
+            query.pop(parameter.name, None)
+            continue
+        query[parameter.name] = _parameter_schema(parameter)
+        if parameter.required:
+            required.append(parameter.name)
+    return path
+
+
+def _parameter_schema(parameter: Any) -> Schema:
+    """The schema of one ``OpenApiParameter``: its type, ``many``, enum, pattern, default."""
+    schema = fields.declared_schema(parameter.type) or {}
+    if parameter.many:
+        schema = {"type": "array", "items": schema}
+    values = schema["items"] if parameter.many else schema
+    if parameter.enum:
+        values["enum"] = list(parameter.enum)
+    if parameter.pattern:
+        values["pattern"] = parameter.pattern
+    if parameter.default is not None and fields.is_json(parameter.default):
+        schema["default"] = parameter.default
+    if parameter.description:
+        schema["description"] = str(parameter.description)
+    return schema
 
 
 def _check_clashes(path: tuple[str, ...], query: Schema, body: Schema) -> None:

@@ -2,7 +2,8 @@
 
 Many views pick their serializer, queryset or paginator from ``self.request`` (the user, the
 method, the action). To read those at start-up the view gets a request of the tool's method
-from an anonymous user, as DRF's own schema generator does.
+from an anonymous user, as DRF's own schema generator does, and ``swagger_fake_view = True``,
+the flag drf-spectacular and drf-yasg set for views that guard ``get_queryset()`` with it.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
+from django.core.exceptions import FieldDoesNotExist
+from django.db.models import Field, Model
 from django.test import RequestFactory
 from rest_framework.mixins import ListModelMixin
 from rest_framework.request import Request
@@ -42,8 +45,11 @@ def view_for(
 
     ``request`` is the DRF request it handles; by default a synthetic anonymous one.
     """
-    view = view_class(**getattr(route.callback, "initkwargs", {}))
-    view.request = request if request is not None else synthetic_request(method, "/" + route.route)
+    view: Any = view_class(**getattr(route.callback, "initkwargs", {}))
+    if request is None:
+        request = synthetic_request(method, "/" + route.route)
+        view.swagger_fake_view = True  # schema generation, not a request (see above)
+    view.request = request
     view.args, view.kwargs = (), {}
     view.format_kwarg = None
     view.headers = {}
@@ -60,22 +66,80 @@ def is_list_view(view_class: type[APIView], method: str, action: str | None) -> 
     return method == "GET" and issubclass(view_class, ListModelMixin)
 
 
+def serializer_class_of(view: Any) -> Any:
+    """Return the serializer class the view names, or None.
+
+    ``get_serializer_class()`` where the view has it (a ``GenericAPIView``), else the
+    ``serializer_class`` attribute a plain ``APIView`` may carry, read as drf-spectacular
+    reads it. Exceptions of the view's own code propagate.
+    """
+    get_serializer_class = getattr(view, "get_serializer_class", None)
+    if callable(get_serializer_class):
+        return get_serializer_class()
+    return getattr(view, "serializer_class", None)
+
+
 def serializer_of(view: Any) -> BaseSerializer | None:
     """Return the view's request serializer, or None when the view declares none.
 
     Raises ``IntrospectionError`` when the view fails to name it.
     """
     try:
-        if hasattr(view, "get_serializer"):
+        if callable(getattr(view, "get_serializer", None)):
             return view.get_serializer()
-        get_serializer_class = getattr(view, "get_serializer_class", None)
-        if get_serializer_class is None:
-            return None
-        serializer_class = get_serializer_class()
-        return serializer_class() if serializer_class is not None else None
+        serializer_class = serializer_class_of(view)
+        if serializer_class is None or isinstance(serializer_class, BaseSerializer):
+            return serializer_class
+        return serializer_class()
     except AssertionError as exc:
         if getattr(view, "serializer_class", None) is None and "serializer_class" in str(exc):
             return None  # a GenericAPIView without a serializer: DRF's own assertion
         raise IntrospectionError(f"{type(exc).__name__}: {exc}") from exc
     except Exception as exc:
         raise IntrospectionError(f"{type(exc).__name__}: {exc}") from exc
+
+
+def model_of(view: Any) -> type[Model] | None:
+    """Return the model a view works on, or None, looked for as drf-spectacular looks.
+
+    The ``queryset`` attribute first; else the model of the serializer's ``Meta``; else what
+    ``get_queryset()`` returns for the synthetic request, which may run the view's own code
+    and fail (an anonymous user has no orders): then None.
+    """
+    for find in (_queryset_model, _serializer_model, _get_queryset_model):
+        try:
+            model = find(view)
+        except Exception:
+            continue
+        if isinstance(model, type) and issubclass(model, Model):
+            return model
+    return None
+
+
+def _queryset_model(view: Any) -> Any:
+    return getattr(getattr(view, "queryset", None), "model", None)
+
+
+def _serializer_model(view: Any) -> Any:
+    serializer_class = serializer_class_of(view)
+    return getattr(getattr(serializer_class, "Meta", None), "model", None)
+
+
+def _get_queryset_model(view: Any) -> Any:
+    get_queryset = getattr(view, "get_queryset", None)
+    return getattr(get_queryset(), "model", None) if callable(get_queryset) else None
+
+
+def lookup_model_field(model: type[Model], lookup: str) -> Field | None:
+    """Return the model field a lookup (``pk``, ``slug``, ``author__username``) ends on."""
+    field: Any = None
+    for part in lookup.split("__"):
+        if field is not None:
+            model = field.related_model
+            if model is None:
+                return None  # a transform (``name__lower``): no field to type it by
+        try:
+            field = model._meta.pk if part == "pk" else model._meta.get_field(part)
+        except FieldDoesNotExist:
+            return None
+    return field if isinstance(field, Field) else None

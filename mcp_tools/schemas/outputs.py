@@ -19,8 +19,9 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from ..routes import Route
-from . import fields
+from . import fields, spectacular
 from .introspection import is_list_view, view_for
+from .spectacular import NOT_DECLARED
 
 logger = logging.getLogger("mcp_tools")
 
@@ -48,6 +49,10 @@ def resolve_output_schema(
         return serializer_output_schema(declared)
     if declared is not None:
         raise OutputSchemaTypeError(type(declared).__name__)
+    view = view_for(view_class, route, method, action)
+    responses = spectacular.operation(view, route, method).responses
+    if responses is not NOT_DECLARED:
+        return declared_output_schema(responses, view, method, action)
     return view_output_schema(route, view_class, method, action)
 
 
@@ -67,8 +72,56 @@ def view_output_schema(
         return None  # needs a real request; a system check reports such serializers
     if serializer_class is None:
         return None
-    item = serializer_output_schema(serializer_class())
-    if not is_list_view(view_class, method, action):
+    return _as_returned(serializer_output_schema(serializer_class()), view, method, action)
+
+
+def declared_output_schema(responses: Any, view: Any, method: str, action: str | None) -> Any:
+    """Return the schema drf-spectacular's ``responses=`` gives a successful result.
+
+    From a dict by status code, the lowest 2xx (its JSON entry); a serializer is rendered as
+    the view returns it (a list action's array or page), as spectacular reads it.
+    """
+    if isinstance(responses, dict):
+        responses = _success(responses)
+    value = spectacular.unwrap(responses)
+    if value is None or value is NOT_DECLARED:
+        return None  # no body, or no successful response described
+    choices = spectacular.polymorphic_serializers(value)
+    if choices is not None:
+        return {"anyOf": [serializer_output_schema(_instance(each)) for each in choices]}
+    if isinstance(value, type) and issubclass(value, serializers.BaseSerializer):
+        value = value()
+    if isinstance(value, serializers.ListSerializer):
+        return serializer_output_schema(value)
+    if isinstance(value, serializers.BaseSerializer):
+        return _as_returned(serializer_output_schema(value), view, method, action)
+    schema = fields.declared_schema(value)
+    return {k: v for k, v in schema.items() if k not in INPUT_ONLY} if schema else schema
+
+
+def _success(responses: dict[Any, Any]) -> Any:
+    """The entry of the lowest 2xx status (``200``, ``"201"``, ``(200, "application/json")``)."""
+    found: list[tuple[int, bool, Any]] = []
+    for key, value in responses.items():
+        status, media = key if isinstance(key, tuple) else (key, "application/json")
+        try:
+            code = int(status)
+        except (TypeError, ValueError):
+            continue
+        if 200 <= code < 300:
+            found.append((code, "json" not in str(media), value))
+    if not found:
+        return NOT_DECLARED
+    return min(found, key=lambda entry: entry[:2])[2]
+
+
+def _instance(serializer: Any) -> Any:
+    return serializer() if isinstance(serializer, type) else serializer
+
+
+def _as_returned(item: Schema, view: Any, method: str, action: str | None) -> Schema | None:
+    """The schema of one item as the view returns it: a list view's array or page."""
+    if not is_list_view(type(view), method, action):
         return item
     array: Schema = {"type": "array", "items": item}
     paginator = getattr(view, "paginator", None)
@@ -109,6 +162,12 @@ def serializer_output_schema(
 
 
 def _field_output_schema(field: drf_fields.Field, seen: tuple[type, ...]) -> Schema:
+    override = spectacular.field_override(field)  # @extend_schema_field
+    if isinstance(override, type) and issubclass(override, serializers.BaseSerializer):
+        override = override()
+    if isinstance(override, serializers.BaseSerializer):
+        schema = serializer_output_schema(override, seen)
+        return fields.nullable(schema) if field.allow_null and schema else schema
     if isinstance(field, serializers.BaseSerializer):
         schema = serializer_output_schema(field, seen)
         return fields.nullable(schema) if field.allow_null and schema else schema

@@ -115,8 +115,8 @@ def test_the_sdk_client_lists_the_schemas_and_calls_with_lenient_arguments(live_
     )
     assert refused.is_error is True
     assert refused.content[0].text.splitlines() == [
-        "Invalid arguments: $.count: 'many' is not of type 'integer'",
-        "Invalid arguments: $.title: 'x' is too short",
+        "Invalid arguments: $.count: \"many\" is not of type 'integer'",
+        'Invalid arguments: $.title: "x" is too short',
     ]
     assert toys.is_error is False, toys.content
     assert toys.structured_content["count"] == 2

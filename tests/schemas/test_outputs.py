@@ -296,3 +296,15 @@ def test_the_system_check_names_the_tool(settings):
     assert messages["mcp_tools.W020"].hint
     assert messages["mcp_tools.W021"].msg.startswith("Tool unknown: include_output_schema is on")
     assert isinstance(messages["mcp_tools.E020"], checks.Error)
+
+
+def test_a_plain_apiviews_serializer_class_is_its_input_not_a_promise_of_its_output(settings):
+    # DRF's generic views render with their serializer; a plain APIView answers whatever it
+    # builds, so its serializer_class says what it reads and nothing of what it returns.
+    class Quote(serializers.Serializer):
+        item = serializers.CharField()
+
+    view = api_view_class("Quoting", method="post", serializer_class=Quote)
+    tool = resolved(settings, view, include_output_schema=True)
+    assert list(tool.input_schema["properties"]) == ["item"]
+    assert tool.output_schema is None

@@ -89,21 +89,28 @@ class NoteViewSet(viewsets.ViewSet):
     def retrieve(self, request, pk=None):
         return Response({"id": pk})
 
-    @mcp_tool()
+    @mcp_tool(input_schema={"type": "object"})  # it reads no body
     @action(detail=False, methods=["post"])
     def archive(self, request):
         """Archive every note."""
         return Response({"archived": 2})
 
 
-@mcp_tool()
+@mcp_tool(input_schema={"type": "object"})  # it reads no body
 @api_view(["GET", "POST"])
 def greet(request):
     """Greet the caller."""
     return Response({"hello": request.user.username, "method": request.method})
 
 
-@mcp_tool("entry_write")
+ENTRY_ARGUMENTS = {
+    "type": "object",
+    "properties": {"label": {"type": "string"}, "fail": {"type": "boolean"}},
+    "required": ["label"],
+}
+
+
+@mcp_tool("entry_write", input_schema=ENTRY_ARGUMENTS)
 @api_view(["POST"])
 def entry_write(request):
     """Write an entry, then fail if asked to."""
@@ -120,7 +127,7 @@ def entry_write(request):
     )
 
 
-@mcp_tool("entry_write_non_atomic")
+@mcp_tool("entry_write_non_atomic", input_schema=ENTRY_ARGUMENTS)
 @transaction.non_atomic_requests
 @api_view(["POST"])
 def entry_write_non_atomic(request):

@@ -22,7 +22,7 @@ SAMPLE_CALLS = [
     ("todo_list", {}),
     ("todo_retrieve", {"pk": "1"}),
     ("todo_chart", {}),
-    ("todo_create", {"title": 42}),  # refused: the title must be a string
+    ("todo_create", {"title": ""}),  # refused: a todo needs a title
     ("todo_sync", {}),  # the showcase's failing view: a masked error
 ]
 
