@@ -132,7 +132,7 @@ class MCPSettings:
     """Give attribute access to ``MCP_TOOLS`` merged over ``DEFAULTS``."""
 
     def __init__(self) -> None:
-        self._cached: dict[str, Any] = {}
+        self._cached: set[str] = set()
         self.generation = 0
 
     @property
@@ -140,16 +140,15 @@ class MCPSettings:
         return getattr(settings, "MCP_TOOLS", None) or {}
 
     def __getattr__(self, name: str) -> Any:
+        # Called only for a setting not read since the last reload: the value is then set
+        # as an attribute, so the hot path reads it as any other (as DRF's api_settings).
         if name.startswith("_") or name not in DEFAULTS:
             raise AttributeError(f"Invalid MCP_TOOLS setting: {name!r}")
-        try:
-            return self._cached[name]
-        except KeyError:
-            pass
         value = self.user_settings.get(name, DEFAULTS[name])
         if name in IMPORT_STRINGS:
             value = _import(value)
-        self._cached[name] = value
+        self._cached.add(name)
+        setattr(self, name, value)
         return value
 
     @property
@@ -170,6 +169,8 @@ class MCPSettings:
         return bool(self.MASK_ERRORS)
 
     def reload(self) -> None:
+        for name in list(self._cached):
+            self.__dict__.pop(name, None)
         self._cached.clear()
         # Caches built from settings (the tools/list pages) key on this, so they follow.
         self.generation += 1
