@@ -120,7 +120,9 @@ def finish(prepared: Prepared, notifier: Any = None) -> Answer:
 
 def complete(call: Call, result: Any) -> Answer:
     """Answer ``call`` with ``result``, projected onto the request's protocol version."""
-    payload = project(result, call.version, handlers.server_info())
+    # Only 2026-07-28 results carry the server's info (in _meta).
+    info = handlers.server_info() if call.era.modern else None
+    payload = project(result, call.version, info)
     return Answer(result_envelope(call.message.id, payload))
 
 
