@@ -184,3 +184,45 @@ def test_a_2025_03_26_batch_answers_each_request_in_one_array(mcp):
     assert answers[initialize["id"]]["error"]["code"] == -32600
     assert answers[no_method["id"]]["error"]["code"] == -32600
     assert set(answers) == {ping["id"], unknown_tool["id"], initialize["id"], no_method["id"]}
+
+
+# -- Strings the endpoint would echo ---------------------------------------------------------
+
+
+def entry_write(request_id, label="x", progress_token=None):
+    """A raw tools/call of entry_write (it writes a row), ids and strings left unescaped."""
+    meta = f',"_meta":{{"progressToken":"{progress_token}"}}' if progress_token else ""
+    return (
+        f'{{"jsonrpc":"2.0","id":{request_id},"method":"tools/call","params":{{'
+        f'"name":"entry_write","arguments":{{"label":"{label}"}}{meta}}}}}'
+    )
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        entry_write('"\\ud800"'),
+        entry_write('"a\\udfffb"'),
+        entry_write("7", label="\\udc00"),
+        entry_write("7", progress_token="\\ud83d"),
+        # Raw bytes of a surrogate (CESU-8), which json.loads(bytes) would let through.
+        entry_write("7", label="\xed\xa0\x80").encode("latin-1"),
+    ],
+)
+def test_a_lone_surrogate_is_refused_before_anything_runs(mcp, body):
+    from tests.testapp.models import Entry
+
+    response = mcp.send(body)
+    assert response.status_code == 400
+    error = error_of(response)
+    assert error["code"] in (-32600, -32700)
+    assert Entry.objects.count() == 0
+
+
+def test_a_surrogate_pair_is_ordinary_text(mcp):
+    from tests.testapp.models import Entry
+
+    response = mcp.send(entry_write('"\\ud83d\\ude00"', label="\\ud83d\\ude00"))
+    assert response.status_code == 200
+    assert json.loads(response.content)["id"] == "\U0001f600"
+    assert Entry.objects.get().label == "\U0001f600"

@@ -5,7 +5,9 @@ Pure protocol logic: nothing here imports Django settings or models.
 
 from __future__ import annotations
 
+import codecs
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -150,22 +152,59 @@ def _depth_exceeds(value: Any, limit: int) -> bool:
     return False
 
 
+#: A ``\uD800``–``\uDFFF`` escape in JSON text: the only way a surrogate reaches a string.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+#: A surrogate left in a decoded string: the decoder joins every valid pair, so it is lone.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _holds_surrogate(value: Any) -> bool:
+    """Return whether any string or key in ``value`` holds a lone surrogate (iteratively)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
 def loads(body: bytes, *, max_depth: int) -> Any:
-    """Decode a request body, raising -32700 for bad JSON and -32600 for deep nesting."""
+    """Decode a request body, raising -32700 for bad JSON and -32600 for deep nesting.
+
+    The body must be UTF-8 text, and no string in it may hold a lone UTF-16 surrogate: the
+    endpoint echoes ids, names and arguments, and such a string has no UTF-8 form, so it
+    is refused here, before anything runs.
+    """
     too_deep = JSONRPCError(
         INVALID_REQUEST, f"Invalid Request: JSON nested deeper than {max_depth}", status=400
     )
+    not_json = JSONRPCError(PARSE_ERROR, "Parse error: the body is not valid JSON", status=400)
     try:
-        value = json.loads(body)
+        # Strict UTF-8: json.loads(bytes) would pass the raw bytes of a surrogate through.
+        text = body.removeprefix(codecs.BOM_UTF8).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise not_json from exc
+    try:
+        value = json.loads(text)
     except RecursionError as exc:
         # Nested past the interpreter's own limit: far deeper than any MAX_JSON_DEPTH.
         raise too_deep from exc
     except ValueError as exc:
-        raise JSONRPCError(
-            PARSE_ERROR, "Parse error: the body is not valid JSON", status=400
-        ) from exc
+        raise not_json from exc
     if isinstance(value, dict | list) and _depth_exceeds(value, max_depth):
         raise too_deep
+    if _SURROGATE_ESCAPE.search(text) and _holds_surrogate(value):
+        raise JSONRPCError(
+            INVALID_REQUEST,
+            "Invalid Request: a string holds a lone UTF-16 surrogate, which is not Unicode text",
+            status=400,
+        )
     return value
 
 
