@@ -226,3 +226,40 @@ def test_a_surrogate_pair_is_ordinary_text(mcp):
     assert response.status_code == 200
     assert json.loads(response.content)["id"] == "\U0001f600"
     assert Entry.objects.get().label == "\U0001f600"
+
+
+# -- What a lenient parser would let through -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"n":NaN}}', -32700),
+        ('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"n":-Infinity}}', -32700),
+        ('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"n":Infinity}}', -32700),
+        ('{"jsonrpc":"2.0","id":1,"method":"ping"}'.encode("utf-16"), -32700),
+        ('{"jsonrpc":"2.0","id":1,"method":"ping"}'.encode("utf-16-le"), -32700),
+        ('{"jsonrpc":"2.0","id":1,"method":"ping"}'.encode("utf-32"), -32700),
+        ('{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}', -32600),
+        ('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":{"b":1,"b":2}}}', -32600),
+    ],
+)
+def test_what_a_lenient_parser_would_accept_is_refused(mcp, body, code):
+    response = mcp.send(body)
+    assert response.status_code == 400
+    assert error_of(response)["code"] == code
+
+
+def test_a_duplicate_tool_name_is_refused_before_the_tool_runs(mcp):
+    # A gateway that reads the first "name" would see another tool than the one that runs.
+    from tests.testapp.models import Entry
+
+    body = (
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":'
+        '{"name":"greet","arguments":{"label":"x"},"name":"entry_write"}}'
+    )
+    response = mcp.send(body)
+    assert response.status_code == 400
+    error = error_of(response)
+    assert error["code"] == -32600 and "'name'" in error["message"]
+    assert Entry.objects.count() == 0

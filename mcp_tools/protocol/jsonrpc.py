@@ -174,12 +174,38 @@ def _holds_surrogate(value: Any) -> bool:
     return False
 
 
+class _DuplicateKey(ValueError):
+    """An object names one key twice."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 def loads(body: bytes, *, max_depth: int) -> Any:
     """Decode a request body, raising -32700 for bad JSON and -32600 for deep nesting.
 
-    The body must be UTF-8 text, and no string in it may hold a lone UTF-16 surrogate: the
-    endpoint echoes ids, names and arguments, and such a string has no UTF-8 form, so it
-    is refused here, before anything runs.
+    The body must be JSON as RFC 8259 defines it, read by no more lenient a rule than any
+    other reader of the same bytes (a gateway, a log) would apply: UTF-8 text, no ``NaN`` or
+    ``Infinity`` literals (-32700), no key twice in one object (-32600: a reader that takes
+    the first ``name`` would see another tool than the one that runs). No string may hold a
+    lone UTF-16 surrogate (-32600): the endpoint echoes ids, names and arguments, and such a
+    string has no UTF-8 form. All of it is refused here, before anything runs.
     """
     too_deep = JSONRPCError(
         INVALID_REQUEST, f"Invalid Request: JSON nested deeper than {max_depth}", status=400
@@ -191,13 +217,22 @@ def loads(body: bytes, *, max_depth: int) -> Any:
     except UnicodeDecodeError as exc:
         raise not_json from exc
     try:
-        value = json.loads(text)
+        value = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
     except RecursionError as exc:
         # Nested past the interpreter's own limit: far deeper than any MAX_JSON_DEPTH.
         raise too_deep from exc
+    except _DuplicateKey as exc:
+        key = exc.key if len(exc.key) <= 64 else exc.key[:64] + "…"
+        raise JSONRPCError(
+            INVALID_REQUEST,
+            f"Invalid Request: the key {key!r} appears twice in one object",
+            status=400,
+        ) from exc
     except ValueError as exc:
         raise not_json from exc
-    if isinstance(value, dict | list) and _depth_exceeds(value, max_depth):
+    # No walk when the text has too few brackets to nest that deep (nearly every request).
+    nested = isinstance(value, dict | list) and text.count("{") + text.count("[") > max_depth
+    if nested and _depth_exceeds(value, max_depth):
         raise too_deep
     if _SURROGATE_ESCAPE.search(text) and _holds_surrogate(value):
         raise JSONRPCError(
