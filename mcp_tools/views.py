@@ -183,7 +183,7 @@ class MCPView(View):
         if not values:
             raise JSONRPCError(INVALID_REQUEST, "Invalid Request: empty batch", status=400)
 
-    def check_transport(self, request: HttpRequest) -> frozenset[str]:
+    def check_transport(self, request: HttpRequest) -> mediatypes.Ranges:
         """Refuse foreign hosts and origins, non-JSON bodies and clients that can't read JSON.
 
         Returns the media ranges the client accepts.

@@ -102,6 +102,8 @@ def test_content_type(mcp, content_type, status):
         ("text/html", 406),
         ("image/png;q=1, text/*", 406),
         (",,,;;;", 406),
+        ("application/json;q=0", 406),
+        ("application/json;q=0, text/event-stream", 406),
     ],
 )
 def test_accept(mcp, accept, status):
