@@ -43,6 +43,7 @@ DEFAULTS: dict[str, Any] = {
     "MAX_REQUEST_BYTES": 1024 * 1024,
     "MAX_RESPONSE_BYTES": 10 * 1024 * 1024,
     "MAX_JSON_DEPTH": 64,
+    "MAX_BATCH_SIZE": 20,
     # Origins allowed besides the endpoint's own host (browser-based clients).
     "ALLOWED_ORIGINS": [],
     # Protocol (docs/protocol.md): tools per tools/list page (None: one page), how long a

@@ -172,7 +172,8 @@ class MCPView(View):
         return HttpResponse("[" + ",".join(bodies) + "]", content_type=JSON)
 
     def check_batch(self, request: HttpRequest, values: list[Any]) -> None:
-        """Refuse a batch where the protocol version has none (only 2025-03-26 allows them)."""
+        """Refuse a batch where the protocol version has none (only 2025-03-26 allows them),
+        an empty one, and one longer than ``MAX_BATCH_SIZE``."""
         version = versions.version_from_header(request.META.get(versions.PROTOCOL_VERSION_HEADER))
         if version != versions.BATCH_VERSION:
             raise JSONRPCError(
@@ -182,6 +183,15 @@ class MCPView(View):
             )
         if not values:
             raise JSONRPCError(INVALID_REQUEST, "Invalid Request: empty batch", status=400)
+        limit = mcp_settings.MAX_BATCH_SIZE
+        if len(values) > limit:
+            # Refused whole: answering some items and not others would leave the client
+            # unable to tell which of its calls ran.
+            raise JSONRPCError(
+                INVALID_REQUEST,
+                f"Invalid Request: a batch of {len(values)} messages; at most {limit} are accepted",
+                status=400,
+            )
 
     def check_transport(self, request: HttpRequest) -> mediatypes.Ranges:
         """Refuse foreign hosts and origins, non-JSON bodies and clients that can't read JSON.

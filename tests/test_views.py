@@ -178,6 +178,29 @@ def test_batches_are_refused_outside_2025_03_26(mcp, version):
     assert json.loads(response.content)["error"]["code"] == -32600
 
 
+def test_a_batch_longer_than_max_batch_size_is_refused_whole_before_any_item_runs(mcp):
+    from tests.testapp.models import Entry
+
+    write = {"name": "entry_write", "arguments": {"label": "x"}}
+    batch = [mcp.message("tools/call", write) for _ in range(21)]
+    response = mcp.send(batch, headers={"MCP-Protocol-Version": "2025-03-26"})
+    assert response.status_code == 400
+    error = error_of(response)
+    assert error["code"] == -32600 and "21" in error["message"] and "20" in error["message"]
+    assert Entry.objects.count() == 0
+    answers = mcp.send(batch[:20], headers={"MCP-Protocol-Version": "2025-03-26"})
+    assert len(json.loads(answers.content)) == 20
+    assert Entry.objects.count() == 20
+
+
+def test_max_batch_size_is_a_setting(mcp, settings):
+    settings.MCP_TOOLS = {"MAX_BATCH_SIZE": 2}
+    batch = [mcp.message("ping") for _ in range(3)]
+    response = mcp.send(batch, headers={"MCP-Protocol-Version": "2025-03-26"})
+    assert response.status_code == 400
+    assert len(json.loads(mcp.send(batch[:2], headers={"MCP-Protocol-Version": None}).content)) == 2
+
+
 # -- Authentication and CSRF -----------------------------------------------------------------
 
 
