@@ -62,6 +62,26 @@ def error_response(error: JSONRPCError) -> HttpResponse:
     return answer_response(Answer.error(error.request_id, error))
 
 
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _origin_of(text: str) -> tuple[str, str, int] | None:
+    """Return the scheme, host and port of a serialized origin, or None when it is none."""
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError:  # an unbalanced IPv6 bracket, a port out of range
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in DEFAULT_PORTS or not parts.hostname:
+        return None
+    # An origin is "scheme://host[:port]" and nothing more (no user, path, query, fragment).
+    extra = parts.username is not None or parts.path or parts.query or parts.fragment
+    if extra or text.endswith(("?", "#")):
+        return None
+    return scheme, parts.hostname, DEFAULT_PORTS[scheme] if port is None else port
+
+
 class MCPView(View):
     """Serve MCP over Streamable HTTP for the tools of a registry (optionally some tags).
 
@@ -205,7 +225,7 @@ class MCPView(View):
                 INVALID_REQUEST, "Bad Request: host not allowed", status=400
             ) from exc
         origin = request.headers.get("Origin")
-        if origin and not self.origin_allowed(origin, host):
+        if origin and not self.origin_allowed(origin, f"{request.scheme}://{host}"):
             raise JSONRPCError(INVALID_REQUEST, "Forbidden: origin not allowed", status=403)
         content_type = (request.content_type or "").lower()
         if content_type != JSON:
@@ -222,14 +242,20 @@ class MCPView(View):
             )
         return accepted
 
-    def origin_allowed(self, origin: str, host: str) -> bool:
-        if origin in mcp_settings.ALLOWED_ORIGINS:
+    def origin_allowed(self, origin: str, own: str) -> bool:
+        """Return whether ``origin`` is the endpoint's ``own`` or one of ``ALLOWED_ORIGINS``.
+
+        Origins are compared as RFC 6454 defines them: scheme, host and port (a default port
+        written out is the same origin), so ``https://host`` is not the origin of an http
+        endpoint on ``host``, and ``//host`` or ``ftp://host`` are no origin at all.
+        """
+        allowed = mcp_settings.ALLOWED_ORIGINS
+        if origin in allowed:
             return True
-        try:
-            netloc = urlsplit(origin).netloc
-        except ValueError:  # e.g. an unbalanced IPv6 bracket
+        parsed = _origin_of(origin)
+        if parsed is None:
             return False
-        return netloc.lower() == host.lower()
+        return parsed == _origin_of(own) or parsed in {_origin_of(other) for other in allowed}
 
     def read_body(self, request: HttpRequest) -> bytes:
         """Read the body with a bound, before anything parses it."""

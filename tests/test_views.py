@@ -61,6 +61,19 @@ def test_the_view_refuses_a_foreign_host_itself_without_middleware(alice):
         ("http://[", [], 403),
         ("https://app.example", ["https://app.example"], 200),
         ("https://app.example:444", ["https://app.example"], 403),
+        # The scheme and the port count, not just the host (the request is http, port 80).
+        ("https://testserver", [], 403),
+        ("ftp://testserver", [], 403),
+        ("//testserver", [], 403),
+        ("testserver", [], 403),
+        ("http://testserver:443", [], 403),
+        ("http://testserver:80", [], 200),
+        ("HTTP://TestServer", [], 200),
+        # An origin is a scheme, a host and a port: nothing else.
+        ("http://testserver/", [], 403),
+        ("http://user@testserver", [], 403),
+        ("http://testserver?x", [], 403),
+        ("http://testserver:99999", [], 403),
     ],
 )
 def test_origin(mcp, settings, origin, allowed, status):
@@ -69,6 +82,35 @@ def test_origin(mcp, settings, origin, allowed, status):
     assert response.status_code == status
     if status == 403:
         assert json.loads(response.content)["error"]["code"] == -32600
+
+
+@pytest.mark.parametrize(
+    ("secure", "host", "origin", "status"),
+    [
+        (True, "testserver", "https://testserver", 200),
+        (True, "testserver", "https://testserver:443", 200),
+        (True, "testserver", "http://testserver", 403),
+        (False, "testserver:8000", "http://testserver:8000", 200),
+        (False, "testserver:8000", "http://testserver", 403),
+        (False, "127.0.0.1:8000", "http://127.0.0.1:8000", 200),
+        (False, "[::1]:8000", "http://[::1]:8000", 200),
+        (False, "[::1]:8000", "http://[::1]:8001", 403),
+    ],
+)
+def test_the_origin_must_be_the_requests_own_scheme_host_and_port(
+    alice, settings, secure, host, origin, status
+):
+    settings.ALLOWED_HOSTS = ["testserver", "127.0.0.1", "[::1]"]
+    request = RequestFactory().post(
+        "/mcp",
+        PING,
+        content_type="application/json",
+        secure=secure,
+        HTTP_HOST=host,
+        HTTP_ORIGIN=origin,
+        HTTP_AUTHORIZATION=f"Token {alice.token}",
+    )
+    assert MCPView.as_view()(request).status_code == status
 
 
 # -- Content-Type and Accept -----------------------------------------------------------------
