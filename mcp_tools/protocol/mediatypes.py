@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
-
 
 #: Media ranges an ``Accept`` header names, each with its quality (0 to 1).
 Ranges = Mapping[str, float]
@@ -21,10 +21,9 @@ def admitted_ranges(accept: str | None) -> Ranges:
         for param in params:
             key, _, value = param.strip().partition("=")
             if key.strip().lower() == "q":
-                try:
+                # An unreadable q: the range as if it had none.
+                with contextlib.suppress(ValueError):
                     quality = min(max(float(value), 0.0), 1.0)
-                except ValueError:
-                    pass  # an unreadable q: the range as if it had none
         ranges[media_range] = max(quality, ranges.get(media_range, 0.0))
     return ranges
 
