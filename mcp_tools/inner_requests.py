@@ -46,7 +46,7 @@ def build_inner_request(
     """Build the request the tool's view receives, as a direct HTTP call would make it.
 
     ``identity`` is ``(user, token)`` to hand over DRF authentication the endpoint already did.
-    Raises ``ValueError`` when the path parameters do not reach the tool's route.
+    Raises ``routes.NoPath`` when the path arguments do not reach the tool's route.
 
     The view is the tool's own: ``resolver_match`` is its route's match of the path (what
     ``resolve()`` makes of it), so no argument can send the call to another view.

@@ -23,6 +23,7 @@ from .formatters import BaseFormatter
 from .inner_requests import build_inner_request
 from .processors import run_processors
 from .protocol.results import ToolResult
+from .routes import NoPath
 from .signals import tool_called
 from .tools import Tool
 
@@ -69,8 +70,8 @@ class Invocation:
             self.inner = build_inner_request(
                 self.request, self.tool, split, context, identity=identity
             )
-        except ValueError as exc:
-            return self.finish(ToolResult.error(f"Invalid arguments: $: {exc}"))
+        except NoPath as exc:
+            return self.finish(ToolResult.error(f"Invalid arguments: {exc.json_path}: {exc}"))
         return None
 
     def run(self, notifier: Any = None) -> ToolResult:

@@ -110,3 +110,16 @@ def test_a_path_argument_that_leaves_its_pattern_never_reaches_another_view(mcp)
     result = result_of(mcp.send(mcp.message("tools/call", params)))
     assert result["isError"] is True
     assert result["content"][0]["text"].startswith("Invalid arguments: $.name:")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("arguments", "line"),
+    [
+        ({"pk": 5.0}, "Invalid arguments: $.pk: 5.0 is not a value this tool's URL can take"),
+        ({"pk": 7.5}, "Invalid arguments: $.pk: 7.5 is not of type 'integer'"),
+    ],
+)
+def test_a_path_argument_the_route_refuses_is_named_without_routing_internals(mcp, arguments, line):
+    result = mcp.call_tool("todo_retrieve", arguments)
+    assert result == {"content": [{"type": "text", "text": line}], "isError": True}
