@@ -11,6 +11,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from .conf import mcp_settings
+from .protocol import jsonrpc
 from .schemas.validators import error_message
 from .tools import Tool
 
@@ -62,8 +64,9 @@ def coerce_value(value: Any, schema: Any) -> Any:
         if "string" in types or not types:
             return value
         try:
-            decoded = json.loads(value)
-        except ValueError:
+            # As strictly as the body itself: a string can't smuggle in what the body can't.
+            decoded = jsonrpc.decode(value, max_depth=mcp_settings.MAX_JSON_DEPTH)
+        except jsonrpc.NotStrictJSON:
             return value
         if any(_is_type(decoded, name) for name in types):
             return coerce_value(decoded, schema)

@@ -37,6 +37,45 @@ def test_strings_that_encode_the_declared_type_are_converted(value, schema, expe
     assert coerce_value(value, schema) == expected
 
 
+DEEP = "[" * 200_000 + "]" * 200_000
+
+
+@pytest.mark.parametrize(
+    ("value", "schema"),
+    [
+        (DEEP, {"type": "array"}),
+        (DEEP, {"type": "integer"}),
+        ("[" * 65 + "]" * 65, {"type": "array"}),  # one past MAX_JSON_DEPTH
+        ('{"a": ' * 65 + "1" + "}" * 65, {"type": "object"}),
+        ("NaN", {"type": "number"}),
+        ("-Infinity", {"type": "number"}),
+        ('{"a": 1, "a": 2}', {"type": "object"}),
+        ('["\\ud800"]', {"type": "array"}),  # a lone surrogate, once decoded
+        ("1" * 5000, {"type": "integer"}),  # past Python's integer string limit
+    ],
+)
+def test_a_string_the_lenient_conversion_would_read_past_the_bodys_rules_stays_a_string(
+    value, schema
+):
+    assert coerce_value(value, schema) == value
+
+
+def test_json_in_a_string_is_read_up_to_max_json_depth(settings):
+    settings.MCP_TOOLS = {"MAX_JSON_DEPTH": 3}
+    assert coerce_value("[[[1]]]", {"type": "array"}) == [[[1]]]
+    assert coerce_value("[[[[1]]]]", {"type": "array"}) == "[[[[1]]]]"
+
+
+@pytest.mark.django_db
+def test_a_deep_json_string_argument_is_an_invalid_argument_never_a_500(mcp):
+    params = {"name": "todo_retrieve", "arguments": {"pk": DEEP}}
+    response = mcp.send(mcp.message("tools/call", params))
+    assert response.status_code == 200
+    result = result_of(response)
+    assert result["isError"] is True
+    assert result["content"][0]["text"].startswith("Invalid arguments: $.pk: ")
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize(
     ("arguments", "lines"),

@@ -174,12 +174,26 @@ def _holds_surrogate(value: Any) -> bool:
     return False
 
 
-class _DuplicateKey(ValueError):
-    """An object names one key twice."""
+class NotStrictJSON(ValueError):
+    """JSON text that a strict reader refuses (see ``decode``); ``code`` is its JSON-RPC code."""
+
+    code = PARSE_ERROR
+
+
+class TooDeep(NotStrictJSON):
+    code = INVALID_REQUEST
+
+
+class DuplicateKey(NotStrictJSON):
+    code = INVALID_REQUEST
 
     def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
+        shown = key if len(key) <= 64 else key[:64] + "…"
+        super().__init__(f"the key {shown!r} appears twice in one object")
+
+
+class LoneSurrogate(NotStrictJSON):
+    code = INVALID_REQUEST
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -188,59 +202,61 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
-                raise _DuplicateKey(key)
+                raise DuplicateKey(key)
             seen.add(key)
     return value
 
 
 def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+    raise NotStrictJSON(f"{name} is not JSON")
+
+
+def decode(text: str, *, max_depth: int) -> Any:
+    """Decode JSON text as strictly as any other reader of it would; raise ``NotStrictJSON``.
+
+    JSON as RFC 8259 defines it: no ``NaN`` or ``Infinity`` literals, no key twice in one
+    object (a reader that takes the first ``name`` would see another tool than the one that
+    runs), containers nested at most ``max_depth`` deep, and no string holding a lone
+    UTF-16 surrogate (such a string has no UTF-8 form, and the endpoint echoes strings).
+    """
+    try:
+        value = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+    except RecursionError as exc:
+        # Nested past the interpreter's own limit: far deeper than any MAX_JSON_DEPTH.
+        raise TooDeep(f"JSON nested deeper than {max_depth}") from exc
+    except NotStrictJSON:
+        raise
+    except ValueError as exc:  # bad JSON, or an integer past Python's digit limit
+        raise NotStrictJSON("not valid JSON") from exc
+    # No walk when the text has too few brackets to nest that deep (nearly every request).
+    nested = isinstance(value, dict | list) and text.count("{") + text.count("[") > max_depth
+    if nested and _depth_exceeds(value, max_depth):
+        raise TooDeep(f"JSON nested deeper than {max_depth}")
+    if _SURROGATE_ESCAPE.search(text) and _holds_surrogate(value):
+        raise LoneSurrogate("a string holds a lone UTF-16 surrogate, which is not Unicode text")
+    return value
 
 
 def loads(body: bytes, *, max_depth: int) -> Any:
     """Decode a request body, raising -32700 for bad JSON and -32600 for deep nesting.
 
-    The body must be JSON as RFC 8259 defines it, read by no more lenient a rule than any
-    other reader of the same bytes (a gateway, a log) would apply: UTF-8 text, no ``NaN`` or
-    ``Infinity`` literals (-32700), no key twice in one object (-32600: a reader that takes
-    the first ``name`` would see another tool than the one that runs). No string may hold a
-    lone UTF-16 surrogate (-32600): the endpoint echoes ids, names and arguments, and such a
-    string has no UTF-8 form. All of it is refused here, before anything runs.
+    The body must be UTF-8 text and strict JSON (``decode``): a NaN literal or a body in
+    another encoding is -32700; a duplicate key, nesting past ``max_depth`` or a lone
+    surrogate is -32600. All of it is refused here, before anything runs.
     """
-    too_deep = JSONRPCError(
-        INVALID_REQUEST, f"Invalid Request: JSON nested deeper than {max_depth}", status=400
-    )
-    not_json = JSONRPCError(PARSE_ERROR, "Parse error: the body is not valid JSON", status=400)
     try:
         # Strict UTF-8: json.loads(bytes) would pass the raw bytes of a surrogate through.
         text = body.removeprefix(codecs.BOM_UTF8).decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise not_json from exc
-    try:
-        value = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
-    except RecursionError as exc:
-        # Nested past the interpreter's own limit: far deeper than any MAX_JSON_DEPTH.
-        raise too_deep from exc
-    except _DuplicateKey as exc:
-        key = exc.key if len(exc.key) <= 64 else exc.key[:64] + "…"
         raise JSONRPCError(
-            INVALID_REQUEST,
-            f"Invalid Request: the key {key!r} appears twice in one object",
-            status=400,
+            PARSE_ERROR, "Parse error: the body is not valid JSON", status=400
         ) from exc
-    except ValueError as exc:
-        raise not_json from exc
-    # No walk when the text has too few brackets to nest that deep (nearly every request).
-    nested = isinstance(value, dict | list) and text.count("{") + text.count("[") > max_depth
-    if nested and _depth_exceeds(value, max_depth):
-        raise too_deep
-    if _SURROGATE_ESCAPE.search(text) and _holds_surrogate(value):
-        raise JSONRPCError(
-            INVALID_REQUEST,
-            "Invalid Request: a string holds a lone UTF-16 surrogate, which is not Unicode text",
-            status=400,
-        )
-    return value
+    try:
+        return decode(text, max_depth=max_depth)
+    except NotStrictJSON as exc:
+        kind = "Parse error" if exc.code == PARSE_ERROR else "Invalid Request"
+        what = "the body is not valid JSON" if exc.code == PARSE_ERROR else str(exc)
+        raise JSONRPCError(exc.code, f"{kind}: {what}", status=400) from exc
 
 
 def _valid_id(value: Any) -> bool:
