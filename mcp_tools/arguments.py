@@ -11,6 +11,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from rest_framework.settings import api_settings
+
 from .conf import mcp_settings
 from .protocol import jsonrpc
 from .schemas.validators import error_message
@@ -87,8 +89,53 @@ def coerce(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
 
 def prepare(tool: Tool, arguments: dict[str, Any]) -> tuple[list[str], SplitArguments]:
     """Convert the arguments once; return their problems and, split, where they go."""
+    limit = mcp_settings.MAX_ARGUMENTS
+    if len(arguments) > limit:
+        # Before anything reads them: each would cost a conversion and a validation line.
+        line = f"Invalid arguments: $: {len(arguments)} arguments; at most {limit} are accepted"
+        return [line], SplitArguments()
     arguments = coerce(tool, arguments)
-    return _problems(tool, arguments), _split(tool, arguments)
+    split = _split(tool, arguments)
+    return _problems(tool, arguments) + _url_problems(tool, split), split
+
+
+def _url_problems(tool: Tool, split: SplitArguments) -> list[str]:
+    """Bound what path and query arguments put in the view's URL, as HTTP would bound it.
+
+    An HTTP server bounds a request line (gunicorn: 4,094 bytes) and Django the fields of a
+    query string (``DATA_UPLOAD_MAX_NUMBER_FIELDS``); a tool call has no server in between,
+    so the same bounds hold here: ``MAX_URL_ARGUMENT_LENGTH`` characters per value and
+    ``MAX_ARGUMENTS`` fields.
+    """
+    lines = []
+    length = mcp_settings.MAX_URL_ARGUMENT_LENGTH
+    fields = 0
+    for name, value in [*split.path.items(), *split.query.items()]:
+        texts = query_value(value) if name in split.query else [str(value)]
+        fields += len(texts) if name in split.query else 0
+        longest = max(map(len, texts), default=0)
+        if longest > length:
+            lines.append(
+                f"Invalid arguments: $.{name}: {longest} characters; "
+                f"a URL argument takes at most {length}"
+            )
+    if fields > mcp_settings.MAX_ARGUMENTS:
+        lines.append(
+            f"Invalid arguments: $: the arguments make {fields} query-string fields; "
+            f"at most {mcp_settings.MAX_ARGUMENTS} are accepted"
+        )
+    override = api_settings.URL_FORMAT_OVERRIDE
+    if (
+        override
+        and override in split.query
+        and override not in tool.input_schema.get("properties", {})
+    ):
+        # The view's renderer is its author's choice: ?format=api would answer its HTML page.
+        lines.append(
+            f"Invalid arguments: $.{override}: DRF reads it to choose the view's renderer; "
+            "it is not an argument of this tool"
+        )
+    return lines
 
 
 def problems(tool: Tool, arguments: dict[str, Any]) -> list[str]:

@@ -10,6 +10,7 @@ import base64
 import logging
 from typing import Any
 
+from django.core.exceptions import BadRequest, SuspiciousOperation
 from django.http import HttpRequest, HttpResponseBase
 from rest_framework.exceptions import ErrorDetail
 from rest_framework.renderers import JSONRenderer
@@ -125,11 +126,33 @@ class ResponseFormatter(BaseFormatter):
             # The view stopped as asked; nobody is left to read the result.
             logger.info("Tool %s stopped: the client disconnected", tool.name)
             return ToolResult.error("Client disconnected")
+        if isinstance(exc, SuspiciousOperation | BadRequest):
+            return self.apply_override(self.bad_request(exc, request), override)
         reference = errors.report("Tool %s failed", tool.name, exc=exc, request=request)
         if mcp_settings.mask_errors:
             return ToolResult.masked(reference)
         result = ToolResult.error(f"{type(exc).__name__}: {exc}", **{ERROR_REF_META_KEY: reference})
         return self.apply_override(result, override)
+
+    def bad_request(self, exc: Exception, request: HttpRequest) -> ToolResult:
+        """Answer what Django's handler answers with 400: the request was malformed.
+
+        A client error, not a fault of the server: no error reference, and logged as Django
+        logs it (``django.security.<name>`` for a ``SuspiciousOperation``). Its message may
+        name a file path (``SuspiciousFileOperation``): it is shown only unmasked.
+        """
+        name = type(exc).__name__
+        if isinstance(exc, SuspiciousOperation):
+            logging.getLogger(f"django.security.{name}").error(
+                str(exc), exc_info=exc, extra={"status_code": 400, "request": request}
+            )
+        else:
+            logging.getLogger("django.request").warning(
+                "Bad Request: %s", request.path, extra={"status_code": 400, "request": request}
+            )
+        if mcp_settings.mask_errors:
+            return ToolResult.error(f"Bad Request ({name})")
+        return ToolResult.error(f"Bad Request ({name}): {exc}")
 
     def take_override(self, request: HttpRequest) -> Override | None:
         """Consume the override the view stored; a second formatting pass sees none."""

@@ -162,3 +162,65 @@ def test_a_path_argument_that_leaves_its_pattern_never_reaches_another_view(mcp)
 def test_a_path_argument_the_route_refuses_is_named_without_routing_internals(mcp, arguments, line):
     result = mcp.call_tool("todo_retrieve", arguments)
     assert result == {"content": [{"type": "text", "text": line}], "isError": True}
+
+
+# -- Bounds on the number and size of arguments ------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_too_many_arguments_are_refused_before_anything_reads_them(mcp, caplog):
+    arguments = {str(index): 0 for index in range(70_000)}  # 0.7 MB, under MAX_REQUEST_BYTES
+    result = mcp.call_tool("report_get", arguments)
+    assert result == {
+        "content": [
+            {
+                "type": "text",
+                "text": "Invalid arguments: $: 70000 arguments; at most 1000 are accepted",
+            }
+        ],
+        "isError": True,
+    }
+    assert [record for record in caplog.records if record.levelname == "ERROR"] == []
+
+
+@pytest.mark.django_db
+def test_max_arguments_is_a_setting_and_counts_the_query_fields_a_list_makes(mcp, settings):
+    settings.MCP_TOOLS = {"MAX_ARGUMENTS": 5}
+    assert mcp.call_tool("report_get", {f"a{i}": i for i in range(5)})["isError"] is False
+    refused = mcp.call_tool("report_get", {"ids": [1, 2, 3, 4, 5, 6]})
+    assert refused["content"][0]["text"] == (
+        "Invalid arguments: $: the arguments make 6 query-string fields; at most 5 are accepted"
+    )
+
+
+@pytest.mark.django_db
+def test_a_url_argument_is_bounded_as_an_http_server_bounds_a_request_line(mcp, settings):
+    ok = mcp.call_tool("report_get", {"q": "x" * 4096})
+    assert ok["isError"] is False
+    assert ok["structuredContent"]["query"] == {"q": ["x" * 4096]}
+    refused = mcp.call_tool("report_get", {"q": "x" * 4097})
+    assert refused["content"][0]["text"] == (
+        "Invalid arguments: $.q: 4097 characters; a URL argument takes at most 4096"
+    )
+    path = mcp.call_tool("file_get", {"name": "é" * 5000})
+    assert path["content"][0]["text"].startswith("Invalid arguments: $.name: 5000 characters")
+    settings.MCP_TOOLS = {"MAX_URL_ARGUMENT_LENGTH": 10}
+    assert mcp.call_tool("report_get", {"q": "x" * 11})["isError"] is True
+
+
+@pytest.mark.django_db
+def test_an_undeclared_argument_cannot_choose_the_views_renderer(mcp, http):
+    # Over HTTP, ?format=api makes DRF render its browsable API (URL_FORMAT_OVERRIDE).
+    assert http.get("/t/report/", {"format": "api"})["Content-Type"].startswith("text/html")
+    result = mcp.call_tool("report_get", {"format": "api"})
+    assert result["content"][0]["text"] == (
+        "Invalid arguments: $.format: DRF reads it to choose the view's renderer; "
+        "it is not an argument of this tool"
+    )
+
+
+@pytest.mark.django_db
+def test_other_undeclared_arguments_of_a_get_tool_reach_its_query_string(mcp):
+    # docs/tools.md: views read request.query_params themselves, as over plain HTTP.
+    result = mcp.call_tool("report_get", {"status": "open", "tags": ["a", "b"]})
+    assert result["structuredContent"]["query"] == {"status": ["open"], "tags": ["a", "b"]}

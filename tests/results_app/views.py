@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+from django.core.exceptions import BadRequest, SuspiciousFileOperation
 from django.http import (
     FileResponse,
     HttpResponse,
@@ -315,3 +316,12 @@ class ThingPageView(ThingListView):
     """List things one page at a time: the schema is the page."""
 
     pagination_class = SmallPages
+
+
+# -- what Django's handler answers with 400: a request the view found malformed -------------
+
+r_bad_request = _get("r_bad_request", _raise(BadRequest("the view refused /srv/app/x")))
+r_suspicious = _get(
+    "r_suspicious",
+    _raise(SuspiciousFileOperation("The joined path (/srv/media/../etc) is outside /srv/media")),
+)
