@@ -222,9 +222,12 @@ class ResponseFormatter(BaseFormatter):
         """Return the body as text and, unless turned off, its value as structured content."""
         text = decode(body, charset)
         renderer = getattr(response, "accepted_renderer", None)
-        if type(renderer) is JSONRenderer:
-            # Rendered by DRF's plain JSON renderer: response.data tells the shape, and the
-            # bytes are already valid JSON, so nothing is parsed again.
+        # The body's bytes are spliced into the answer only when they are known to be one
+        # line of strict JSON: a line break (indented JSON) would end an SSE data line.
+        one_line = "\n" not in text and "\r" not in text
+        if one_line and type(renderer) is JSONRenderer and renderer.strict:
+            # Rendered by DRF's plain JSON renderer, unindented: response.data tells the
+            # shape, and the bytes are valid JSON already, so nothing is parsed again.
             data = response.data  # type: ignore[attr-defined]
             value: Any = RawJSON(text)
             scalar_string = data if isinstance(data, str) else None
@@ -235,8 +238,8 @@ class ResponseFormatter(BaseFormatter):
                 return ToolResult.error(str(exc))
             except ValueError:
                 return ToolResult(content=[text_block(text)])  # not JSON after all: text
-            # The body's own bytes are spliced, unless NaN/Infinity literals were replaced.
-            strict = "NaN" not in text and "Infinity" not in text
+            # Otherwise re-encoded, compact, as when NaN/Infinity literals were replaced.
+            strict = one_line and "NaN" not in text and "Infinity" not in text
             value = RawJSON(text, parsed) if strict else encode_value(parsed)
             scalar_string = parsed if isinstance(parsed, str) else None
         if scalar_string is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 
 from django.core.exceptions import BadRequest, SuspiciousFileOperation
 from django.http import (
@@ -18,6 +19,7 @@ from rest_framework.decorators import api_view, renderer_classes
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from mcp_tools import ToolError, get_tool_call, is_mcp_request, mcp_output, mcp_tool
 
@@ -325,3 +327,47 @@ r_suspicious = _get(
     "r_suspicious",
     _raise(SuspiciousFileOperation("The joined path (/srv/media/../etc) is outside /srv/media")),
 )
+
+
+# -- JSON whose bytes are not compact: never spliced into an SSE data line -------------------
+
+
+@mcp_tool("r_indented")
+class IndentedView(APIView):
+    """DRF's plain JSONRenderer, asked for an indent (as renderer_context allows)."""
+
+    renderer_classes = [JSONRenderer]
+
+    def get(self, request):
+        return Response({"a": [1, {"b": "x\ny"}], "c": "é"})
+
+    def get_renderer_context(self):
+        return {**super().get_renderer_context(), "indent": 2}
+
+
+class IndentedRenderer(JSONRenderer):
+    """Another renderer class, indenting."""
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        return json.dumps(data, indent=4).encode()
+
+
+PRETTY = {"a": [1, {"b": "x\ny"}], "c": "é"}
+r_pretty_json = _get(
+    "r_pretty_json",
+    lambda r: HttpResponse(json.dumps(PRETTY, indent=2), content_type="application/json"),
+)
+r_pretty_crlf = _get(
+    "r_pretty_crlf",
+    lambda r: HttpResponse(
+        json.dumps(PRETTY, indent=1).replace("\n", "\r\n"), content_type="application/json"
+    ),
+)
+
+
+@mcp_tool("r_pretty_renderer")
+@api_view(["GET"])
+@renderer_classes([IndentedRenderer])
+def r_pretty_renderer(request):
+    """Answer through a custom JSON renderer that indents."""
+    return Response(PRETTY)
