@@ -7,6 +7,7 @@ string is left for validation to report.
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -143,13 +144,33 @@ def problems(tool: Tool, arguments: dict[str, Any]) -> list[str]:
     return _problems(tool, coerce(tool, arguments))
 
 
+#: At most this many problem lines, each at most ``MAX_LINE`` characters: what a refusal
+#: echoes stays small whatever the arguments hold (200,000 wrong items, a 1 MiB string).
+MAX_LINES = 50
+MAX_LINE = 400
+
+
 def _problems(tool: Tool, arguments: dict[str, Any]) -> list[str]:
+    # A few more errors than lines are read: duplicates and restated lengths drop out, and
+    # reading all of them would build an error object per wrong item.
+    errors = list(itertools.islice(tool.validator.iter_errors(arguments), 2 * MAX_LINES + 1))
     lines = {
-        f"Invalid arguments: {error.json_path}: {error_message(error)}": None
-        for error in sorted(tool.validator.iter_errors(arguments), key=_error_order)
+        _line(f"Invalid arguments: {error.json_path}: {error_message(error)}"): None
+        for error in sorted(errors, key=_error_order)
         if not _said_already(error)
     }
-    return list(lines)
+    shown = list(lines)[:MAX_LINES]
+    if len(lines) > MAX_LINES or len(errors) > 2 * MAX_LINES:
+        shown.append(f"Invalid arguments: $: more problems than these {len(shown)} (not shown)")
+    return shown
+
+
+def _line(text: str) -> str:
+    """Cut the middle out of a long line: it starts with the argument, ends with the rule."""
+    if len(text) <= MAX_LINE:
+        return text
+    half = (MAX_LINE - 1) // 2
+    return f"{text[:half]}…{text[-half:]}"
 
 
 def _error_order(error: Any) -> tuple[str, int, str]:

@@ -38,6 +38,13 @@ class ResponseTooLarge(Exception):
     """The body is longer than ``MAX_RESPONSE_BYTES``."""
 
 
+def response_too_large() -> ToolResult:
+    """Return the result of a body, or an answer, past ``MAX_RESPONSE_BYTES``."""
+    return ToolResult.error(
+        f"Response too large: more than {mcp_settings.MAX_RESPONSE_BYTES} bytes"
+    )
+
+
 def media_type(response: HttpResponseBase) -> tuple[str, str | None]:
     """Return the media type without parameters, lower-cased, and the charset parameter."""
     return mediatypes.parse(response.get("Content-Type"))
@@ -60,6 +67,9 @@ def read_body(response: HttpResponseBase, limit: int) -> bytes:
         if len(body) > limit:
             raise ResponseTooLarge
         return body
+    declared = response.get("Content-Length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise ResponseTooLarge  # a file past the bound: not one block of it is read
     chunks: list[bytes] = []
     size = 0
     for chunk in response:  # type: ignore[attr-defined]
@@ -100,9 +110,7 @@ class ResponseFormatter(BaseFormatter):
         try:
             body = read_body(response, mcp_settings.MAX_RESPONSE_BYTES)
         except ResponseTooLarge:
-            limit = mcp_settings.MAX_RESPONSE_BYTES
-            result = ToolResult.error(f"Response too large: more than {limit} bytes")
-            return self.apply_override(result, override)
+            return self.apply_override(response_too_large(), override)
         status = response.status_code
         if status >= 500:
             result = self.server_error(response, body, request, tool)

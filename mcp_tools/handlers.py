@@ -26,7 +26,7 @@ from .formatters import BaseFormatter
 from .invocation import Invocation
 from .protocol import versions
 from .protocol.cursors import decode_cursor, encode_cursor
-from .protocol.jsonrpc import INVALID_PARAMS, JSONRPCError, Message, RawJSON, encode
+from .protocol.jsonrpc import INVALID_PARAMS, JSONRPCError, Message, RawJSON, clip, encode
 from .protocol.projection import project_tool
 from .protocol.results import ToolResult
 from .protocol.versions import Era
@@ -203,7 +203,7 @@ def call_tool(call: Call) -> ToolResult | Work:
         raise JSONRPCError(INVALID_PARAMS, "Invalid params: name must be a string")
     tool = call.tool(name)
     if tool is None:  # unknown, or hidden from this caller: the same answer
-        raise JSONRPCError(INVALID_PARAMS, f"Unknown tool: {name}")
+        raise JSONRPCError(INVALID_PARAMS, f"Unknown tool: {clip(name)}")
     arguments = params.get("arguments")
     if arguments is None:
         arguments = {}

@@ -12,6 +12,8 @@ from django.urls import URLPattern, URLResolver
 from django.urls.resolvers import RegexPattern, ResolverMatch
 from django.utils.regex_helper import normalize
 
+from .protocol.jsonrpc import clip
+
 
 class NoPath(ValueError):
     """No path of the route takes these path arguments.
@@ -26,17 +28,12 @@ class NoPath(ValueError):
         if parameter is None:
             message = "these path arguments do not make a URL of this tool"
         else:
-            message = f"{_shown(value)} is not a value this tool's URL can take"
+            message = f"{clip(repr(value), 80)} is not a value this tool's URL can take"
         super().__init__(message)
 
     @property
     def json_path(self) -> str:
         return "$" if self.parameter is None else f"$.{self.parameter}"
-
-
-def _shown(value: Any, limit: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else f"{text[: limit - 1]}…"
 
 
 @dataclass(frozen=True)

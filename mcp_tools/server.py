@@ -10,6 +10,7 @@ exception (logged under an error reference, answered -32603). How the answer tra
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,17 +19,23 @@ from django.http import HttpRequest
 
 from . import errors, handlers
 from .authentication import Caller
+from .conf import mcp_settings
+from .formatters import response_too_large
 from .handlers import Call, Endpoint, Work
 from .protocol import versions
 from .protocol.jsonrpc import (
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     JSONRPCError,
+    clip,
     error_envelope,
     parse_message,
     result_envelope,
 )
 from .protocol.projection import project
+from .protocol.results import ToolResult
+
+logger = logging.getLogger("mcp_tools")
 
 
 @dataclass(frozen=True)
@@ -77,7 +84,7 @@ def prepare(
         if handler is None:
             raise JSONRPCError(
                 METHOD_NOT_FOUND,
-                f"Method not found: {message.method}",
+                f"Method not found: {clip(message.method or '')}",
                 # The modern era answers an unknown method at the HTTP layer too.
                 status=404 if era.modern else 200,
             )
@@ -91,19 +98,42 @@ def prepare(
     return complete(call, result)
 
 
-def finish(prepared: Prepared, notifier: Any = None) -> Answer:
-    """Run the prepared work (its notifications to ``notifier``) and answer with its result."""
+def finish(prepared: Prepared, notifier: Any = None, *, limit: int | None = None) -> Answer:
+    """Run the prepared work (its notifications to ``notifier``) and answer with its result.
+
+    ``limit`` bounds the answer's bytes (``MAX_RESPONSE_BYTES`` by default).
+    """
     call = prepared.call
     try:
-        return complete(call, prepared.work.run(notifier))
+        return complete(call, prepared.work.run(notifier), limit=limit)
     except Exception as exc:
         return internal_error(call.message.id, exc, call.request)
 
 
-def complete(call: Call, result: Any) -> Answer:
-    """Answer ``call`` with ``result``, projected onto the request's protocol version."""
+def complete(call: Call, result: Any, *, limit: int | None = None) -> Answer:
+    """Answer ``call`` with ``result``, projected onto the request's protocol version.
+
+    A tool result whose answer, as sent, would pass ``limit`` bytes (``MAX_RESPONSE_BYTES``
+    by default) is answered ``Response too large`` instead: the view's body is bounded on
+    its own, but the answer carries it twice (as text and as structured content).
+    """
     payload = project(result, call.version, handlers.server_info())
-    return Answer(result_envelope(call.message.id, payload))
+    body = result_envelope(call.message.id, payload)
+    if isinstance(result, ToolResult):
+        bound = mcp_settings.MAX_RESPONSE_BYTES if limit is None else limit
+        if utf8_length_exceeds(body, bound):
+            name = clip(str(call.message.params.get("name")))
+            logger.warning("The answer of tool %s was larger than %d bytes: refused", name, bound)
+            refused = project(response_too_large(), call.version, handlers.server_info())
+            body = result_envelope(call.message.id, refused)
+    return Answer(body)
+
+
+def utf8_length_exceeds(text: str, limit: int) -> bool:
+    """Return whether ``text`` takes more than ``limit`` bytes in UTF-8 (encoded only if near)."""
+    if len(text) > limit:
+        return True
+    return len(text) * 4 > limit and len(text.encode()) > limit
 
 
 def internal_error(request_id: Any, exc: BaseException, request: HttpRequest) -> Answer:

@@ -179,14 +179,18 @@ class MCPView(View):
     def batch(self, request: HttpRequest, caller: Caller, values: list[Any]) -> HttpResponse:
         """Answer a JSON-RPC batch, item by item, never streamed."""
         bodies = []
+        # MAX_RESPONSE_BYTES bounds the batch's answer as sent: each tool call gets what the
+        # answers before it left (the brackets and commas of the array counted).
+        left = mcp_settings.MAX_RESPONSE_BYTES - 2
         for value in values:
             outcome = server.prepare(
                 value, request=request, caller=caller, endpoint=self, in_batch=True
             )
             if isinstance(outcome, server.Prepared):
-                outcome = server.finish(outcome)
+                outcome = server.finish(outcome, limit=max(left, 0))
             if outcome is not None:
                 bodies.append(outcome.body)
+                left -= len(outcome.body.encode()) + 1
         if not bodies:
             return HttpResponse(status=202)
         return HttpResponse("[" + ",".join(bodies) + "]", content_type=JSON)

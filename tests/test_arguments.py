@@ -4,6 +4,8 @@ Strings that encode the declared JSON type are converted before validation; what
 breaks the tool's inputSchema is a tool error, through the endpoint too.
 """
 
+import json
+
 import pytest
 
 from mcp_tools.arguments import coerce_value, problems
@@ -224,3 +226,50 @@ def test_other_undeclared_arguments_of_a_get_tool_reach_its_query_string(mcp):
     # docs/tools.md: views read request.query_params themselves, as over plain HTTP.
     result = mcp.call_tool("report_get", {"status": "open", "tags": ["a", "b"]})
     assert result["structuredContent"]["query"] == {"status": ["open"], "tags": ["a", "b"]}
+
+
+# -- What a refusal echoes is bounded --------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_huge_argument_is_echoed_in_a_few_hundred_characters(mcp, settings):
+    settings.MCP_TOOLS = {"MAX_REQUEST_BYTES": 7_000_000}  # each é is sent as \u00e9
+    response = mcp.send(
+        mcp.message("tools/call", {"name": "todo_create", "arguments": {"title": "é" * 1_000_000}})
+    )
+    assert len(response.content) < 2000
+    [line] = result_of(response)["content"][0]["text"].splitlines()
+    assert line.startswith("Invalid arguments: $.title: 'éééé")
+    assert line.endswith("éééé' is too long")
+
+
+@pytest.mark.django_db
+def test_many_problems_are_reported_in_a_bounded_number_of_lines(mcp):
+    arguments = {"title": "abc", "sizes": ["x"] * 200_000}
+    response = mcp.send(mcp.message("tools/call", {"name": "s_every", "arguments": arguments}))
+    lines = result_of(response)["content"][0]["text"].splitlines()
+    assert lines[0] == "Invalid arguments: $.sizes[0]: 'x' is not one of ['s', 'm', 'l']"
+    assert len(lines) == 51
+    assert lines[-1] == "Invalid arguments: $: more problems than these 50 (not shown)"
+    assert len(response.content) < 10_000
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("params", "start"),
+    [
+        ({"name": "x" * 100_000}, "Unknown tool: xxxx"),
+        ({"name": "é" * 100_000}, "Unknown tool: éééé"),
+    ],
+)
+def test_an_unknown_name_is_echoed_clipped(mcp, params, start):
+    response = mcp.send(mcp.message("tools/call", params))
+    assert len(response.content) < 1000
+    assert json.loads(response.content)["error"]["message"].startswith(start)
+
+
+@pytest.mark.django_db
+def test_an_unknown_method_is_echoed_clipped(mcp):
+    response = mcp.send(mcp.message("x" * 100_000))
+    assert len(response.content) < 1000
+    assert json.loads(response.content)["error"]["message"].startswith("Method not found: xxx")

@@ -436,12 +436,32 @@ class ShoutingFormatter(ResponseFormatter):
         return result
 
 
-def test_a_large_file_response_is_read_only_past_the_limit(settings, tmp_path):
+def test_a_large_file_response_is_refused_by_its_declared_length_before_any_read(
+    settings, tmp_path
+):
     settings.MCP_TOOLS = {"MAX_RESPONSE_BYTES": 10}
     path = tmp_path / "big.txt"
     path.write_bytes(b"x" * 100_000)
     handle = path.open("rb")
     response = FileResponse(handle, content_type="text/plain")
+    assert response["Content-Length"] == "100000"
+    try:
+        result = wire(ResponseFormatter().format_response(response, HttpRequest(), TOOL))
+        assert result == error("Response too large: more than 10 bytes")
+        assert handle.tell() == 0
+    finally:
+        release(response)
+
+
+def test_a_large_file_response_of_unknown_length_is_read_only_past_the_limit(
+    settings, tmp_path
+):
+    settings.MCP_TOOLS = {"MAX_RESPONSE_BYTES": 10}
+    path = tmp_path / "big.txt"
+    path.write_bytes(b"x" * 100_000)
+    handle = path.open("rb")
+    response = FileResponse(handle, content_type="text/plain")
+    del response["Content-Length"]
     try:
         result = wire(ResponseFormatter().format_response(response, HttpRequest(), TOOL))
         assert result == error("Response too large: more than 10 bytes")

@@ -263,3 +263,46 @@ def test_a_duplicate_tool_name_is_refused_before_the_tool_runs(mcp):
     error = error_of(response)
     assert error["code"] == -32600 and "'name'" in error["message"]
     assert Entry.objects.count() == 0
+
+
+# -- The answer as sent is bounded by MAX_RESPONSE_BYTES -------------------------------------
+
+
+def test_the_answer_as_sent_is_bounded_not_only_the_views_body(mcp, settings):
+    settings.MCP_TOOLS = {"MAX_RESPONSE_BYTES": 10_000}
+    # A 6,000-byte body fits, but its answer carries it twice: as text and as structure.
+    response = mcp.send(mcp.message("tools/call", {"name": "r_sized", "arguments": {"size": 6000}}))
+    assert response.status_code == 200
+    assert len(response.content) <= 10_000
+    result = json.loads(response.content)["result"]
+    assert result == {
+        "content": [{"type": "text", "text": "Response too large: more than 10000 bytes"}],
+        "isError": True,
+    }
+    small = mcp.call_tool("r_sized", {"size": 3000})
+    assert small["isError"] is False and small["structuredContent"] == {"blob": "x" * 3000}
+
+
+def test_the_answer_of_a_streamed_call_is_bounded_too(mcp, settings):
+    settings.MCP_TOOLS = {"MAX_RESPONSE_BYTES": 10_000}
+    params = {"name": "r_sized", "arguments": {"size": 6000}, "_meta": {"progressToken": 1}}
+    response = mcp.send(mcp.message("tools/call", params))
+    assert response["Content-Type"] == "text/event-stream"
+    result = mcp.answer_of(response)["result"]
+    assert result["content"][0]["text"] == "Response too large: more than 10000 bytes"
+
+
+def test_a_batch_answer_is_bounded_as_a_whole(mcp, settings):
+    settings.MCP_TOOLS = {"MAX_RESPONSE_BYTES": 10_000}
+    calls = [
+        mcp.message("tools/call", {"name": "r_sized", "arguments": {"size": 2600}})
+        for _ in range(4)
+    ]
+    response = mcp.send(calls, headers={"MCP-Protocol-Version": "2025-03-26"})
+    assert len(response.content) <= 10_000
+    answers = json.loads(response.content)
+    assert [answer["id"] for answer in answers] == [call["id"] for call in calls]
+    texts = [answer["result"]["content"][0]["text"] for answer in answers]
+    # 2025-03-26 has no structuredContent: about 2,700 bytes an answer, three fit.
+    assert texts[:3] == ['{"blob":"' + "x" * 2600 + '"}'] * 3
+    assert texts[3] == "Response too large: more than 10000 bytes"

@@ -57,6 +57,11 @@ class JSONRPCError(Exception):
         return error
 
 
+def clip(text: str, limit: int = 100) -> str:
+    """Return ``text`` cut to ``limit`` characters (marked ``…``): what a message echoes."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 class RawJSON:
     """JSON text that is already encoded, placed into an envelope without re-encoding.
 
@@ -188,8 +193,7 @@ class DuplicateKey(NotStrictJSON):
     code = INVALID_REQUEST
 
     def __init__(self, key: str) -> None:
-        shown = key if len(key) <= 64 else key[:64] + "…"
-        super().__init__(f"the key {shown!r} appears twice in one object")
+        super().__init__(f"the key {clip(key, 64)!r} appears twice in one object")
 
 
 class LoneSurrogate(NotStrictJSON):

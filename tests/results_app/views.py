@@ -371,3 +371,12 @@ r_pretty_crlf = _get(
 def r_pretty_renderer(request):
     """Answer through a custom JSON renderer that indents."""
     return Response(PRETTY)
+
+
+# -- a JSON body of a chosen size: the answer carries it twice (text and structured) --------
+
+r_sized = _get(
+    "r_sized",
+    lambda r: Response({"blob": "x" * int(r.query_params.get("size", "10"))}),
+    input_schema={"type": "object", "properties": {"size": {"type": "integer", "minimum": 0}}},
+)
