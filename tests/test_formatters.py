@@ -453,9 +453,7 @@ def test_a_large_file_response_is_refused_by_its_declared_length_before_any_read
         release(response)
 
 
-def test_a_large_file_response_of_unknown_length_is_read_only_past_the_limit(
-    settings, tmp_path
-):
+def test_a_large_file_response_of_unknown_length_is_read_only_past_the_limit(settings, tmp_path):
     settings.MCP_TOOLS = {"MAX_RESPONSE_BYTES": 10}
     path = tmp_path / "big.txt"
     path.write_bytes(b"x" * 100_000)
