@@ -19,3 +19,16 @@ def error_of(response: Any) -> dict[str, Any]:
 def result_of(response: Any) -> Any:
     """Return the result of a plain JSON answer (never an SSE stream)."""
     return json.loads(response.content)["result"]
+
+
+def unrolled(schema: Any, defs: dict[str, Any], depth: int = 2) -> Any:
+    """Inline ``$ref``s to a fixed depth: hypothesis-jsonschema can't generate recursion."""
+    if isinstance(schema, list):
+        return [unrolled(item, defs, depth) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if "$ref" in schema:
+        if depth == 0:
+            return {"not": {}}  # no deeper: the array of children stays empty
+        return unrolled(defs[schema["$ref"].rsplit("/", 1)[1]], defs, depth - 1)
+    return {key: unrolled(value, defs, depth) for key, value in schema.items() if key != "$defs"}
