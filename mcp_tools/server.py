@@ -137,6 +137,10 @@ def utf8_length_exceeds(text: str, limit: int) -> bool:
 
 
 def internal_error(request_id: Any, exc: BaseException, request: HttpRequest) -> Answer:
-    """Answer a fault of the server itself: logged under a reference, never a traceback."""
+    """Answer a fault of the server itself: logged under a reference, never a traceback.
+
+    Unmasked (``MASK_ERRORS``, or DEBUG on), ``data.detail`` says what failed.
+    """
     reference = errors.report("The MCP endpoint failed", exc=exc, request=request)
-    return Answer.error(request_id, JSONRPCError.internal(reference))
+    detail = None if mcp_settings.mask_errors else f"{type(exc).__name__}: {exc}"
+    return Answer.error(request_id, JSONRPCError.internal(reference, detail))

@@ -154,6 +154,7 @@ class MCPView(View):
         return response
 
     def post(self, request: HttpRequest) -> HttpResponseBase:
+        value = None
         try:
             accepted = self.check_transport(request)
             value = jsonrpc.loads(self.read_body(request), max_depth=mcp_settings.MAX_JSON_DEPTH)
@@ -162,6 +163,10 @@ class MCPView(View):
             caller = authenticate(request, self)
         except JSONRPCError as error:
             return error_response(error)
+        except Exception as exc:
+            # A fault of the endpoint's own policy (a permission class that raises): the
+            # message is read by now, so its answer can name it.
+            return answer_response(server.internal_error(jsonrpc.id_of(value), exc, request))
         if isinstance(value, list):
             return self.batch(request, caller, value)
         outcome = server.prepare(value, request=request, caller=caller, endpoint=self)

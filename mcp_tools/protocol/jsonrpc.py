@@ -46,9 +46,15 @@ class JSONRPCError(Exception):
         self.request_id = request_id
 
     @classmethod
-    def internal(cls, reference: str) -> JSONRPCError:
-        """Return the answer to a fault of the server itself: -32603 and its error reference."""
-        return cls(INTERNAL_ERROR, "Internal error", data={"errorRef": reference}, status=500)
+    def internal(cls, reference: str, detail: str | None = None) -> JSONRPCError:
+        """Return the answer to a fault of the server itself: -32603 and its error reference.
+
+        ``detail`` (what failed, when errors are not masked) goes in ``data`` beside it.
+        """
+        data = (
+            {"errorRef": reference} if detail is None else {"errorRef": reference, "detail": detail}
+        )
+        return cls(INTERNAL_ERROR, "Internal error", data=data, status=500)
 
     def error_object(self) -> dict[str, Any]:
         error: dict[str, Any] = {"code": self.code, "message": self.message}
@@ -267,6 +273,12 @@ def _valid_id(value: Any) -> bool:
     return isinstance(value, str | int) and not isinstance(value, bool)
 
 
+def id_of(value: Any) -> Any:
+    """Return the id of a decoded message when it is a valid one, else None."""
+    request_id = value.get("id") if isinstance(value, dict) else None
+    return request_id if _valid_id(request_id) else None
+
+
 def parse_message(value: Any) -> Message:
     """Check one JSON-RPC message's shape and return it, raising -32600 when it is wrong.
 
@@ -275,9 +287,8 @@ def parse_message(value: Any) -> Message:
     request_id = value.get("id") if isinstance(value, dict) else None
 
     def invalid(reason: str) -> JSONRPCError:
-        answered = request_id if _valid_id(request_id) else None
         return JSONRPCError(
-            INVALID_REQUEST, f"Invalid Request: {reason}", status=400, request_id=answered
+            INVALID_REQUEST, f"Invalid Request: {reason}", status=400, request_id=id_of(value)
         )
 
     if not isinstance(value, dict) or value.get("jsonrpc") != "2.0":

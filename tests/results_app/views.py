@@ -380,3 +380,56 @@ r_sized = _get(
     lambda r: Response({"blob": "x" * int(r.query_params.get("size", "10"))}),
     input_schema={"type": "object", "properties": {"size": {"type": "integer", "minimum": 0}}},
 )
+
+
+# -- failures that carry what must never leave a production server (tests/test_masking.py) --
+
+#: A file path, SQL, a setting's value and a secret, as an exception message may hold them.
+LEAK = (
+    'File "/srv/app/private/settings.py", line 12: SELECT password FROM auth_user '
+    "WHERE api_key = 'sk-live-51Hd0ntL34k' ({secret})"
+)
+
+
+def _leak(request):
+    from django.conf import settings
+
+    raise RuntimeError(LEAK.format(secret=settings.SECRET_KEY))
+
+
+def _sql(request):
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT password FROM hidden_credentials_table WHERE api_key = %s", ["k"])
+
+
+def _leak_body(status):
+    def make(request):
+        from django.conf import settings
+
+        return HttpResponse(LEAK.format(secret=settings.SECRET_KEY), status=status)
+
+    return make
+
+
+def _leak_data(request):
+    from django.conf import settings
+
+    return Response({"detail": LEAK.format(secret=settings.SECRET_KEY)}, status=500)
+
+
+def _leak_streamed(request):
+    from mcp_tools import log_message, report_progress
+
+    report_progress(request, 1, 2, "halfway")
+    log_message(request, "info", "about to fail")
+    _leak(request)
+
+
+r_leak_exception = _get("r_leak_exception", _leak)
+r_leak_sql = _get("r_leak_sql", _sql)
+r_leak_5xx = _get("r_leak_5xx", _leak_body(500))
+r_leak_503 = _get("r_leak_503", _leak_body(503))
+r_leak_data = _get("r_leak_data", _leak_data)
+r_leak_streamed = _get("r_leak_streamed", _leak_streamed, stream=True)
