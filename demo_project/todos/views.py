@@ -60,7 +60,5 @@ class TodoStatsView(APIView):
     permission_classes = [IsAdminUser]
 
     def get(self, request):
-        counts = Todo.objects.aggregate(
-            total=Count("pk"), done=Count("pk", filter=Q(done=True))
-        )
+        counts = Todo.objects.aggregate(total=Count("pk"), done=Count("pk", filter=Q(done=True)))
         return Response({**counts, "open": counts["total"] - counts["done"]})
