@@ -201,8 +201,7 @@ class MCPView(View):
         return HttpResponse("[" + ",".join(bodies) + "]", content_type=JSON)
 
     def check_batch(self, request: HttpRequest, values: list[Any]) -> None:
-        """Refuse a batch where the protocol version has none (only 2025-03-26 allows them),
-        an empty one, and one longer than ``MAX_BATCH_SIZE``."""
+        """Refuse a batch outside 2025-03-26, an empty one, and one past ``MAX_BATCH_SIZE``."""
         version = versions.version_from_header(request.META.get(versions.PROTOCOL_VERSION_HEADER))
         if version != versions.BATCH_VERSION:
             raise JSONRPCError(
