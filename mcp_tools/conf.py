@@ -58,6 +58,11 @@ DEFAULTS: dict[str, Any] = {
     "MAX_REQUEST_BYTES": 1024 * 1024,
     "MAX_RESPONSE_BYTES": 10 * 1024 * 1024,
     "MAX_JSON_DEPTH": 64,
+    "MAX_BATCH_SIZE": 20,
+    # Arguments of one call (and query-string fields they make: Django's own default
+    # bound), and the longest value a path or query argument puts in the view's URL.
+    "MAX_ARGUMENTS": 1000,
+    "MAX_URL_ARGUMENT_LENGTH": 4096,
     # Origins allowed besides the endpoint's own host (browser-based clients).
     "ALLOWED_ORIGINS": [],
     # Protocol (docs/protocol.md): tools per tools/list page (None: one page), how long a
