@@ -12,7 +12,7 @@ from django.urls import URLPattern, URLResolver
 from django.urls.resolvers import RegexPattern, ResolverMatch
 from django.utils.regex_helper import normalize
 
-from .protocol.jsonrpc import clip
+from .protocol.jsonrpc import clip, json_text
 
 
 class NoPath(ValueError):
@@ -28,7 +28,7 @@ class NoPath(ValueError):
         if parameter is None:
             message = "these path arguments do not make a URL of this tool"
         else:
-            message = f"{clip(repr(value), 80)} is not a value this tool's URL can take"
+            message = f"{clip(json_text(value), 80)} is not a value this tool's URL can take"
         super().__init__(message)
 
     @property

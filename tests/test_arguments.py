@@ -10,6 +10,7 @@ import pytest
 
 from mcp_tools.arguments import coerce_value, problems
 from mcp_tools.registry import registry
+from mcp_tools.routes import NoPath
 from tests.helpers import result_of
 
 DECIMAL = {"type": ["number", "string"], "pattern": r"^\d+$"}
@@ -172,6 +173,14 @@ def test_a_path_argument_the_route_refuses_is_named_without_routing_internals(mc
     assert result == {"content": [{"type": "text", "text": line}], "isError": True}
 
 
+@pytest.mark.django_db
+def test_a_path_argument_the_route_refuses_is_written_as_json():
+    # As every refusal writes values: as the client sent them, not as Python's repr.
+    route = registry.get_tool("file_get").route
+    with pytest.raises(NoPath, match=r'^"a/b" is not a value'):
+        route.resolve({"name": "a/b"})
+
+
 # -- Bounds on the number and size of arguments ------------------------------------------------
 
 
@@ -245,8 +254,8 @@ def test_a_huge_argument_is_echoed_in_a_few_hundred_characters(mcp, settings):
     )
     assert len(response.content) < 2000
     [line] = result_of(response)["content"][0]["text"].splitlines()
-    assert line.startswith("Invalid arguments: $.title: 'éééé")
-    assert line.endswith("éééé' is too long")
+    assert line.startswith('Invalid arguments: $.title: "éééé')
+    assert line.endswith('éééé" is too long')
 
 
 @pytest.mark.django_db
@@ -254,7 +263,7 @@ def test_many_problems_are_reported_in_a_bounded_number_of_lines(mcp):
     arguments = {"title": "abc", "sizes": ["x"] * 200_000}
     response = mcp.send(mcp.message("tools/call", {"name": "s_every", "arguments": arguments}))
     lines = result_of(response)["content"][0]["text"].splitlines()
-    assert lines[0] == "Invalid arguments: $.sizes[0]: 'x' is not one of ['s', 'm', 'l']"
+    assert lines[0] == 'Invalid arguments: $.sizes[0]: "x" is not one of ["s", "m", "l"]'
     assert len(lines) == 51
     assert lines[-1] == "Invalid arguments: $: more problems than these 50 (not shown)"
     assert len(response.content) < 10_000

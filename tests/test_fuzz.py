@@ -44,6 +44,7 @@ from mcp_tools import invocation
 from mcp_tools.arguments import declared_types
 from mcp_tools.models import ToolCall
 from mcp_tools.protocol import versions
+from mcp_tools.protocol.jsonrpc import MISSING_CAPABILITY
 from mcp_tools.registry import registry
 from tests.helpers import MODERN, unrolled
 from tests.wire import RESULT_DEFINITIONS, _defs, sse_messages, validator
@@ -557,8 +558,9 @@ def test_the_endpoint_answers_anything_with_a_valid_answer_and_no_fault(fuzz_sta
         [answer] = answers
         assert "error" in answer, answer
         validate_answer(answer, None if batch else read, exchange.version_header)
-        assert ran == []
-        assert row_counts() == before
+        if answer["error"]["code"] != MISSING_CAPABILITY:  # that one comes from a view run
+            assert ran == []
+            assert row_counts() == before
         return
 
     version = version_of(requests[0] if requests else None, exchange.version_header)
@@ -587,11 +589,14 @@ def test_the_endpoint_answers_anything_with_a_valid_answer_and_no_fault(fuzz_sta
         if result.get("isError")
         and str(result.get("content", [{}])[0].get("text", "")).startswith("Invalid arguments:")
     ]
-    if not results:
+    # -32021 is the one error a view run gives: the view asked for input (elicit) that the
+    # 2026-07-28 client declared no capability for (docs/input.md).
+    asked = [r for r in replies if r.get("error", {}).get("code") == MISSING_CAPABILITY]
+    if not results and not asked:
         assert ran == []
     if not ran:
         after = row_counts()
         grown = after.pop(ToolCall._meta.label) - before.pop(ToolCall._meta.label)
         assert after == before
-        assert 0 <= grown <= len(results)
-    assert len(ran) <= len(results) - len(refused)
+        assert 0 <= grown <= len(results) + len(asked)
+    assert len(ran) <= len(results) - len(refused) + len(asked)

@@ -19,7 +19,7 @@ from django.test import Client as HttpClient
 from demo_project.showcase.media import beep_wav
 from demo_project.todos.models import Todo
 from tests.results_app.views import PNG, WAV
-from tests.sdk import Wire, connect
+from tests.sdk import Wire, all_tools, connect
 from tests.wire import validate_exchange
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -314,7 +314,7 @@ def test_output_schemas_are_listed_wrapped_and_forced_on(mcp_url, alice, setting
 
     async def scenario():
         async with connect(mcp_url, token=alice.token, mode="legacy", wire=wire) as client:
-            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+            tools = await all_tools(client)
             results = {
                 name: await client.call_tool(name, {})
                 for name in ("r_schema_dict", "r_object", "r_things")

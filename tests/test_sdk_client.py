@@ -165,7 +165,7 @@ def test_the_sdk_reads_what_hostile_input_fixes_changed(mcp_url, alice, mode, ve
     assert pretty.structured_content == expected
     assert path.structured_content["path"] == "/t/files/١é/"
     assert huge.is_error is True and len(huge.content[0].text) <= 400
-    assert huge.content[0].text.endswith("' is too long")
+    assert huge.content[0].text.endswith('" is too long')
     assert refused.content[0].text == (
         "Invalid arguments: $.pk: 5.0 is not a value this tool's URL can take"
     )

@@ -70,6 +70,14 @@ def clip(text: str, limit: int = 100) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def json_text(value: Any) -> str:
+    """Return ``value`` as JSON text, as a client wrote it: ``null``, ``true``, ``"x"``."""
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)  # not a JSON value (a schema built in Python may hold one)
+
+
 class RawJSON:
     """JSON text that is already encoded, placed into an envelope without re-encoding.
 

@@ -8,24 +8,16 @@ patterns the field mapper writes in words.
 from __future__ import annotations
 
 import decimal
-import json
 import re
 from collections.abc import Callable
 from typing import Any
 
 from jsonschema import Draft202012Validator, ValidationError, validators
 
+from ..protocol.jsonrpc import json_text
 from .fields import NO_NUL, TRIMMED_PREFIX
 
 Schema = dict[str, Any]
-
-
-def json_text(value: Any) -> str:
-    """Return ``value`` as JSON text, as a client wrote it: ``null``, ``true``, ``"x"``."""
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return repr(value)  # not a JSON value (a schema built in Python may hold one)
 
 
 def _plural(words: list[str], one: str, many: str) -> str:

@@ -17,8 +17,14 @@ async function main() {
   });
   const client = new Client({ name: "django-mcp-tools-tests", version: "1.0.0" });
   await client.connect(transport);
-  const listed = await client.listTools();
-  const tools = Object.fromEntries(listed.tools.map((tool) => [tool.name, tool]));
+  // Every page: the test project serves more tools than one page holds.
+  const tools = {};
+  let cursor;
+  do {
+    const listed = await client.listTools(cursor === undefined ? {} : { cursor });
+    for (const tool of listed.tools) tools[tool.name] = tool;
+    cursor = listed.nextCursor;
+  } while (cursor !== undefined);
   const results = [];
   for (const call of calls) {
     try {
