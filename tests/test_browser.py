@@ -64,10 +64,10 @@ def test_a_wrong_password_stays_on_the_login_page(browser, live_server, django_u
 # The admin of the exposed tools, as an operator uses it -------------------------------------
 
 
-def save_screenshot(browser, tmp_path, name):
+def save_screenshot(browser, tmp_path, name, size=(1600, 1000)):
     """Save a PNG of the page; also into $MCP_TOOLS_SCREENSHOTS (docs/images) when set."""
     path = tmp_path / f"{name}.png"
-    browser.set_window_size(1600, 1000)  # wide enough for every column of the changelist
+    browser.set_window_size(*size)  # by default wide enough for every column of a changelist
     toggles = browser.find_elements(By.ID, "toggle-nav-sidebar")
     if toggles and browser.find_elements(By.CSS_SELECTOR, "#nav-sidebar[aria-expanded=true]"):
         toggles[0].click()  # the page, not the app list, is what the picture is about
