@@ -50,6 +50,7 @@ node-tools: $(TOOLS)/.installed
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 APT_GET := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get -q -y -o Dpkg::Use-Pty=0
 SERVICE_BINARIES := postgresql=/usr/lib/postgresql/*/bin/initdb redis-server=redis-server \
+	nginx-light=/usr/sbin/nginx \
 	chromium=chromium chromium-driver=chromedriver
 
 services:
