@@ -17,12 +17,14 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -173,6 +175,20 @@ CLAUDE_MCP_ADD = {
 }
 
 
+@functools.cache
+def inspector_help() -> str:
+    binary = node_tool("node_modules", ".bin", "mcp-inspector")
+    done = subprocess.run(
+        [str(binary), "--cli", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "HOME": tempfile.mkdtemp(prefix="mcp-tools-inspector-")},
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
 def check_command(command: Command) -> None:
     program = command.program
     if program[:2] == ["python", "manage.py"] or program[0] == "django-admin":
@@ -212,6 +228,10 @@ def check_command(command: Command) -> None:
             else:
                 positional.append(word)
         assert len(positional) == 2, positional  # the name and the URL
+    elif program[:2] == ["npx", "@modelcontextprotocol/inspector"]:
+        options = set(re.findall(r"(--[\w-]+)", inspector_help()))
+        used = {word for word in program[2:] if word.startswith("--")} - {"--cli"}
+        assert used <= options, f"the Inspector has no option {used - options}"
     elif program[0] == "make":
         targets = re.findall(r"^([\w.-]+):", (REPO / "Makefile").read_text(), re.MULTILINE)
         assert set(program[1:]) <= set(targets)
