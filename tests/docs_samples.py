@@ -103,7 +103,7 @@ def samples(page: Path) -> list[Sample]:
         indent, fence, info = opening["indent"], opening["fence"], opening["info"].strip()
         body = []
         index += 1
-        while not lines[index].strip() == fence:
+        while lines[index].strip() != fence:
             body.append(lines[index][len(indent) :] if lines[index].startswith(indent) else "")
             index += 1
         before = next((line for line in reversed(lines[: index - len(body) - 1]) if line), "")
