@@ -16,15 +16,21 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.urls("tests.a
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
-def log_into_admin(browser, base_url: str, username: str, password: str) -> None:
-    """Sign in through the admin's own login form, as a person would."""
-    browser.get(f"{base_url}/admin/")
+def fill_login_form(browser, username: str, password: str, submit: str, ready: str) -> None:
+    """Type into Django's login form, submit it (``submit``: a CSS selector), and wait for
+    the element of id ``ready`` on the page it leads to."""
     wait = WebDriverWait(browser, 10)
     wait.until(expected_conditions.presence_of_element_located((By.ID, "id_username")))
     browser.find_element(By.ID, "id_username").send_keys(username)
     browser.find_element(By.ID, "id_password").send_keys(password)
-    browser.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
-    wait.until(expected_conditions.presence_of_element_located((By.ID, "site-name")))
+    browser.find_element(By.CSS_SELECTOR, submit).click()
+    wait.until(expected_conditions.presence_of_element_located((By.ID, ready)))
+
+
+def log_into_admin(browser, base_url: str, username: str, password: str) -> None:
+    """Sign in through the admin's own login form, as a person would."""
+    browser.get(f"{base_url}/admin/")
+    fill_login_form(browser, username, password, "input[type=submit]", "site-name")
 
 
 def test_a_superuser_logs_into_admin_in_a_real_browser(

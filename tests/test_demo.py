@@ -187,19 +187,15 @@ def test_the_landing_page_shows_an_anonymous_visitor_what_the_endpoint_shows_the
 
 
 def sign_in(browser, base, username, password):
+    """Sign in from the landing page's link; return the tool names it lists and the token."""
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions
-    from selenium.webdriver.support.ui import WebDriverWait
+
+    from tests.test_browser import fill_login_form
 
     browser.execute_cdp_cmd("Network.clearBrowserCookies", {})
     browser.get(f"{base}/")
     browser.find_element(By.LINK_TEXT, "Sign in").click()
-    wait = WebDriverWait(browser, 10)
-    wait.until(expected_conditions.presence_of_element_located((By.ID, "id_username")))
-    browser.find_element(By.ID, "id_username").send_keys(username)
-    browser.find_element(By.ID, "id_password").send_keys(password)
-    browser.find_element(By.ID, "sign-in").click()
-    wait.until(expected_conditions.presence_of_element_located((By.ID, "tools")))
+    fill_login_form(browser, username, password, "#sign-in", "tools")
     names = browser.find_elements(By.CSS_SELECTOR, "#tools td:first-child code")
     return sorted(name.text for name in names), browser.find_element(By.ID, "token").text
 

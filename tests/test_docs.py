@@ -67,23 +67,25 @@ def ids(found: list[Sample]) -> list[str]:
     return [sample.where for sample in found]
 
 
-def of(language: str, *, readme: bool | None = False, marker: str | None = None) -> list[Sample]:
+def of(language: str, *, readme: bool | None = False) -> list[Sample]:
+    """The samples of ``language`` (``readme``: the README's only, or none of them) that no
+    marker sends elsewhere."""
     return [
         sample
         for sample in SAMPLES
         if sample.language == language
         and (readme is None or (sample.page == README) == readme)
-        and (sample.marker == marker if marker else sample.marker not in RUN_ELSEWHERE)
+        and sample.marker not in RUN_ELSEWHERE
     ]
+
+
+LANGUAGES_CHECKED = {"python", "json", "jsonc", "console", "bash", "javascript", "nginx", "text"}
 
 
 def test_every_sample_has_a_language_this_module_checks():
     unknown = [s.where for s in SAMPLES if s.language not in LANGUAGES_CHECKED]
     assert not unknown, f"samples whose language nothing checks: {unknown}"
     assert len(SAMPLES) > 60 and len(PAGES) > 15
-
-
-LANGUAGES_CHECKED = {"python", "json", "jsonc", "console", "bash", "javascript", "nginx", "text"}
 
 
 # Python fragments ----------------------------------------------------------------------------
@@ -117,6 +119,7 @@ def with_database(found: list[Sample]) -> list:
 @pytest.mark.parametrize("sample", with_database(of("python")), ids=ids(of("python")))
 def test_python_sample_runs(sample, monkeypatch, request):
     from django.conf import settings as django_settings
+    from django.utils.module_loading import import_string
 
     from mcp_tools import decorators
     from mcp_tools.conf import DEFAULTS
@@ -144,11 +147,9 @@ def test_python_sample_runs(sample, monkeypatch, request):
     assert not unknown, f"MCP_TOOLS keys that do not exist: {unknown}"
     for key in ("DEFAULT_AUTHENTICATION_CLASSES", "DEFAULT_PERMISSION_CLASSES"):
         for dotted in namespace.get("REST_FRAMEWORK", {}).get(key, []):
-            __import__("django.utils.module_loading").utils.module_loading.import_string(dotted)
+            import_string(dotted)
     for alias in namespace.get("CACHES", {}).values():
-        __import__("django.utils.module_loading").utils.module_loading.import_string(
-            alias["BACKEND"]
-        )
+        import_string(alias["BACKEND"])
     for database in namespace.get("DATABASES", {}).values():
         __import__(database["ENGINE"] + ".base")
     for app in namespace.get("INSTALLED_APPS", []):
