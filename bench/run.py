@@ -5,7 +5,7 @@ from core 1, on 127.0.0.1 only. Each figure that compares two things (direct and
 feature off and on) comes from interleaved repetitions in the same run, and the report gives
 medians. bench/README.md says what each figure means.
 
-    make bench                  # the full run, about 14 minutes
+    make bench                  # the full run, about 17 minutes
     make bench-smoke            # every case for a second or so: proves the harness works
     bench/.venv/bin/python bench/run.py [--smoke] [--only http,features] [--seconds 4]
 """
@@ -31,13 +31,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench import cases, load, report, servers  # noqa: E402
+from bench import cases, faults, load, report, servers  # noqa: E402
 from bench.cases import Case, Peer, Variant  # noqa: E402
 from bench.load import Load, Request  # noqa: E402
 from bench.report import Comparison, Listing, Memory  # noqa: E402
 from bench.servers import PEERS_VENV, Server, ServerSpec  # noqa: E402
 
-GROUPS = ("inprocess", "http", "features", "peers", "listing", "memory")
+GROUPS = ("inprocess", "http", "features", "peers", "listing", "memory", "faults")
 CONCURRENCY = (1, 16)
 LISTING_SIZES = (10, 100, 500, 1000, 5000)
 RESULTS = ROOT / "bench" / "results"
@@ -54,6 +54,7 @@ class Plan:
     listing_seconds: float = 2.0
     inprocess_rounds: int = 7
     inprocess_calls: int = 2000
+    smoke: bool = False
 
 
 FULL = Plan()
@@ -65,6 +66,7 @@ SMOKE = Plan(
     listing_seconds=0.2,
     inprocess_rounds=1,
     inprocess_calls=200,
+    smoke=True,
 )
 
 
@@ -338,6 +340,17 @@ class Bench:
             "\n\n".join([report.memories(items), modules]),
         )
 
+    def run_faults(self) -> None:
+        """Run bench/faults.py: load, a slow view, memory and faults, on two workers."""
+        log("load and faults (bench/faults.py)")
+        work = self.work / "faults"
+        work.mkdir()
+        run = faults.Faults(faults.SMOKE if self.plan.smoke else faults.FULL, work)
+        run.measure_all()
+        self.raw["faults"] = run.raw
+        self.problems += [f"faults: {problem}" for problem in run.problems]
+        self.section("Load and faults: gunicorn with two workers", run.markdown())
+
     def calls(self, server: Server, cycle: Load) -> int:
         """Make ``memory_calls`` calls of ``cycle`` at c=1; return the worker's RSS after."""
         result = self.measure(server, cycle, 1, seconds=900, max_requests=self.plan.memory_calls)
@@ -492,6 +505,7 @@ def main() -> int:
         "peers": bench.run_peers,
         "listing": bench.run_listing,
         "memory": bench.run_memory,
+        "faults": bench.run_faults,
     }
     try:
         bench.seed()

@@ -50,28 +50,35 @@ class Server:
     def base_url(self) -> str:
         return f"http://{HOST}:{self.port}"
 
-    def worker_pid(self) -> int:
-        """Return the PID of the process that serves requests."""
+    def worker_pids(self) -> list[int]:
+        """Return the PIDs of the processes that serve requests (gunicorn's workers)."""
         if not self.spec.forks_worker:
-            return self.process.pid
+            return [self.process.pid]
         children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
-        pids = [int(pid) for pid in children.read_text().split()]
+        return [int(pid) for pid in children.read_text().split()]
+
+    def worker_pid(self) -> int:
+        """Return the PID of the one process that serves requests."""
+        pids = self.worker_pids()
         if len(pids) != 1:
             raise ServerFailed(f"{self.spec.name}: expected one worker, found {pids}")
         return pids[0]
 
     def cpu_seconds(self) -> float:
-        """Return the CPU time the worker has used so far, its finished threads included.
+        """Return the CPU time the workers have used so far, their finished threads included.
 
         Per request, it hardly depends on what else runs on the machine, unlike req/s.
         """
-        fields = Path(f"/proc/{self.worker_pid()}/stat").read_text().rsplit(")", 1)[1].split()
-        utime, stime = int(fields[11]), int(fields[12])  # fields 14 and 15 of proc(5)
-        return (utime + stime) / CLOCK_TICKS
+        total = 0
+        for pid in self.worker_pids():
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime: fields 14, 15 of proc(5)
+        return total / CLOCK_TICKS
 
-    def rss_kib(self) -> int:
-        """Return the resident memory of the worker in KiB (VmRSS)."""
-        for line in Path(f"/proc/{self.worker_pid()}/status").read_text().splitlines():
+    def rss_kib(self, pid: int | None = None) -> int:
+        """Return the resident memory of the worker (or of process ``pid``) in KiB (VmRSS)."""
+        pid = self.worker_pid() if pid is None else pid
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
         raise ServerFailed(f"{self.spec.name}: no VmRSS")
@@ -83,12 +90,12 @@ def venv_bin(name: str, venv: Path | None = None) -> str:
     return str(directory / name)
 
 
-def gunicorn(app: str, *, venv: Path | None = None, **env: str) -> ServerSpec:
-    """Return the spec of gunicorn, one sync worker."""
+def gunicorn(app: str, *, venv: Path | None = None, workers: int = 1, **env: str) -> ServerSpec:
+    """Return the spec of gunicorn with sync workers (one by default)."""
     argv = (
         venv_bin("gunicorn", venv),
         app,
-        "--workers=1",
+        f"--workers={workers}",
         "--worker-class=sync",
         "--bind=127.0.0.1:{port}",
         "--log-level=warning",

@@ -7,10 +7,15 @@ number where only a string is declared; anything else is left for validation to 
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from rest_framework.settings import api_settings
+
+from .conf import mcp_settings
+from .protocol import jsonrpc
 from .schemas.validators import error_message
 from .tools import Tool
 
@@ -71,8 +76,9 @@ def coerce_value(value: Any, schema: Any) -> Any:
         if "string" in types or not types:
             return value
         try:
-            decoded = json.loads(value)
-        except ValueError:
+            # As strictly as the body itself: a string can't smuggle in what the body can't.
+            decoded = jsonrpc.decode(value, max_depth=mcp_settings.MAX_JSON_DEPTH)
+        except jsonrpc.NotStrictJSON:
             return value
         if any(_is_type(decoded, name) for name in types):
             return coerce_value(decoded, schema)
@@ -93,8 +99,53 @@ def coerce(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
 
 def prepare(tool: Tool, arguments: dict[str, Any]) -> tuple[list[str], SplitArguments]:
     """Convert the arguments once; return their problems and, split, where they go."""
+    limit = mcp_settings.MAX_ARGUMENTS
+    if len(arguments) > limit:
+        # Before anything reads them: each would cost a conversion and a validation line.
+        line = f"Invalid arguments: $: {len(arguments)} arguments; at most {limit} are accepted"
+        return [line], SplitArguments()
     arguments = coerce(tool, arguments)
-    return _problems(tool, arguments), _split(tool, arguments)
+    split = _split(tool, arguments)
+    return _problems(tool, arguments) + _url_problems(tool, split), split
+
+
+def _url_problems(tool: Tool, split: SplitArguments) -> list[str]:
+    """Bound what path and query arguments put in the view's URL, as HTTP would bound it.
+
+    An HTTP server bounds a request line (gunicorn: 4,094 bytes) and Django the fields of a
+    query string (``DATA_UPLOAD_MAX_NUMBER_FIELDS``); a tool call has no server in between,
+    so the same bounds hold here: ``MAX_URL_ARGUMENT_LENGTH`` characters per value and
+    ``MAX_ARGUMENTS`` fields.
+    """
+    lines = []
+    length = mcp_settings.MAX_URL_ARGUMENT_LENGTH
+    fields = 0
+    for name, value in [*split.path.items(), *split.query.items()]:
+        texts = query_value(value) if name in split.query else [str(value)]
+        fields += len(texts) if name in split.query else 0
+        longest = max(map(len, texts), default=0)
+        if longest > length:
+            lines.append(
+                f"Invalid arguments: $.{name}: {longest} characters; "
+                f"a URL argument takes at most {length}"
+            )
+    if fields > mcp_settings.MAX_ARGUMENTS:
+        lines.append(
+            f"Invalid arguments: $: the arguments make {fields} query-string fields; "
+            f"at most {mcp_settings.MAX_ARGUMENTS} are accepted"
+        )
+    override = api_settings.URL_FORMAT_OVERRIDE
+    if (
+        override
+        and override in split.query
+        and override not in tool.input_schema.get("properties", {})
+    ):
+        # The view's renderer is its author's choice: ?format=api would answer its HTML page.
+        lines.append(
+            f"Invalid arguments: $.{override}: DRF reads it to choose the view's renderer; "
+            "it is not an argument of this tool"
+        )
+    return lines
 
 
 def problems(tool: Tool, arguments: dict[str, Any]) -> list[str]:
@@ -102,13 +153,33 @@ def problems(tool: Tool, arguments: dict[str, Any]) -> list[str]:
     return _problems(tool, coerce(tool, arguments))
 
 
+#: At most this many problem lines, each at most ``MAX_LINE`` characters: what a refusal
+#: echoes stays small whatever the arguments hold (200,000 wrong items, a 1 MiB string).
+MAX_LINES = 50
+MAX_LINE = 400
+
+
 def _problems(tool: Tool, arguments: dict[str, Any]) -> list[str]:
+    # A few more errors than lines are read: duplicates and restated lengths drop out, and
+    # reading all of them would build an error object per wrong item.
+    errors = list(itertools.islice(tool.validator.iter_errors(arguments), 2 * MAX_LINES + 1))
     lines = {
-        f"Invalid arguments: {error.json_path}: {error_message(error)}": None
-        for error in sorted(tool.validator.iter_errors(arguments), key=_error_order)
+        _line(f"Invalid arguments: {error.json_path}: {error_message(error)}"): None
+        for error in sorted(errors, key=_error_order)
         if not _said_already(error)
     }
-    return list(lines)
+    shown = list(lines)[:MAX_LINES]
+    if len(lines) > MAX_LINES or len(errors) > 2 * MAX_LINES:
+        shown.append(f"Invalid arguments: $: more problems than these {len(shown)} (not shown)")
+    return shown
+
+
+def _line(text: str) -> str:
+    """Cut the middle out of a long line: it starts with the argument, ends with the rule."""
+    if len(text) <= MAX_LINE:
+        return text
+    half = (MAX_LINE - 1) // 2
+    return f"{text[:half]}…{text[-half:]}"
 
 
 def _error_order(error: Any) -> tuple[str, int, str]:

@@ -14,7 +14,9 @@ from django.http import HttpRequest
 from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, TokenAuthentication
 from rest_framework.parsers import JSONParser
+from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
+from rest_framework.settings import api_settings
 
 from .protocol.jsonrpc import THROTTLED, UNAUTHORIZED, JSONRPCError
 
@@ -190,6 +192,16 @@ def authenticate(request: HttpRequest, endpoint: Any) -> Caller:
     as an anonymous call; an endpoint with no classes at all leaves credentials to the views.
     """
     authenticators = endpoint.get_authenticators()
+    permissions = endpoint.get_permissions()
+    throttles = endpoint.get_throttles()
+    too_long = len(request.META.get("HTTP_AUTHORIZATION", "")) > MAX_AUTHORIZATION_BYTES
+    # APIClient.force_authenticate() hands DRF's Request a user through these attributes.
+    forced = hasattr(request, "_force_auth_user") or hasattr(request, "_force_auth_token")
+    open_endpoint = not authenticators and not throttles and not forced
+    if open_endpoint and not too_long and all(type(p) is AllowAny for p in permissions):
+        # An open endpoint that reads no credentials: what DRF would conclude, without
+        # building its request (the views authenticate the copied credentials themselves).
+        return Caller(user=_unauthenticated_user(), auth=None, authentication_classes=())
     # DRF's Request writes the user it authenticated onto the HttpRequest. Keep the one the
     # middleware set: the view's request copies it, and a view with other authentication
     # classes (SessionAuthentication alone, say) must not see a token user as its session's.
@@ -197,17 +209,17 @@ def authenticate(request: HttpRequest, endpoint: Any) -> Caller:
     # The JSON parser serves only DRF's CSRF check for session callers (it reads .POST).
     drf_request = Request(request, parsers=[JSONParser()], authenticators=authenticators)
     try:
-        if len(request.META.get("HTTP_AUTHORIZATION", "")) > MAX_AUTHORIZATION_BYTES:
+        if too_long:
             raise unauthenticated(drf_request, endpoint, TOO_LONG, sent=True)
         user = drf_request.user
         # An endpoint without authentication classes reads no credentials: its views do.
         refused = authenticators and drf_request.successful_authenticator is None
         if refused and "HTTP_AUTHORIZATION" in request.META:
             raise _refusal(drf_request, endpoint, None)
-        for permission in endpoint.get_permissions():
+        for permission in permissions:
             if not permission.has_permission(drf_request, endpoint):
                 raise _refusal(drf_request, endpoint, None)
-        check_throttles(drf_request, endpoint)
+        check_throttles(drf_request, endpoint, throttles)
     except exceptions.APIException as exc:
         raise _refusal(drf_request, endpoint, exc) from exc
     finally:
@@ -224,12 +236,10 @@ def authenticate(request: HttpRequest, endpoint: Any) -> Caller:
     )
 
 
-def check_throttles(request: Request, endpoint: Any) -> None:
+def check_throttles(request: Request, endpoint: Any, throttles: list[Any]) -> None:
     """Raise 429 (with ``Retry-After``) when a throttle of the endpoint refuses the request."""
     waits = [
-        throttle.wait()
-        for throttle in endpoint.get_throttles()
-        if not throttle.allow_request(request, endpoint)
+        throttle.wait() for throttle in throttles if not throttle.allow_request(request, endpoint)
     ]
     if waits:
         known = [wait for wait in waits if wait is not None]
@@ -237,6 +247,12 @@ def check_throttles(request: Request, endpoint: Any) -> None:
         detail = str(exceptions.Throttled(wait).detail)
         headers = {"Retry-After": str(math.ceil(wait))} if wait is not None else {}
         raise JSONRPCError(THROTTLED, detail, status=429, headers=headers)
+
+
+def _unauthenticated_user() -> Any:
+    """Return DRF's user of an unauthenticated request (``UNAUTHENTICATED_USER``)."""
+    factory: Any = api_settings.UNAUTHENTICATED_USER
+    return factory() if factory else None
 
 
 _MISSING = object()

@@ -58,6 +58,11 @@ DEFAULTS: dict[str, Any] = {
     "MAX_REQUEST_BYTES": 1024 * 1024,
     "MAX_RESPONSE_BYTES": 10 * 1024 * 1024,
     "MAX_JSON_DEPTH": 64,
+    "MAX_BATCH_SIZE": 20,
+    # Arguments of one call (and query-string fields they make: Django's own default
+    # bound), and the longest value a path or query argument puts in the view's URL.
+    "MAX_ARGUMENTS": 1000,
+    "MAX_URL_ARGUMENT_LENGTH": 4096,
     # Origins allowed besides the endpoint's own host (browser-based clients).
     "ALLOWED_ORIGINS": [],
     # Protocol (docs/protocol.md): tools per tools/list page (None: one page), how long a
@@ -132,7 +137,7 @@ class MCPSettings:
     """Give attribute access to ``MCP_TOOLS`` merged over ``DEFAULTS``."""
 
     def __init__(self) -> None:
-        self._cached: dict[str, Any] = {}
+        self._cached: set[str] = set()
         self.generation = 0
 
     @property
@@ -140,16 +145,15 @@ class MCPSettings:
         return getattr(settings, "MCP_TOOLS", None) or {}
 
     def __getattr__(self, name: str) -> Any:
+        # Called only for a setting not read since the last reload: the value is then set
+        # as an attribute, so the hot path reads it as any other (as DRF's api_settings).
         if name.startswith("_") or name not in DEFAULTS:
             raise AttributeError(f"Invalid MCP_TOOLS setting: {name!r}")
-        try:
-            return self._cached[name]
-        except KeyError:
-            pass
         value = self.user_settings.get(name, DEFAULTS[name])
         if name in IMPORT_STRINGS:
             value = _import(value)
-        self._cached[name] = value
+        self._cached.add(name)
+        setattr(self, name, value)
         return value
 
     @property
@@ -170,6 +174,8 @@ class MCPSettings:
         return bool(self.MASK_ERRORS)
 
     def reload(self) -> None:
+        for name in list(self._cached):
+            self.__dict__.pop(name, None)
         self._cached.clear()
         # Caches built from settings (the tools/list pages) key on this, so they follow.
         self.generation += 1

@@ -10,6 +10,7 @@ import base64
 import logging
 from typing import Any
 
+from django.core.exceptions import BadRequest, SuspiciousOperation
 from django.http import HttpRequest, HttpResponseBase
 from rest_framework.exceptions import ErrorDetail
 from rest_framework.renderers import JSONRenderer
@@ -37,6 +38,13 @@ class ResponseTooLarge(Exception):
     """The body is longer than ``MAX_RESPONSE_BYTES``."""
 
 
+def response_too_large() -> ToolResult:
+    """Return the result of a body, or an answer, past ``MAX_RESPONSE_BYTES``."""
+    return ToolResult.error(
+        f"Response too large: more than {mcp_settings.MAX_RESPONSE_BYTES} bytes"
+    )
+
+
 def media_type(response: HttpResponseBase) -> tuple[str, str | None]:
     """Return the media type without parameters, lower-cased, and the charset parameter."""
     return mediatypes.parse(response.get("Content-Type"))
@@ -59,6 +67,9 @@ def read_body(response: HttpResponseBase, limit: int) -> bytes:
         if len(body) > limit:
             raise ResponseTooLarge
         return body
+    declared = response.get("Content-Length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise ResponseTooLarge  # a file past the bound: not one block of it is read
     chunks: list[bytes] = []
     size = 0
     for chunk in response:  # type: ignore[attr-defined]
@@ -103,9 +114,7 @@ class ResponseFormatter(BaseFormatter):
         try:
             body = read_body(response, mcp_settings.MAX_RESPONSE_BYTES)
         except ResponseTooLarge:
-            limit = mcp_settings.MAX_RESPONSE_BYTES
-            result = ToolResult.error(f"Response too large: more than {limit} bytes")
-            return self.apply_override(result, override)
+            return self.apply_override(response_too_large(), override)
         status = response.status_code
         if status >= 500:
             result = self.server_error(response, body, request, tool)
@@ -129,11 +138,33 @@ class ResponseFormatter(BaseFormatter):
             # The view stopped as asked; nobody is left to read the result.
             logger.info("Tool %s stopped: the client disconnected", tool.name)
             return ToolResult.error("Client disconnected")
+        if isinstance(exc, SuspiciousOperation | BadRequest):
+            return self.apply_override(self.bad_request(exc, request), override)
         reference = errors.report("Tool %s failed", tool.name, exc=exc, request=request)
         if mcp_settings.mask_errors:
             return ToolResult.masked(reference)
         result = ToolResult.error(f"{type(exc).__name__}: {exc}", **{ERROR_REF_META_KEY: reference})
         return self.apply_override(result, override)
+
+    def bad_request(self, exc: Exception, request: HttpRequest) -> ToolResult:
+        """Answer what Django's handler answers with 400: the request was malformed.
+
+        A client error, not a fault of the server: no error reference, and logged as Django
+        logs it (``django.security.<name>`` for a ``SuspiciousOperation``). Its message may
+        name a file path (``SuspiciousFileOperation``): it is shown only unmasked.
+        """
+        name = type(exc).__name__
+        if isinstance(exc, SuspiciousOperation):
+            logging.getLogger(f"django.security.{name}").error(
+                str(exc), exc_info=exc, extra={"status_code": 400, "request": request}
+            )
+        else:
+            logging.getLogger("django.request").warning(
+                "Bad Request: %s", request.path, extra={"status_code": 400, "request": request}
+            )
+        if mcp_settings.mask_errors:
+            return ToolResult.error(f"Bad Request ({name})")
+        return ToolResult.error(f"Bad Request ({name}): {exc}")
 
     def take_override(self, request: HttpRequest) -> Override | None:
         """Consume the override the view stored; a second formatting pass sees none."""
@@ -203,9 +234,12 @@ class ResponseFormatter(BaseFormatter):
         """Return the body as text and, unless turned off, its value as structured content."""
         text = decode(body, charset)
         renderer = getattr(response, "accepted_renderer", None)
-        if type(renderer) is JSONRenderer:
-            # Rendered by DRF's plain JSON renderer: response.data tells the shape, and the
-            # bytes are already valid JSON, so nothing is parsed again.
+        # The body's bytes are spliced into the answer only when they are known to be one
+        # line of strict JSON: a line break (indented JSON) would end an SSE data line.
+        one_line = "\n" not in text and "\r" not in text
+        if one_line and type(renderer) is JSONRenderer and renderer.strict:
+            # Rendered by DRF's plain JSON renderer, unindented: response.data tells the
+            # shape, and the bytes are valid JSON already, so nothing is parsed again.
             data = response.data  # type: ignore[attr-defined]
             value: Any = RawJSON(text)
             scalar_string = data if isinstance(data, str) else None
@@ -216,8 +250,8 @@ class ResponseFormatter(BaseFormatter):
                 return ToolResult.error(str(exc))
             except ValueError:
                 return ToolResult(content=[text_block(text)])  # not JSON after all: text
-            # The body's own bytes are spliced, unless NaN/Infinity literals were replaced.
-            strict = "NaN" not in text and "Infinity" not in text
+            # Otherwise re-encoded, compact, as when NaN/Infinity literals were replaced.
+            strict = one_line and "NaN" not in text and "Infinity" not in text
             value = RawJSON(text, parsed) if strict else encode_value(parsed)
             scalar_string = parsed if isinstance(parsed, str) else None
         if scalar_string is not None:

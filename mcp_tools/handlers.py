@@ -27,7 +27,7 @@ from .input_requests import receive
 from .invocation import Invocation
 from .protocol import versions
 from .protocol.cursors import decode_cursor, encode_cursor
-from .protocol.jsonrpc import INVALID_PARAMS, JSONRPCError, Message, RawJSON, encode
+from .protocol.jsonrpc import INVALID_PARAMS, JSONRPCError, Message, RawJSON, clip, encode
 from .protocol.projection import project_tool
 from .protocol.results import InputRequiredResult, ToolResult
 from .protocol.versions import Era
@@ -115,7 +115,7 @@ class Call:
             scopes = self.visibility.missing_scopes(tool, self.catalog.rule(name))
             if scopes:
                 return insufficient_scope(self.request, self.endpoint, scopes)
-        return JSONRPCError(INVALID_PARAMS, f"Unknown tool: {name}")
+        return JSONRPCError(INVALID_PARAMS, f"Unknown tool: {clip(name)}")
 
 
 @dataclass(frozen=True)

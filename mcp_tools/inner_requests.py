@@ -19,6 +19,22 @@ from .tools import Tool
 COPIED_ATTRIBUTES = ("user", "session", "LANGUAGE_CODE", "urlconf")
 
 
+def wsgi_str(text: str) -> str:
+    """Return ``text`` as a WSGI server puts a URL part in the environ (PEP 3333).
+
+    The server percent-decodes the URL to bytes and hands them on as Latin-1 characters;
+    Django reads them back as UTF-8. A decoded path placed as it is would fail past Latin-1
+    (``١``) or reach the view mangled (``é`` as ``%E9``).
+    """
+    return text.encode("utf-8").decode("latin-1")
+
+
+def script_name(outer: HttpRequest) -> str:
+    """Return the /mcp request's ``SCRIPT_NAME`` in the WSGI form (ASGI's is decoded)."""
+    name = outer.META.get("SCRIPT_NAME", "")
+    return name if isinstance(outer, WSGIRequest) else wsgi_str(name)
+
+
 def build_inner_request(
     outer: HttpRequest,
     tool: Tool,
@@ -30,7 +46,7 @@ def build_inner_request(
     """Build the request the tool's view receives, as a direct HTTP call would make it.
 
     ``identity`` is ``(user, token)`` to hand over DRF authentication the endpoint already did.
-    Raises ``ValueError`` when the path parameters do not reach the tool's route.
+    Raises ``routes.NoPath`` when the path arguments do not reach the tool's route.
 
     The view is the tool's own: ``resolver_match`` is its route's match of the path (what
     ``resolve()`` makes of it), so no argument can send the call to another view.
@@ -48,8 +64,8 @@ def build_inner_request(
     environ.update(
         {
             "REQUEST_METHOD": tool.method,
-            "SCRIPT_NAME": meta.get("SCRIPT_NAME", ""),
-            "PATH_INFO": path,
+            "SCRIPT_NAME": script_name(outer),
+            "PATH_INFO": wsgi_str(path),
             "QUERY_STRING": urlencode(query),
             "HTTP_ACCEPT": "*/*",
             "CONTENT_LENGTH": str(len(payload)),

@@ -35,6 +35,7 @@ from .input_requests import (
 from .processors import run_processors
 from .protocol.results import InputRequiredResult, ToolResult
 from .resource_metadata import ENDPOINT_PATH_ATTRIBUTE
+from .routes import NoPath
 from .signals import tool_called
 from .tools import Tool
 
@@ -91,8 +92,8 @@ class Invocation:
             self.inner = build_inner_request(
                 self.request, self.tool, split, context, identity=identity
             )
-        except ValueError as exc:
-            return self.finish(ToolResult.error(f"Invalid arguments: $: {exc}"))
+        except NoPath as exc:
+            return self.finish(ToolResult.error(f"Invalid arguments: {exc.json_path}: {exc}"))
         template = confirmation(self.tool)
         if template is not None:
             message = confirmation_message(template, self.tool, self.args)

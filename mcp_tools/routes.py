@@ -12,6 +12,29 @@ from django.urls import URLPattern, URLResolver
 from django.urls.resolvers import RegexPattern, ResolverMatch
 from django.utils.regex_helper import normalize
 
+from .protocol.jsonrpc import clip
+
+
+class NoPath(ValueError):
+    """No path of the route takes these path arguments.
+
+    It names the one argument to blame when there is one (``parameter``, else None), and
+    its message says what is wrong with the argument, never how the route is written: a
+    client reads it.
+    """
+
+    def __init__(self, parameter: str | None = None, value: Any = None) -> None:
+        self.parameter = parameter
+        if parameter is None:
+            message = "these path arguments do not make a URL of this tool"
+        else:
+            message = f"{clip(repr(value), 80)} is not a value this tool's URL can take"
+        super().__init__(message)
+
+    @property
+    def json_path(self) -> str:
+        return "$" if self.parameter is None else f"$.{self.parameter}"
+
 
 @dataclass(frozen=True)
 class Route:
@@ -74,16 +97,16 @@ class Route:
         the route's own pattern, as Django's ``reverse()`` requires, so a value can never
         lead to another view. The match is what ``resolve()`` makes of that path for this
         route: the view's args and kwargs (``to_python`` of each captured value, with the
-        patterns' extra kwargs), its names and namespaces. Raises ``ValueError`` when no
-        path matches.
+        patterns' extra kwargs), its names and namespaces. Raises ``NoPath`` when no path
+        matches.
         """
         for template, params in self._possibilities:
             if set(params) != set(kwargs):
                 continue
-            text: dict[str, str] = {}
-            for key, value in kwargs.items():
-                converter = self.converters.get(key)
-                text[key] = converter.to_url(value) if converter else str(value)
+            try:
+                text = {key: self._to_url(key, value) for key, value in kwargs.items()}
+            except ValueError:  # a converter's to_url refused a value, as reverse() allows
+                continue
             candidate = template % text
             found = self._compiled.search(candidate)
             if found is None:
@@ -105,7 +128,28 @@ class Route:
                 extra_kwargs=dict(self.default_kwargs),
             )
             return "/" + candidate, match
-        raise ValueError(f"no path of {self.route!r} matches these path parameters")
+        raise self._no_path(kwargs)
+
+    def _to_url(self, key: str, value: Any) -> str:
+        converter = self.converters.get(key)
+        return converter.to_url(value) if converter else str(value)
+
+    def _no_path(self, kwargs: dict[str, Any]) -> NoPath:
+        """Name the first argument that its converter or its own group refuses, if any."""
+        if set(kwargs) != set(self.parameters):
+            return NoPath()
+        for key, value in kwargs.items():
+            converter = self.converters.get(key)
+            group = self.group_patterns.get(key)
+            try:
+                text = self._to_url(key, value)
+                if group is not None and re.fullmatch(group, text) is None:
+                    raise ValueError(key)
+                if converter is not None:
+                    converter.to_python(text)
+            except ValueError:
+                return NoPath(key, value)
+        return NoPath()
 
     def _captured(self, found: re.Match[str]) -> dict[str, Any]:
         captured: dict[str, Any] = {}

@@ -10,6 +10,7 @@ exception (logged under an error reference, answered -32603). How the answer tra
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,17 +19,23 @@ from django.http import HttpRequest
 
 from . import errors, handlers, tracing
 from .authentication import Caller
+from .conf import mcp_settings
+from .formatters import response_too_large
 from .handlers import Call, Endpoint, Work
 from .protocol import versions
 from .protocol.jsonrpc import (
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     JSONRPCError,
+    clip,
     error_envelope,
     parse_message,
     result_envelope,
 )
 from .protocol.projection import project
+from .protocol.results import ToolResult
+
+logger = logging.getLogger("mcp_tools")
 
 
 @dataclass(frozen=True)
@@ -82,7 +89,7 @@ def prepare(
         if handler is None:
             raise JSONRPCError(
                 METHOD_NOT_FOUND,
-                f"Method not found: {message.method}",
+                f"Method not found: {clip(message.method or '')}",
                 # The modern era answers an unknown method at the HTTP layer too.
                 status=404 if era.modern else 200,
             )
@@ -101,13 +108,16 @@ def prepare(
     return answer
 
 
-def finish(prepared: Prepared, notifier: Any = None) -> Answer:
-    """Run the prepared work (its notifications to ``notifier``) and answer with its result."""
+def finish(prepared: Prepared, notifier: Any = None, *, limit: int | None = None) -> Answer:
+    """Run the prepared work (its notifications to ``notifier``) and answer with its result.
+
+    ``limit`` bounds the answer's bytes (``MAX_RESPONSE_BYTES`` by default).
+    """
     call, trace = prepared.call, prepared.trace
     with trace.active():
         try:
             result = prepared.work.run(notifier)
-            answer = complete(call, result)
+            answer = complete(call, result, limit=limit)
             trace.result(result)
         except JSONRPCError as error:  # a protocol fault found by running the work (-32021)
             trace.error(error)
@@ -118,10 +128,31 @@ def finish(prepared: Prepared, notifier: Any = None) -> Answer:
     return answer
 
 
-def complete(call: Call, result: Any) -> Answer:
-    """Answer ``call`` with ``result``, projected onto the request's protocol version."""
-    payload = project(result, call.version, handlers.server_info())
-    return Answer(result_envelope(call.message.id, payload))
+def complete(call: Call, result: Any, *, limit: int | None = None) -> Answer:
+    """Answer ``call`` with ``result``, projected onto the request's protocol version.
+
+    A tool result whose answer, as sent, would pass ``limit`` bytes (``MAX_RESPONSE_BYTES``
+    by default) is answered ``Response too large`` instead: the view's body is bounded on
+    its own, but the answer carries it twice (as text and as structured content).
+    """
+    # Only 2026-07-28 results carry the server's info (in _meta).
+    info = handlers.server_info() if call.era.modern else None
+    body = result_envelope(call.message.id, project(result, call.version, info))
+    if isinstance(result, ToolResult):
+        bound = mcp_settings.MAX_RESPONSE_BYTES if limit is None else limit
+        if utf8_length_exceeds(body, bound):
+            name = clip(str(call.message.params.get("name")))
+            logger.warning("The answer of tool %s was larger than %d bytes: refused", name, bound)
+            refused = project(response_too_large(), call.version, info)
+            body = result_envelope(call.message.id, refused)
+    return Answer(body)
+
+
+def utf8_length_exceeds(text: str, limit: int) -> bool:
+    """Return whether ``text`` takes more than ``limit`` bytes in UTF-8 (encoded only if near)."""
+    if len(text) > limit:
+        return True
+    return len(text) * 4 > limit and len(text.encode()) > limit
 
 
 def internal_error(
@@ -130,7 +161,11 @@ def internal_error(
     request: HttpRequest,
     trace: tracing.NoTrace = tracing.NO_TRACE,
 ) -> Answer:
-    """Answer a fault of the server itself: logged under a reference, never a traceback."""
+    """Answer a fault of the server itself: logged under a reference, never a traceback.
+
+    Unmasked (``MASK_ERRORS``, or DEBUG on), ``data.detail`` says what failed.
+    """
     reference = errors.report("The MCP endpoint failed", exc=exc, request=request)
     trace.exception(exc, reference)
-    return Answer.error(request_id, JSONRPCError.internal(reference))
+    detail = None if mcp_settings.mask_errors else f"{type(exc).__name__}: {exc}"
+    return Answer.error(request_id, JSONRPCError.internal(reference, detail))

@@ -11,4 +11,5 @@ from django.dispatch import Signal
 #: /mcp request) and ``result_type``: ``"complete"``, or ``"input_required"`` for a round
 #: that ended asking the client for input (the call goes on when the client retries;
 #: docs/input.md). The call log is one receiver; it logs complete calls only.
-tool_called = Signal()
+#: Its receivers are looked up once per view class, not per call (``use_caching``).
+tool_called = Signal(use_caching=True)

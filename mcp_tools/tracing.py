@@ -108,6 +108,11 @@ def begin(message: Message, request: HttpRequest) -> NoTrace:
     """Start the server span of one JSON-RPC request; return ``NO_TRACE`` if none records."""
     if trace is None:
         return NO_TRACE
+    if _unconfigured() and "traceparent" not in message.meta:
+        # No SDK: the no-op tracer would return the current span's own context, so making
+        # its span current would change nothing. A client's traceparent is still made
+        # current, for the propagators of what the view calls.
+        return NO_TRACE
     method = message.method or ""
     name = message.params.get("name") if method in ("tools/call", "prompts/get") else None
     target = name if isinstance(name, str) and NAME_RE.match(name) else None
@@ -170,6 +175,12 @@ def remote_context(meta: Mapping[str, Any]) -> Any:
     if not trace.get_current_span(context).get_span_context().is_valid:
         return None
     return context
+
+
+def _unconfigured() -> bool:
+    """Return whether no tracer provider is set: every span would be a no-op."""
+    provider = trace.get_tracer_provider()
+    return isinstance(provider, trace.ProxyTracerProvider | trace.NoOpTracerProvider)
 
 
 @functools.cache

@@ -71,6 +71,26 @@ def _first_given(*choices: Any) -> Sequence[Any]:
     return next((choice for choice in choices if choice is not None), ())
 
 
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _origin_of(text: str) -> tuple[str, str, int] | None:
+    """Return the scheme, host and port of a serialized origin, or None when it is none."""
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError:  # an unbalanced IPv6 bracket, a port out of range
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in DEFAULT_PORTS or not parts.hostname:
+        return None
+    # An origin is "scheme://host[:port]" and nothing more (no user, path, query, fragment).
+    extra = parts.username is not None or parts.path or parts.query or parts.fragment
+    if extra or text.endswith(("?", "#")):
+        return None
+    return scheme, parts.hostname, DEFAULT_PORTS[scheme] if port is None else port
+
+
 class MCPView(View):
     """Serve MCP over Streamable HTTP for the tools of a registry (optionally some tags).
 
@@ -177,6 +197,7 @@ class MCPView(View):
         return response
 
     def post(self, request: HttpRequest) -> HttpResponseBase:
+        value = None
         try:
             accepted = self.check_transport(request)
             value = jsonrpc.loads(self.read_body(request), max_depth=mcp_settings.MAX_JSON_DEPTH)
@@ -186,6 +207,10 @@ class MCPView(View):
             caller = authenticate(request, self)
         except JSONRPCError as error:
             return error_response(error)
+        except Exception as exc:
+            # A fault of the endpoint's own policy (a permission class that raises): the
+            # message is read by now, so its answer can name it.
+            return answer_response(server.internal_error(jsonrpc.id_of(value), exc, request))
         if isinstance(value, list):
             return self.batch(request, caller, value)
         outcome = server.prepare(value, request=request, caller=caller, endpoint=self)
@@ -203,20 +228,24 @@ class MCPView(View):
     def batch(self, request: HttpRequest, caller: Caller, values: list[Any]) -> HttpResponse:
         """Answer a JSON-RPC batch, item by item, never streamed."""
         bodies = []
+        # MAX_RESPONSE_BYTES bounds the batch's answer as sent: each tool call gets what the
+        # answers before it left (the brackets and commas of the array counted).
+        left = mcp_settings.MAX_RESPONSE_BYTES - 2
         for value in values:
             outcome = server.prepare(
                 value, request=request, caller=caller, endpoint=self, in_batch=True
             )
             if isinstance(outcome, server.Prepared):
-                outcome = server.finish(outcome)
+                outcome = server.finish(outcome, limit=max(left, 0))
             if outcome is not None:
                 bodies.append(outcome.body)
+                left -= len(outcome.body.encode()) + 1
         if not bodies:
             return HttpResponse(status=202)
         return HttpResponse("[" + ",".join(bodies) + "]", content_type=JSON)
 
     def check_batch(self, request: HttpRequest, values: list[Any]) -> None:
-        """Refuse a batch where the protocol version has none (only 2025-03-26 allows them)."""
+        """Refuse a batch outside 2025-03-26, an empty one, and one past ``MAX_BATCH_SIZE``."""
         version = versions.version_from_header(request.META.get(versions.PROTOCOL_VERSION_HEADER))
         if version != versions.BATCH_VERSION:
             raise JSONRPCError(
@@ -226,8 +255,17 @@ class MCPView(View):
             )
         if not values:
             raise JSONRPCError(INVALID_REQUEST, "Invalid Request: empty batch", status=400)
+        limit = mcp_settings.MAX_BATCH_SIZE
+        if len(values) > limit:
+            # Refused whole: answering some items and not others would leave the client
+            # unable to tell which of its calls ran.
+            raise JSONRPCError(
+                INVALID_REQUEST,
+                f"Invalid Request: a batch of {len(values)} messages; at most {limit} are accepted",
+                status=400,
+            )
 
-    def check_transport(self, request: HttpRequest) -> frozenset[str]:
+    def check_transport(self, request: HttpRequest) -> mediatypes.Ranges:
         """Refuse foreign hosts and origins, non-JSON bodies and clients that can't read JSON.
 
         Returns the media ranges the client accepts.
@@ -239,7 +277,7 @@ class MCPView(View):
                 INVALID_REQUEST, "Bad Request: host not allowed", status=400
             ) from exc
         origin = request.headers.get("Origin")
-        if origin and not self.origin_allowed(origin, host):
+        if origin and not self.origin_allowed(origin, f"{request.scheme}://{host}"):
             raise JSONRPCError(INVALID_REQUEST, "Forbidden: origin not allowed", status=403)
         content_type = (request.content_type or "").lower()
         if content_type != JSON:
@@ -256,14 +294,20 @@ class MCPView(View):
             )
         return accepted
 
-    def origin_allowed(self, origin: str, host: str) -> bool:
-        if origin in mcp_settings.ALLOWED_ORIGINS:
+    def origin_allowed(self, origin: str, own: str) -> bool:
+        """Return whether ``origin`` is the endpoint's ``own`` or one of ``ALLOWED_ORIGINS``.
+
+        Origins are compared as RFC 6454 defines them: scheme, host and port (a default port
+        written out is the same origin), so ``https://host`` is not the origin of an http
+        endpoint on ``host``, and ``//host`` or ``ftp://host`` are no origin at all.
+        """
+        allowed = mcp_settings.ALLOWED_ORIGINS
+        if origin in allowed:
             return True
-        try:
-            netloc = urlsplit(origin).netloc
-        except ValueError:  # e.g. an unbalanced IPv6 bracket
+        parsed = _origin_of(origin)
+        if parsed is None:
             return False
-        return netloc.lower() == host.lower()
+        return parsed == _origin_of(own) or parsed in {_origin_of(other) for other in allowed}
 
     def read_body(self, request: HttpRequest) -> bytes:
         """Read the body with a bound, before anything parses it."""

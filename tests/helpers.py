@@ -45,3 +45,53 @@ def write_catalog(locale: Any, language: str, messages: dict[str, str]) -> None:
     folder = Path(locale) / language / "LC_MESSAGES"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "django.mo").write_bytes(data)
+
+
+def unrolled(schema: Any, defs: dict[str, Any], depth: int = 2) -> Any:
+    """Inline ``$ref``s to a fixed depth: hypothesis-jsonschema can't generate recursion."""
+    if isinstance(schema, list):
+        return [unrolled(item, defs, depth) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if "$ref" in schema:
+        if depth == 0:
+            return {"not": {}}  # no deeper: the array of children stays empty
+        return unrolled(defs[schema["$ref"].rsplit("/", 1)[1]], defs, depth - 1)
+    return {key: unrolled(value, defs, depth) for key, value in schema.items() if key != "$defs"}
+
+
+def admin_action(url: str, tool: str, action: str, credentials: tuple[str, str]) -> None:
+    """Sign into the admin at ``url`` and run an action on one tool, as a person would.
+
+    ``credentials`` are a staff user's username and password; ``action`` is an action of the
+    exposed tools' changelist (``disable_tools``, ``enable_tools``).
+    """
+    import re
+
+    import httpx2
+
+    username, password = credentials
+    csrf = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+    with httpx2.Client(base_url=url, follow_redirects=True, timeout=30) as browser:
+        login = browser.get("/admin/login/")
+        token = csrf.search(login.text).group(1)
+        browser.post(
+            "/admin/login/",
+            data={
+                "username": username,
+                "password": password,
+                "csrfmiddlewaretoken": token,
+                "next": "/admin/",
+            },
+        )
+        page = browser.get("/admin/mcp_tools/exposedtool/", params={"q": tool}).text
+        pk = re.search(r'name="_selected_action" value="(\d+)"[^>]*- ' + tool + '"', page).group(1)
+        done = browser.post(
+            "/admin/mcp_tools/exposedtool/",
+            data={
+                "action": action,
+                "_selected_action": pk,
+                "csrfmiddlewaretoken": csrf.search(page).group(1),
+            },
+        )
+        assert "1 tool" in done.text, done.text[:2000]

@@ -4,6 +4,8 @@ Strings that encode the declared JSON type are converted before validation; what
 breaks the tool's inputSchema is a tool error, through the endpoint too.
 """
 
+import json
+
 import pytest
 
 from mcp_tools.arguments import coerce_value, problems
@@ -41,6 +43,45 @@ DECIMAL = {"type": ["number", "string"], "pattern": r"^\d+$"}
 )
 def test_strings_that_encode_the_declared_type_are_converted(value, schema, expected):
     assert coerce_value(value, schema) == expected
+
+
+DEEP = "[" * 200_000 + "]" * 200_000
+
+
+@pytest.mark.parametrize(
+    ("value", "schema"),
+    [
+        (DEEP, {"type": "array"}),
+        (DEEP, {"type": "integer"}),
+        ("[" * 65 + "]" * 65, {"type": "array"}),  # one past MAX_JSON_DEPTH
+        ('{"a": ' * 65 + "1" + "}" * 65, {"type": "object"}),
+        ("NaN", {"type": "number"}),
+        ("-Infinity", {"type": "number"}),
+        ('{"a": 1, "a": 2}', {"type": "object"}),
+        ('["\\ud800"]', {"type": "array"}),  # a lone surrogate, once decoded
+        ("1" * 5000, {"type": "integer"}),  # past Python's integer string limit
+    ],
+)
+def test_a_string_the_lenient_conversion_would_read_past_the_bodys_rules_stays_a_string(
+    value, schema
+):
+    assert coerce_value(value, schema) == value
+
+
+def test_json_in_a_string_is_read_up_to_max_json_depth(settings):
+    settings.MCP_TOOLS = {"MAX_JSON_DEPTH": 3}
+    assert coerce_value("[[[1]]]", {"type": "array"}) == [[[1]]]
+    assert coerce_value("[[[[1]]]]", {"type": "array"}) == "[[[[1]]]]"
+
+
+@pytest.mark.django_db
+def test_a_deep_json_string_argument_is_an_invalid_argument_never_a_500(mcp):
+    params = {"name": "todo_retrieve", "arguments": {"pk": DEEP}}
+    response = mcp.send(mcp.message("tools/call", params))
+    assert response.status_code == 200
+    result = result_of(response)
+    assert result["isError"] is True
+    assert result["content"][0]["text"].startswith("Invalid arguments: $.pk: ")
 
 
 @pytest.mark.django_db
@@ -116,3 +157,125 @@ def test_a_path_argument_that_leaves_its_pattern_never_reaches_another_view(mcp)
     result = result_of(mcp.send(mcp.message("tools/call", params)))
     assert result["isError"] is True
     assert result["content"][0]["text"].startswith("Invalid arguments: $.name:")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("arguments", "line"),
+    [
+        ({"pk": 5.0}, "Invalid arguments: $.pk: 5.0 is not a value this tool's URL can take"),
+        ({"pk": 7.5}, "Invalid arguments: $.pk: 7.5 is not of type 'integer'"),
+    ],
+)
+def test_a_path_argument_the_route_refuses_is_named_without_routing_internals(mcp, arguments, line):
+    result = mcp.call_tool("todo_retrieve", arguments)
+    assert result == {"content": [{"type": "text", "text": line}], "isError": True}
+
+
+# -- Bounds on the number and size of arguments ------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_too_many_arguments_are_refused_before_anything_reads_them(mcp, caplog):
+    arguments = {str(index): 0 for index in range(70_000)}  # 0.7 MB, under MAX_REQUEST_BYTES
+    result = mcp.call_tool("report_get", arguments)
+    assert result == {
+        "content": [
+            {
+                "type": "text",
+                "text": "Invalid arguments: $: 70000 arguments; at most 1000 are accepted",
+            }
+        ],
+        "isError": True,
+    }
+    assert [record for record in caplog.records if record.levelname == "ERROR"] == []
+
+
+@pytest.mark.django_db
+def test_max_arguments_is_a_setting_and_counts_the_query_fields_a_list_makes(mcp, settings):
+    settings.MCP_TOOLS = {"MAX_ARGUMENTS": 5}
+    assert mcp.call_tool("report_get", {f"a{i}": i for i in range(5)})["isError"] is False
+    refused = mcp.call_tool("report_get", {"ids": [1, 2, 3, 4, 5, 6]})
+    assert refused["content"][0]["text"] == (
+        "Invalid arguments: $: the arguments make 6 query-string fields; at most 5 are accepted"
+    )
+
+
+@pytest.mark.django_db
+def test_a_url_argument_is_bounded_as_an_http_server_bounds_a_request_line(mcp, settings):
+    ok = mcp.call_tool("report_get", {"q": "x" * 4096})
+    assert ok["isError"] is False
+    assert ok["structuredContent"]["query"] == {"q": ["x" * 4096]}
+    refused = mcp.call_tool("report_get", {"q": "x" * 4097})
+    assert refused["content"][0]["text"] == (
+        "Invalid arguments: $.q: 4097 characters; a URL argument takes at most 4096"
+    )
+    path = mcp.call_tool("file_get", {"name": "é" * 5000})
+    assert path["content"][0]["text"].startswith("Invalid arguments: $.name: 5000 characters")
+    settings.MCP_TOOLS = {"MAX_URL_ARGUMENT_LENGTH": 10}
+    assert mcp.call_tool("report_get", {"q": "x" * 11})["isError"] is True
+
+
+@pytest.mark.django_db
+def test_an_undeclared_argument_cannot_choose_the_views_renderer(mcp, http):
+    # Over HTTP, ?format=api makes DRF render its browsable API (URL_FORMAT_OVERRIDE).
+    assert http.get("/t/report/", {"format": "api"})["Content-Type"].startswith("text/html")
+    result = mcp.call_tool("report_get", {"format": "api"})
+    assert result["content"][0]["text"] == (
+        "Invalid arguments: $.format: DRF reads it to choose the view's renderer; "
+        "it is not an argument of this tool"
+    )
+
+
+@pytest.mark.django_db
+def test_other_undeclared_arguments_of_a_get_tool_reach_its_query_string(mcp):
+    # docs/tools.md: views read request.query_params themselves, as over plain HTTP.
+    result = mcp.call_tool("report_get", {"status": "open", "tags": ["a", "b"]})
+    assert result["structuredContent"]["query"] == {"status": ["open"], "tags": ["a", "b"]}
+
+
+# -- What a refusal echoes is bounded --------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_huge_argument_is_echoed_in_a_few_hundred_characters(mcp, settings):
+    settings.MCP_TOOLS = {"MAX_REQUEST_BYTES": 7_000_000}  # each é is sent as \u00e9
+    response = mcp.send(
+        mcp.message("tools/call", {"name": "todo_create", "arguments": {"title": "é" * 1_000_000}})
+    )
+    assert len(response.content) < 2000
+    [line] = result_of(response)["content"][0]["text"].splitlines()
+    assert line.startswith("Invalid arguments: $.title: 'éééé")
+    assert line.endswith("éééé' is too long")
+
+
+@pytest.mark.django_db
+def test_many_problems_are_reported_in_a_bounded_number_of_lines(mcp):
+    arguments = {"title": "abc", "sizes": ["x"] * 200_000}
+    response = mcp.send(mcp.message("tools/call", {"name": "s_every", "arguments": arguments}))
+    lines = result_of(response)["content"][0]["text"].splitlines()
+    assert lines[0] == "Invalid arguments: $.sizes[0]: 'x' is not one of ['s', 'm', 'l']"
+    assert len(lines) == 51
+    assert lines[-1] == "Invalid arguments: $: more problems than these 50 (not shown)"
+    assert len(response.content) < 10_000
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("params", "start"),
+    [
+        ({"name": "x" * 100_000}, "Unknown tool: xxxx"),
+        ({"name": "é" * 100_000}, "Unknown tool: éééé"),
+    ],
+)
+def test_an_unknown_name_is_echoed_clipped(mcp, params, start):
+    response = mcp.send(mcp.message("tools/call", params))
+    assert len(response.content) < 1000
+    assert json.loads(response.content)["error"]["message"].startswith(start)
+
+
+@pytest.mark.django_db
+def test_an_unknown_method_is_echoed_clipped(mcp):
+    response = mcp.send(mcp.message("x" * 100_000))
+    assert len(response.content) < 1000
+    assert json.loads(response.content)["error"]["message"].startswith("Method not found: xxx")

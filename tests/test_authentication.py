@@ -164,6 +164,17 @@ def test_an_open_endpoint_still_refuses_a_header_it_cannot_read(settings, alice)
     assert body["error"]["message"] == NOT_ACCEPTED
 
 
+def test_an_endpoint_that_reads_no_credentials_still_bounds_the_header(settings):
+    # No authentication, permission or throttle classes: nothing of DRF runs per request,
+    # but an Authorization header too long to be anyone's is refused all the same.
+    endpoints(settings, mcp={"authentication_classes": [], "permission_classes": [AllowAny]})
+    assert answer("/mcp")[0].status_code == 200
+    assert answer("/mcp", "Token abc")[0].status_code == 200  # the views read it
+    response, body = answer("/mcp", "Token " + "x" * MAX_AUTHORIZATION_BYTES)
+    assert response.status_code == 403  # DRF's answer when no class has a challenge to send
+    assert "longer than 8192 bytes" in body["error"]["message"]
+
+
 def test_errors_never_echo_the_credentials(alice):
     secret = "s3cr3t-" + alice.token[::-1]
     for authorization in (f"Token {secret}", f"Bearer {secret}", f"Basic {secret}"):

@@ -2,21 +2,21 @@
 database and one cache, the change made through one process's admin (docs/admin.md)."""
 
 import asyncio
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-import httpx2
 import pytest
 from mcp import MCPError
 
 from tests.conformance_app.server import DATABASE_ENV, REPO, migrated_database, serve
+from tests.helpers import admin_action
 from tests.sdk import connect
 
 SETTINGS = "tests.settings"
+ROOT = ("root", "root-pw")
 
 SEED = """
 import django; django.setup()
@@ -77,46 +77,22 @@ def call(url, token, name):
     return asyncio.run(asyncio.wait_for(calling(), 30))
 
 
-def admin_action(url, tool, action):
-    """Sign into the admin of one worker and run an action on one tool, as a person would."""
-    with httpx2.Client(base_url=url, follow_redirects=True, timeout=30) as browser:
-        login = browser.get("/admin/login/")
-        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', login.text).group(1)
-        browser.post(
-            "/admin/login/",
-            data={
-                "username": "root",
-                "password": "root-pw",
-                "csrfmiddlewaretoken": token,
-                "next": "/admin/",
-            },
-        )
-        page = browser.get("/admin/mcp_tools/exposedtool/", params={"q": tool}).text
-        pk = re.search(r'name="_selected_action" value="(\d+)"[^>]*- ' + tool + '"', page).group(1)
-        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
-        done = browser.post(
-            "/admin/mcp_tools/exposedtool/",
-            data={"action": action, "_selected_action": pk, "csrfmiddlewaretoken": token},
-        )
-        assert "1 tool" in done.text, done.text[:2000]
-
-
 def test_an_admin_change_on_one_worker_reaches_the_other(two_workers):
     first, second, token, _ = two_workers
     assert "todo_list" in tool_names(second, token)  # the second worker's catalog is warm
-    admin_action(first, "todo_list", "disable_tools")
+    admin_action(first, "todo_list", "disable_tools", ROOT)
     assert "todo_list" not in tool_names(second, token)
     outcome = call(second, token, "todo_list")
     assert isinstance(outcome, MCPError) and outcome.message == "Unknown tool: todo_list"
-    admin_action(second, "todo_list", "enable_tools")
+    admin_action(second, "todo_list", "enable_tools", ROOT)
     assert "todo_list" in tool_names(first, token)
 
 
 def test_without_the_cache_the_database_keeps_the_workers_consistent(two_workers):
     first, second, token, cache = two_workers
-    admin_action(first, "todo_create", "disable_tools")
+    admin_action(first, "todo_create", "disable_tools", ROOT)
     assert "todo_create" not in tool_names(second, token)
     shutil.rmtree(cache, ignore_errors=True)  # the shared cache lost every key
-    admin_action(first, "todo_create", "enable_tools")
+    admin_action(first, "todo_create", "enable_tools", ROOT)
     shutil.rmtree(cache, ignore_errors=True)  # and again, right after the change
     assert "todo_create" in tool_names(second, token)

@@ -436,15 +436,78 @@ class ShoutingFormatter(ResponseFormatter):
         return result
 
 
-def test_a_large_file_response_is_read_only_past_the_limit(settings, tmp_path):
+def test_a_large_file_response_is_refused_by_its_declared_length_before_any_read(
+    settings, tmp_path
+):
     settings.MCP_TOOLS = {"MAX_RESPONSE_BYTES": 10}
     path = tmp_path / "big.txt"
     path.write_bytes(b"x" * 100_000)
     handle = path.open("rb")
     response = FileResponse(handle, content_type="text/plain")
+    assert response["Content-Length"] == "100000"
+    try:
+        result = wire(ResponseFormatter().format_response(response, HttpRequest(), TOOL))
+        assert result == error("Response too large: more than 10 bytes")
+        assert handle.tell() == 0
+    finally:
+        release(response)
+
+
+def test_a_large_file_response_of_unknown_length_is_read_only_past_the_limit(settings, tmp_path):
+    settings.MCP_TOOLS = {"MAX_RESPONSE_BYTES": 10}
+    path = tmp_path / "big.txt"
+    path.write_bytes(b"x" * 100_000)
+    handle = path.open("rb")
+    response = FileResponse(handle, content_type="text/plain")
+    del response["Content-Length"]
     try:
         result = wire(ResponseFormatter().format_response(response, HttpRequest(), TOOL))
         assert result == error("Response too large: more than 10 bytes")
         assert handle.tell() == response.block_size  # one block read, not the whole file
     finally:
         release(response)
+
+
+# -- A request the view found malformed: the client's mistake, as Django answers it ---------
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("tool", "masked", "unmasked"),
+    [
+        (
+            "r_bad_request",
+            "Bad Request (BadRequest)",
+            "Bad Request (BadRequest): the view refused /srv/app/x",
+        ),
+        (
+            "r_suspicious",
+            "Bad Request (SuspiciousFileOperation)",
+            "Bad Request (SuspiciousFileOperation): The joined path (/srv/media/../etc) is "
+            "outside /srv/media",
+        ),
+    ],
+)
+def test_a_bad_request_or_suspicious_operation_is_a_clear_client_error(
+    mcp, http, settings, caplog, tool, masked, unmasked
+):
+    # Django's own handler answers 400 for these, never a 500.
+    assert http.get(f"/r/{tool.removeprefix('r_')}/").status_code == 400
+    result = mcp.call_tool(tool)
+    assert result == {"content": [{"type": "text", "text": masked}], "isError": True}
+    assert not [r for r in caplog.records if r.name == "mcp_tools" and r.levelno >= logging.ERROR]
+    settings.MCP_TOOLS = {"MASK_ERRORS": False}
+    assert mcp.call_tool(tool)["content"][0]["text"] == unmasked
+
+
+@pytest.mark.django_db
+def test_too_many_query_fields_for_django_are_a_client_error_logged_as_django_logs_it(
+    mcp, settings, caplog
+):
+    settings.DATA_UPLOAD_MAX_NUMBER_FIELDS = 3
+    result = mcp.call_tool("report_get", {"a": 1, "b": 2, "c": 3, "d": 4})
+    assert result["content"] == [{"type": "text", "text": "Bad Request (TooManyFieldsSent)"}]
+    assert "_meta" not in result  # no error reference: nothing failed on the server
+    [record] = [r for r in caplog.records if r.name.startswith("django.security")]
+    assert record.name == "django.security.TooManyFieldsSent"
+    assert not [r for r in caplog.records if r.name == "mcp_tools" and r.levelno >= logging.ERROR]

@@ -182,3 +182,41 @@ def test_host_is_forwarded_and_checked(alice, anonymous_mcp):
     assert mcp.call_tool("echo", {"word": "x"})["isError"] is False
     response = anonymous_mcp.send("{}", headers={"Host": "evil.example"})
     assert response.status_code == 400
+
+
+@pytest.mark.parametrize(
+    "name", ["plain", "é", "١", "\U0001f600", "a b", "%41", "a+b", "ü%E9", "\u202eevil"]
+)
+def test_a_path_argument_reaches_the_view_as_the_same_url_over_http_would(mcp, http, name):
+    # PATH_INFO as a WSGI server hands it to Django: the URL's bytes, read as Latin-1.
+    from urllib.parse import quote
+
+    direct = http.get(f"/t/files/{quote(name)}/").json()
+    assert direct["name"] == name
+    result = mcp.call_tool("file_get", {"name": name})
+    assert result["isError"] is False, result
+    assert result["structuredContent"] == direct
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_path_argument_beyond_latin_1_reaches_the_view_under_asgi_too(alice):
+    import json
+
+    from asgiref.sync import async_to_sync
+    from django.test import AsyncClient
+
+    client = AsyncClient()
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "file_get", "arguments": {"name": "١é"}},
+    }
+    response = async_to_sync(client.post)(
+        "/mcp",
+        json.dumps(body),
+        content_type="application/json",
+        headers={"Authorization": f"Token {alice.token}"},
+    )
+    result = json.loads(response.content)["result"]  # 2025-03-26: the text carries it
+    assert json.loads(result["content"][0]["text"])["path"] == "/t/files/١é/"

@@ -1,10 +1,11 @@
 """Paths built from tool arguments stay inside their own route."""
 
 import pytest
-from django.urls import include, path, re_path
+from django.urls import include, path, re_path, register_converter
+from django.urls.converters import get_converters
 from django.urls.resolvers import get_resolver
 
-from mcp_tools.routes import iter_routes
+from mcp_tools.routes import NoPath, iter_routes
 
 
 def view(request, **kwargs):
@@ -63,8 +64,53 @@ def test_values_are_placed_with_the_converters_to_url(name, kwargs, expected):
     ],
 )
 def test_values_that_leave_their_pattern_are_refused(name, kwargs):
-    with pytest.raises(ValueError):
+    with pytest.raises(NoPath):
         ROUTES[name].build_path(kwargs)
+
+
+class FussyConverter:
+    """A converter whose own errors carry internals no client should read."""
+
+    regex = "[a-z]+"
+
+    def to_python(self, value):
+        if value == "boom":
+            raise ValueError("to_python of /srv/app/converters.py refused it")
+        return value
+
+    def to_url(self, value):
+        if value == "secret":
+            raise ValueError("to_url of /srv/app/converters.py refused it")
+        return value
+
+
+if "fussy" not in get_converters():  # registered once per process, for every URLconf
+    register_converter(FussyConverter, "fussy")
+
+
+@pytest.mark.parametrize(
+    ("name", "kwargs", "parameter"),
+    [
+        ("ns:item", {"pk": 5.0}, "pk"),
+        ("ns:item", {"pk": "1/../2"}, "pk"),
+        ("todo", {"pk": "a.json"}, "pk"),
+        ("fussy", {"year": 2024, "word": "secret"}, "word"),
+        ("fussy", {"year": 2024, "word": "boom"}, "word"),
+        ("fussy", {"year": "x", "word": "ok"}, "year"),
+        ("file", {}, None),
+        ("file", {"name": "x", "extra": "y"}, None),
+    ],
+)
+def test_a_refusal_names_the_parameter_and_never_the_route(name, kwargs, parameter):
+    routes = {
+        **ROUTES,
+        **routes_of(path("f/<int:year>/<fussy:word>/", view, name="fussy")),
+    }
+    with pytest.raises(NoPath) as excinfo:
+        routes[name].resolve(kwargs)
+    assert excinfo.value.parameter == parameter
+    for internal in ("(?P<", "/srv/", "[^/.]", "api/", "converters.py", "no path"):
+        assert internal not in str(excinfo.value)
 
 
 def test_routes_know_their_parameters_and_qualified_names():

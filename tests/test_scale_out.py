@@ -30,11 +30,12 @@ import httpx2
 import mcp_types
 import psycopg
 import pytest
-from mcp import Client
+from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.conformance_app.server import REPO, free_port
-from tests.sdk import Wire
+from tests.helpers import admin_action
+from tests.sdk import Wire, connect
 from tests.services import Postgres, Redis, stop, wait_until_ready
 from tests.wire import validate_exchange
 
@@ -372,3 +373,47 @@ def test_an_input_required_call_started_on_one_instance_completes_on_the_other(c
     with psycopg.connect(cluster.postgres.conninfo()) as connection:
         row = connection.execute("SELECT 1 FROM todos_todo WHERE id = %s", [todo["id"]]).fetchone()
     assert row is None
+
+
+def test_an_admin_change_made_through_one_instance_is_seen_by_the_other_on_its_next_request(
+    cluster,
+):
+    # Through the admin of the first instance, signed in as a person would; then the very
+    # next requests that reach the second instance (its catalog warm from before) see it.
+    user = cluster.user()
+    admin = cluster.user(superuser=True)
+    first, second = cluster.urls
+    wire = Wire()
+
+    async def on(url):
+        async with connect(f"{url}/mcp", token=user.token, mode="auto", wire=wire) as client:
+            names = {tool.name for tool in (await client.list_tools()).tools}
+            try:
+                outcome = await client.call_tool("todo_list")
+            except MCPError as error:
+                outcome = error
+            return names, outcome
+
+    names, listed = run(on(second))
+    assert "todo_list" in names and listed.is_error is False
+
+    admin_action(first, "todo_list", "disable_tools", (admin.username, admin.password))
+    names, refused = run(on(second))
+    assert "todo_list" not in names
+    assert isinstance(refused, MCPError) and refused.message == "Unknown tool: todo_list"
+
+    admin_action(second, "todo_list", "enable_tools", (admin.username, admin.password))
+    names, listed = run(on(first))
+    assert "todo_list" in names and listed.is_error is False
+    validate_wire("2026-07-28", wire)
+    # The stamp that told them is in Redis, the change in PostgreSQL.
+    redis = cluster.redis.client()
+    try:
+        assert [key for key in redis.keys("*") if b"mcp_tools" in key] != []
+    finally:
+        redis.close()
+    with psycopg.connect(cluster.postgres.conninfo()) as connection:
+        [(enabled,)] = connection.execute(
+            "SELECT enabled FROM mcp_tools_exposedtool WHERE name = 'todo_list'"
+        ).fetchall()
+    assert enabled is True

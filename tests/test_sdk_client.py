@@ -9,7 +9,7 @@ from mcp import MCPError
 
 from demo_project.todos.models import Todo
 from tests.sdk import Wire, connect
-from tests.wire import validate_exchange
+from tests.wire import validate_exchange, validate_stream
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -139,3 +139,38 @@ def _leaves(group):
             yield from _leaves(error)
         else:
             yield error
+
+
+@pytest.mark.parametrize(("mode", "version"), [("legacy", "2025-11-25"), ("auto", "2026-07-28")])
+def test_the_sdk_reads_what_hostile_input_fixes_changed(mcp_url, alice, mode, version):
+    # Indented JSON over SSE, a path argument past Latin-1, a huge argument echoed clipped, a
+    # path argument refused by name: the official client reads each answer, on the wire too.
+    wire = Wire()
+    progress = []
+
+    async def on_progress(value, total, message):
+        progress.append(value)
+
+    async def scenario():
+        async with connect(mcp_url, token=alice.token, mode=mode, wire=wire) as client:
+            pretty = await client.call_tool("r_pretty_json", {}, progress_callback=on_progress)
+            path = await client.call_tool("file_get", {"name": "١é"})
+            huge = await client.call_tool("todo_create", {"title": "x" * 300_000})
+            refused = await client.call_tool("todo_retrieve", {"pk": 5.0})
+            return pretty, path, huge, refused
+
+    pretty, path, huge, refused = run(scenario())
+    expected = {"a": [1, {"b": "x\ny"}], "c": "é"}
+    assert pretty.is_error is False and json.loads(pretty.content[0].text) == expected
+    assert pretty.structured_content == expected
+    assert path.structured_content["path"] == "/t/files/١é/"
+    assert huge.is_error is True and len(huge.content[0].text) <= 400
+    assert huge.content[0].text.endswith("' is too long")
+    assert refused.content[0].text == (
+        "Invalid arguments: $.pk: 5.0 is not a value this tool's URL can take"
+    )
+    for message, status, content_type, body in wire.posts():
+        if content_type.startswith("text/event-stream"):
+            validate_stream(version, message, body)
+        else:
+            validate_exchange(version, message, status, body)

@@ -184,3 +184,125 @@ def test_a_2025_03_26_batch_answers_each_request_in_one_array(mcp):
     assert answers[initialize["id"]]["error"]["code"] == -32600
     assert answers[no_method["id"]]["error"]["code"] == -32600
     assert set(answers) == {ping["id"], unknown_tool["id"], initialize["id"], no_method["id"]}
+
+
+# -- Strings the endpoint would echo ---------------------------------------------------------
+
+
+def entry_write(request_id, label="x", progress_token=None):
+    """A raw tools/call of entry_write (it writes a row), ids and strings left unescaped."""
+    meta = f',"_meta":{{"progressToken":"{progress_token}"}}' if progress_token else ""
+    return (
+        f'{{"jsonrpc":"2.0","id":{request_id},"method":"tools/call","params":{{'
+        f'"name":"entry_write","arguments":{{"label":"{label}"}}{meta}}}}}'
+    )
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        entry_write('"\\ud800"'),
+        entry_write('"a\\udfffb"'),
+        entry_write("7", label="\\udc00"),
+        entry_write("7", progress_token="\\ud83d"),
+        # Raw bytes of a surrogate (CESU-8), which json.loads(bytes) would let through.
+        entry_write("7", label="\xed\xa0\x80").encode("latin-1"),
+    ],
+)
+def test_a_lone_surrogate_is_refused_before_anything_runs(mcp, body):
+    from tests.testapp.models import Entry
+
+    response = mcp.send(body)
+    assert response.status_code == 400
+    error = error_of(response)
+    assert error["code"] in (-32600, -32700)
+    assert Entry.objects.count() == 0
+
+
+def test_a_surrogate_pair_is_ordinary_text(mcp):
+    from tests.testapp.models import Entry
+
+    response = mcp.send(entry_write('"\\ud83d\\ude00"', label="\\ud83d\\ude00"))
+    assert response.status_code == 200
+    assert json.loads(response.content)["id"] == "\U0001f600"
+    assert Entry.objects.get().label == "\U0001f600"
+
+
+# -- What a lenient parser would let through -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"n":NaN}}', -32700),
+        ('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"n":-Infinity}}', -32700),
+        ('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"n":Infinity}}', -32700),
+        ('{"jsonrpc":"2.0","id":1,"method":"ping"}'.encode("utf-16"), -32700),
+        ('{"jsonrpc":"2.0","id":1,"method":"ping"}'.encode("utf-16-le"), -32700),
+        ('{"jsonrpc":"2.0","id":1,"method":"ping"}'.encode("utf-32"), -32700),
+        ('{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}', -32600),
+        ('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":{"b":1,"b":2}}}', -32600),
+    ],
+)
+def test_what_a_lenient_parser_would_accept_is_refused(mcp, body, code):
+    response = mcp.send(body)
+    assert response.status_code == 400
+    assert error_of(response)["code"] == code
+
+
+def test_a_duplicate_tool_name_is_refused_before_the_tool_runs(mcp):
+    # A gateway that reads the first "name" would see another tool than the one that runs.
+    from tests.testapp.models import Entry
+
+    body = (
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":'
+        '{"name":"greet","arguments":{"label":"x"},"name":"entry_write"}}'
+    )
+    response = mcp.send(body)
+    assert response.status_code == 400
+    error = error_of(response)
+    assert error["code"] == -32600 and "'name'" in error["message"]
+    assert Entry.objects.count() == 0
+
+
+# -- The answer as sent is bounded by MAX_RESPONSE_BYTES -------------------------------------
+
+
+def test_the_answer_as_sent_is_bounded_not_only_the_views_body(mcp, settings):
+    settings.MCP_TOOLS = {"MAX_RESPONSE_BYTES": 10_000}
+    # A 6,000-byte body fits, but its answer carries it twice: as text and as structure.
+    response = mcp.send(mcp.message("tools/call", {"name": "r_sized", "arguments": {"size": 6000}}))
+    assert response.status_code == 200
+    assert len(response.content) <= 10_000
+    result = json.loads(response.content)["result"]
+    assert result == {
+        "content": [{"type": "text", "text": "Response too large: more than 10000 bytes"}],
+        "isError": True,
+    }
+    small = mcp.call_tool("r_sized", {"size": 3000})
+    assert small["isError"] is False and small["structuredContent"] == {"blob": "x" * 3000}
+
+
+def test_the_answer_of_a_streamed_call_is_bounded_too(mcp, settings):
+    settings.MCP_TOOLS = {"MAX_RESPONSE_BYTES": 10_000}
+    params = {"name": "r_sized", "arguments": {"size": 6000}, "_meta": {"progressToken": 1}}
+    response = mcp.send(mcp.message("tools/call", params))
+    assert response["Content-Type"] == "text/event-stream"
+    result = mcp.answer_of(response)["result"]
+    assert result["content"][0]["text"] == "Response too large: more than 10000 bytes"
+
+
+def test_a_batch_answer_is_bounded_as_a_whole(mcp, settings):
+    settings.MCP_TOOLS = {"MAX_RESPONSE_BYTES": 10_000}
+    calls = [
+        mcp.message("tools/call", {"name": "r_sized", "arguments": {"size": 2600}})
+        for _ in range(4)
+    ]
+    response = mcp.send(calls, headers={"MCP-Protocol-Version": "2025-03-26"})
+    assert len(response.content) <= 10_000
+    answers = json.loads(response.content)
+    assert [answer["id"] for answer in answers] == [call["id"] for call in calls]
+    texts = [answer["result"]["content"][0]["text"] for answer in answers]
+    # 2025-03-26 has no structuredContent: about 2,700 bytes an answer, three fit.
+    assert texts[:3] == ['{"blob":"' + "x" * 2600 + '"}'] * 3
+    assert texts[3] == "Response too large: more than 10000 bytes"

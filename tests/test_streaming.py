@@ -303,3 +303,28 @@ def test_a_streamed_views_session_writes_are_saved(alice):
     assert client.call_tool("session_counter")["structuredContent"] == {"count": 1}
     assert client.call_tool("session_counter")["structuredContent"] == {"count": 2}
     assert client.session["count"] == 2
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("version", ["2025-06-18", "2025-11-25", MODERN])
+@pytest.mark.parametrize(
+    "tool", ["r_indented", "r_pretty_json", "r_pretty_crlf", "r_pretty_renderer"]
+)
+def test_json_that_is_not_compact_is_reencoded_for_an_sse_data_line(alice, version, tool):
+    mcp = MCPClient(headers={"Authorization": f"Token {alice.token}"}, protocol_version=version)
+    request = call(mcp, tool, {"progressToken": "tok"})
+    response = mcp.send(request)
+    assert response["Content-Type"] == "text/event-stream"
+    body = body_of(response)
+    # Each event is one "event:" line and one "data:" line: no line of JSON left over.
+    for event in body.decode().split("\n\n"):
+        lines = event.splitlines()
+        assert not lines or [line.split(":")[0] for line in lines] == ["event", "data"], event
+    [answer] = validate_stream(version, request, body)
+    result = answer["result"]
+    expected = {"a": [1, {"b": "x\ny"}], "c": "é"}
+    assert result["structuredContent"] == expected
+    assert json.loads(result["content"][0]["text"]) == expected
+    # Plain JSON answers carry the same, compact.
+    plain = mcp.send(call(mcp, tool), headers={"Accept": "application/json"})
+    assert json.loads(plain.content)["result"]["structuredContent"] == expected

@@ -62,6 +62,19 @@ def test_the_view_refuses_a_foreign_host_itself_without_middleware(alice):
         ("http://[", [], 403),
         ("https://app.example", ["https://app.example"], 200),
         ("https://app.example:444", ["https://app.example"], 403),
+        # The scheme and the port count, not just the host (the request is http, port 80).
+        ("https://testserver", [], 403),
+        ("ftp://testserver", [], 403),
+        ("//testserver", [], 403),
+        ("testserver", [], 403),
+        ("http://testserver:443", [], 403),
+        ("http://testserver:80", [], 200),
+        ("HTTP://TestServer", [], 200),
+        # An origin is a scheme, a host and a port: nothing else.
+        ("http://testserver/", [], 403),
+        ("http://user@testserver", [], 403),
+        ("http://testserver?x", [], 403),
+        ("http://testserver:99999", [], 403),
     ],
 )
 def test_origin(mcp, settings, origin, allowed, status):
@@ -70,6 +83,35 @@ def test_origin(mcp, settings, origin, allowed, status):
     assert response.status_code == status
     if status == 403:
         assert json.loads(response.content)["error"]["code"] == -32600
+
+
+@pytest.mark.parametrize(
+    ("secure", "host", "origin", "status"),
+    [
+        (True, "testserver", "https://testserver", 200),
+        (True, "testserver", "https://testserver:443", 200),
+        (True, "testserver", "http://testserver", 403),
+        (False, "testserver:8000", "http://testserver:8000", 200),
+        (False, "testserver:8000", "http://testserver", 403),
+        (False, "127.0.0.1:8000", "http://127.0.0.1:8000", 200),
+        (False, "[::1]:8000", "http://[::1]:8000", 200),
+        (False, "[::1]:8000", "http://[::1]:8001", 403),
+    ],
+)
+def test_the_origin_must_be_the_requests_own_scheme_host_and_port(
+    alice, settings, secure, host, origin, status
+):
+    settings.ALLOWED_HOSTS = ["testserver", "127.0.0.1", "[::1]"]
+    request = RequestFactory().post(
+        "/mcp",
+        PING,
+        content_type="application/json",
+        secure=secure,
+        HTTP_HOST=host,
+        HTTP_ORIGIN=origin,
+        HTTP_AUTHORIZATION=f"Token {alice.token}",
+    )
+    assert MCPView.as_view()(request).status_code == status
 
 
 # -- Content-Type and Accept -----------------------------------------------------------------
@@ -103,6 +145,8 @@ def test_content_type(mcp, content_type, status):
         ("text/html", 406),
         ("image/png;q=1, text/*", 406),
         (",,,;;;", 406),
+        ("application/json;q=0", 406),
+        ("application/json;q=0, text/event-stream", 406),
     ],
 )
 def test_accept(mcp, accept, status):
@@ -175,6 +219,29 @@ def test_batches_are_refused_outside_2025_03_26(mcp, version):
     response = mcp.send([mcp.message("ping", {})], headers={"MCP-Protocol-Version": version})
     assert response.status_code == 400
     assert json.loads(response.content)["error"]["code"] == -32600
+
+
+def test_a_batch_longer_than_max_batch_size_is_refused_whole_before_any_item_runs(mcp):
+    from tests.testapp.models import Entry
+
+    write = {"name": "entry_write", "arguments": {"label": "x"}}
+    batch = [mcp.message("tools/call", write) for _ in range(21)]
+    response = mcp.send(batch, headers={"MCP-Protocol-Version": "2025-03-26"})
+    assert response.status_code == 400
+    error = error_of(response)
+    assert error["code"] == -32600 and "21" in error["message"] and "20" in error["message"]
+    assert Entry.objects.count() == 0
+    answers = mcp.send(batch[:20], headers={"MCP-Protocol-Version": "2025-03-26"})
+    assert len(json.loads(answers.content)) == 20
+    assert Entry.objects.count() == 20
+
+
+def test_max_batch_size_is_a_setting(mcp, settings):
+    settings.MCP_TOOLS = {"MAX_BATCH_SIZE": 2}
+    batch = [mcp.message("ping") for _ in range(3)]
+    response = mcp.send(batch, headers={"MCP-Protocol-Version": "2025-03-26"})
+    assert response.status_code == 400
+    assert len(json.loads(mcp.send(batch[:2], headers={"MCP-Protocol-Version": None}).content)) == 2
 
 
 # -- Authentication and CSRF -----------------------------------------------------------------

@@ -17,4 +17,9 @@ if settings.BENCH_TOOLS:
     # or Django's linear URL resolution past N routes would be most of each page's cost.
     urlpatterns = [*mcp, *generated_urlpatterns(settings.BENCH_TOOLS)]
 else:
-    urlpatterns = [path("api/trivial/", views.trivial, name="trivial"), *router.urls, *mcp]
+    urlpatterns = [
+        path("api/trivial/", views.trivial, name="trivial"),
+        path("api/slow/", views.slow, name="slow"),
+        *router.urls,
+        *mcp,
+    ]

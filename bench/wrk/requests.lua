@@ -95,10 +95,11 @@ function done(summary, latency, requests)
   io.write(string.format(
     'BENCH_RESULT {"requests":%d,"duration_us":%d,"bytes":%d,"answered":%d,"bad":%d,'
       .. '"tool_errors":%d,"socket_errors":%d,"timeouts":%d,"p50_us":%d,"p90_us":%d,'
-      .. '"p99_us":%d,"mean_us":%.1f,"first_bad":%s}\n',
+      .. '"p99_us":%d,"max_us":%d,"mean_us":%.1f,"first_bad":%s}\n',
     summary.requests, summary.duration, summary.bytes, answered_total, bad_total,
     tool_errors_total, errors.connect + errors.read + errors.write, errors.timeout,
-    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.mean,
+    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max,
+    latency.mean,
     quote(first)
   ))
 end

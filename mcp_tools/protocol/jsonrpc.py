@@ -5,7 +5,9 @@ Pure protocol logic: nothing here imports Django settings or models.
 
 from __future__ import annotations
 
+import codecs
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,15 +48,26 @@ class JSONRPCError(Exception):
         self.request_id = request_id
 
     @classmethod
-    def internal(cls, reference: str) -> JSONRPCError:
-        """Return the answer to a fault of the server itself: -32603 and its error reference."""
-        return cls(INTERNAL_ERROR, "Internal error", data={"errorRef": reference}, status=500)
+    def internal(cls, reference: str, detail: str | None = None) -> JSONRPCError:
+        """Return the answer to a fault of the server itself: -32603 and its error reference.
+
+        ``detail`` (what failed, when errors are not masked) goes in ``data`` beside it.
+        """
+        data = (
+            {"errorRef": reference} if detail is None else {"errorRef": reference, "detail": detail}
+        )
+        return cls(INTERNAL_ERROR, "Internal error", data=data, status=500)
 
     def error_object(self) -> dict[str, Any]:
         error: dict[str, Any] = {"code": self.code, "message": self.message}
         if self.data is not None:
             error["data"] = self.data
         return error
+
+
+def clip(text: str, limit: int = 100) -> str:
+    """Return ``text`` cut to ``limit`` characters (marked ``…``): what a message echoes."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class RawJSON:
@@ -152,27 +165,120 @@ def _depth_exceeds(value: Any, limit: int) -> bool:
     return False
 
 
-def loads(body: bytes, *, max_depth: int) -> Any:
-    """Decode a request body, raising -32700 for bad JSON and -32600 for deep nesting."""
-    too_deep = JSONRPCError(
-        INVALID_REQUEST, f"Invalid Request: JSON nested deeper than {max_depth}", status=400
-    )
+#: A ``\uD800``–``\uDFFF`` escape in JSON text: the only way a surrogate reaches a string.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+#: A surrogate left in a decoded string: the decoder joins every valid pair, so it is lone.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _holds_surrogate(value: Any) -> bool:
+    """Return whether any string or key in ``value`` holds a lone surrogate (iteratively)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+class NotStrictJSON(ValueError):
+    """JSON text that a strict reader refuses (see ``decode``); ``code`` is its JSON-RPC code."""
+
+    code = PARSE_ERROR
+
+
+class TooDeep(NotStrictJSON):
+    code = INVALID_REQUEST
+
+
+class DuplicateKey(NotStrictJSON):
+    code = INVALID_REQUEST
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"the key {clip(key, 64)!r} appears twice in one object")
+
+
+class LoneSurrogate(NotStrictJSON):
+    code = INVALID_REQUEST
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKey(key)
+            seen.add(key)
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise NotStrictJSON(f"{name} is not JSON")
+
+
+def decode(text: str, *, max_depth: int) -> Any:
+    """Decode JSON text as strictly as any other reader of it would; raise ``NotStrictJSON``.
+
+    JSON as RFC 8259 defines it: no ``NaN`` or ``Infinity`` literals, no key twice in one
+    object (a reader that takes the first ``name`` would see another tool than the one that
+    runs), containers nested at most ``max_depth`` deep, and no string holding a lone
+    UTF-16 surrogate (such a string has no UTF-8 form, and the endpoint echoes strings).
+    """
     try:
-        value = json.loads(body)
+        value = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
     except RecursionError as exc:
         # Nested past the interpreter's own limit: far deeper than any MAX_JSON_DEPTH.
-        raise too_deep from exc
-    except ValueError as exc:
+        raise TooDeep(f"JSON nested deeper than {max_depth}") from exc
+    except NotStrictJSON:
+        raise
+    except ValueError as exc:  # bad JSON, or an integer past Python's digit limit
+        raise NotStrictJSON("not valid JSON") from exc
+    # No walk when the text has too few brackets to nest that deep (nearly every request).
+    nested = isinstance(value, dict | list) and text.count("{") + text.count("[") > max_depth
+    if nested and _depth_exceeds(value, max_depth):
+        raise TooDeep(f"JSON nested deeper than {max_depth}")
+    if _SURROGATE_ESCAPE.search(text) and _holds_surrogate(value):
+        raise LoneSurrogate("a string holds a lone UTF-16 surrogate, which is not Unicode text")
+    return value
+
+
+def loads(body: bytes, *, max_depth: int) -> Any:
+    """Decode a request body, raising -32700 for bad JSON and -32600 for deep nesting.
+
+    The body must be UTF-8 text and strict JSON (``decode``): a NaN literal or a body in
+    another encoding is -32700; a duplicate key, nesting past ``max_depth`` or a lone
+    surrogate is -32600. All of it is refused here, before anything runs.
+    """
+    try:
+        # Strict UTF-8: json.loads(bytes) would pass the raw bytes of a surrogate through.
+        text = body.removeprefix(codecs.BOM_UTF8).decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise JSONRPCError(
             PARSE_ERROR, "Parse error: the body is not valid JSON", status=400
         ) from exc
-    if isinstance(value, dict | list) and _depth_exceeds(value, max_depth):
-        raise too_deep
-    return value
+    try:
+        return decode(text, max_depth=max_depth)
+    except NotStrictJSON as exc:
+        kind = "Parse error" if exc.code == PARSE_ERROR else "Invalid Request"
+        what = "the body is not valid JSON" if exc.code == PARSE_ERROR else str(exc)
+        raise JSONRPCError(exc.code, f"{kind}: {what}", status=400) from exc
 
 
 def _valid_id(value: Any) -> bool:
     return isinstance(value, str | int) and not isinstance(value, bool)
+
+
+def id_of(value: Any) -> Any:
+    """Return the id of a decoded message when it is a valid one, else None."""
+    request_id = value.get("id") if isinstance(value, dict) else None
+    return request_id if _valid_id(request_id) else None
 
 
 def parse_message(value: Any) -> Message:
@@ -183,9 +289,8 @@ def parse_message(value: Any) -> Message:
     request_id = value.get("id") if isinstance(value, dict) else None
 
     def invalid(reason: str) -> JSONRPCError:
-        answered = request_id if _valid_id(request_id) else None
         return JSONRPCError(
-            INVALID_REQUEST, f"Invalid Request: {reason}", status=400, request_id=answered
+            INVALID_REQUEST, f"Invalid Request: {reason}", status=400, request_id=id_of(value)
         )
 
     if not isinstance(value, dict) or value.get("jsonrpc") != "2.0":

@@ -2,18 +2,43 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Mapping
 
-def admitted_ranges(accept: str | None) -> frozenset[str]:
-    """Return the media ranges an ``Accept`` header names, lower-cased, without parameters."""
-    if not accept:
-        return frozenset()
-    return frozenset(item.split(";")[0].strip().lower() for item in accept.split(","))
+#: Media ranges an ``Accept`` header names, each with its quality (0 to 1).
+Ranges = Mapping[str, float]
 
 
-def admits(ranges: frozenset[str], media_type: str) -> bool:
-    """Return whether parsed ``ranges`` admit ``media_type`` (exactly, or by a wildcard)."""
+def admitted_ranges(accept: str | None) -> Ranges:
+    """Return the media ranges an ``Accept`` header names, lower-cased, with their ``q``."""
+    ranges: dict[str, float] = {}
+    for item in (accept or "").split(","):
+        media_range, *params = item.split(";")
+        media_range = media_range.strip().lower()
+        if not media_range:
+            continue
+        quality = 1.0
+        for param in params:
+            key, _, value = param.strip().partition("=")
+            if key.strip().lower() == "q":
+                # An unreadable q: the range as if it had none.
+                with contextlib.suppress(ValueError):
+                    quality = min(max(float(value), 0.0), 1.0)
+        ranges[media_range] = max(quality, ranges.get(media_range, 0.0))
+    return ranges
+
+
+def admits(ranges: Ranges, media_type: str) -> bool:
+    """Return whether parsed ``ranges`` admit ``media_type``.
+
+    The most specific range that matches decides, and ``q=0`` means "not acceptable"
+    (RFC 9110, section 12.5.1): ``application/json;q=0, */*`` refuses JSON.
+    """
     major = media_type.split("/")[0]
-    return media_type in ranges or f"{major}/*" in ranges or "*/*" in ranges
+    for candidate in (media_type, f"{major}/*", "*/*"):
+        if candidate in ranges:
+            return ranges[candidate] > 0
+    return False
 
 
 def accepts(accept: str | None, media_type: str) -> bool:

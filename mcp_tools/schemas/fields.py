@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from django.core.validators import RegexValidator
+from django.core.validators import RegexValidator, URLValidator
 from django.db import connection
 from django.urls import converters as url_converters
 from django.utils.dateparse import iso8601_duration_re
@@ -42,6 +42,9 @@ TIME_PATTERN = r"^\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2})?$"
 # Every pattern here runs in linear time on Python's backtracking engine: no two adjacent
 # quantified parts can match the same character (a hostile argument is up to 1 MiB long).
 EMAIL_PATTERN = r"^[^@\s]+@[^@\s.]+(?:\.[^@\s.]+)+$"
+#: Django's EmailValidator refuses longer addresses (RFC 3696); URLValidator has its own
+#: ``max_length``.
+EMAIL_MAX_LENGTH = 320
 URL_PATTERN = r"^(?:[hH][tT][tT][pP][sS]?|[fF][tT][pP][sS]?)://[^\s/?#][^\s]*$"
 #: The ISO 8601 durations Django's ``parse_duration`` reads (no months or years; weeks from
 #: Django 6.0 on, so the pattern follows the installed Django's own expression).
@@ -190,6 +193,22 @@ def _slug(field: fields.SlugField, context: SchemaContext) -> Schema:
     return _string(field, context, text=False)
 
 
+def _at_most(schema: Schema, length: int) -> Schema:
+    """Bound a string schema's length by ``length`` too (the lower of the two bounds)."""
+    schema["maxLength"] = min(schema.get("maxLength", length), length)
+    return schema
+
+
+def _email(field: fields.EmailField, context: SchemaContext) -> Schema:
+    schema = _string(field, context, text=False, format="email")
+    return _patterns(_at_most(schema, EMAIL_MAX_LENGTH), [EMAIL_PATTERN])
+
+
+def _url(field: fields.URLField, context: SchemaContext) -> Schema:
+    schema = _string(field, context, text=False, format="uri")
+    return _patterns(_at_most(schema, URLValidator.max_length), [URL_PATTERN])
+
+
 def _ip_address(field: fields.IPAddressField, context: SchemaContext) -> Schema:
     protocol = field.protocol.lower()
     if protocol in ("ipv4", "ipv6"):
@@ -216,24 +235,36 @@ def _float(field: fields.FloatField, context: SchemaContext) -> Schema:
 def decimal_pattern(field: fields.DecimalField) -> str:
     """Return the pattern of the decimal strings ``field`` accepts, digits counted as DRF does.
 
-    Leading zeros do not count; trailing zeros after the point do.
+    Leading zeros do not count; trailing zeros after the point do. The parts never compete
+    for a character (the leading zeros, then a significant digit and the other whole digits,
+    then the point and the places), so a hostile string is read once, whatever its length.
     """
     whole_digits, places = field.max_whole_digits, field.decimal_places
-    fraction = "\\d+" if places is None else f"\\d{{1,{places}}}"
-    alternatives = [f"\\.{fraction}"] if places != 0 else []
-    if whole_digits != 0:
-        whole = "\\d+" if whole_digits is None else f"\\d{{1,{whole_digits}}}"
-        point = "" if places == 0 else ("\\.\\d*" if places is None else f"\\.\\d{{0,{places}}}")
-        alternatives.insert(0, f"{whole}(?:{point})?" if point else whole)
     sign = "" if field.min_value is not None and field.min_value >= 0 else "-?"
-    return f"^{sign}0*(?:{'|'.join(alternatives)})$"
+    some_places = "\\d+" if places is None else f"\\d{{1,{places}}}"
+    if whole_digits == 0:
+        if places == 0:
+            return "[^\\s\\S]"  # max_digits=0: DRF accepts no value at all
+        # Zeros alone before the point: "0" itself counts as a whole digit.
+        return f"^{sign}0*\\.{some_places}$"
+    significant = "[1-9]\\d*" if whole_digits is None else f"[1-9]\\d{{0,{whole_digits - 1}}}"
+    whole = f"(?:0+(?:{significant})?|{significant})"
+    if places == 0:
+        return f"^{sign}{whole}\\.?$"  # "5." has no decimal places
+    any_places = "\\d*" if places is None else f"\\d{{0,{places}}}"
+    return f"^{sign}(?:{whole}(?:\\.{any_places})?|\\.{some_places})$"
 
 
 def _decimal(field: fields.DecimalField, context: SchemaContext) -> Schema:
     # DRF reads a JSON number through its text (str(1.25) == "1.25"), so both forms count the
     # same digits. multipleOf says the decimal places of numbers; mcp_tools checks it in
     # decimal arithmetic (see validators.ArgumentValidator), not in binary floats.
-    schema: Schema = {"type": ["number", "string"], "pattern": decimal_pattern(field)}
+    schema: Schema = {
+        "type": ["number", "string"],
+        # DRF refuses a longer string before reading it (MAX_STRING_LENGTH, 1,000).
+        "maxLength": field.MAX_STRING_LENGTH,
+        "pattern": decimal_pattern(field),
+    }
     if field.decimal_places is not None:
         schema["multipleOf"] = json_number(decimal.Decimal(1).scaleb(-field.decimal_places))
     if field.max_whole_digits is not None:
@@ -366,14 +397,8 @@ FIELD_SCHEMAS: list[tuple[type, Builder]] = [
     (fields.BooleanField, lambda f, c: {"type": "boolean"}),
     (fields.MultipleChoiceField, _multiple_choice),
     (fields.ChoiceField, _choice),
-    (
-        fields.EmailField,
-        lambda f, c: _patterns(_string(f, c, text=False, format="email"), [EMAIL_PATTERN]),
-    ),
-    (
-        fields.URLField,
-        lambda f, c: _patterns(_string(f, c, text=False, format="uri"), [URL_PATTERN]),
-    ),
+    (fields.EmailField, _email),
+    (fields.URLField, _url),
     (fields.UUIDField, lambda f, c: {"type": "string", "pattern": UUID_PATTERN}),
     (fields.IPAddressField, _ip_address),
     (fields.SlugField, _slug),

@@ -61,3 +61,21 @@ def test_loads_survives_pathological_nesting(body):
     with pytest.raises(JSONRPCError) as excinfo:
         loads(body, max_depth=64)
     assert (excinfo.value.code, excinfo.value.status) == (-32600, 400)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b'{"id":"\\ud800"}', b'{"\\udfff":1}', b'[["x\\uDBFFy"]]', b'"\xed\xa0\x80"'],
+)
+def test_loads_refuses_lone_surrogates_in_any_string_or_key(body):
+    with pytest.raises(JSONRPCError) as excinfo:
+        loads(body, max_depth=64)
+    assert excinfo.value.status == 400
+
+
+def test_loads_reads_surrogate_pairs_and_a_leading_bom():
+    assert loads(b'{"s":"\\ud83d\\ude00","t":"\\\\ud800"}', max_depth=64) == {
+        "s": "\U0001f600",
+        "t": "\\ud800",  # an escaped backslash, not a surrogate
+    }
+    assert loads(b"\xef\xbb\xbf[1]", max_depth=64) == [1]

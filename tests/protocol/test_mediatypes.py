@@ -43,3 +43,22 @@ def test_parse(content_type, parsed):
 )
 def test_which_accept_headers_admit_a_stream(accept, streams):
     assert mediatypes.accepts(accept, "text/event-stream") is streams
+
+
+@pytest.mark.parametrize(
+    ("accept", "media_type", "admitted"),
+    [
+        ("application/json;q=0", "application/json", False),
+        ("application/json; q=0.0", "application/json", False),
+        ("application/json;q=0.000, */*", "application/json", False),
+        ("*/*;q=0, application/json", "application/json", True),
+        ("application/*;q=0, application/json;q=0.5", "application/json", True),
+        ("application/json;q=0.001", "application/json", True),
+        ("text/*;q=0, text/event-stream;q=1", "text/event-stream", True),
+        ("text/event-stream;q=0, */*", "text/event-stream", False),
+        ("application/json;q=abc", "application/json", True),
+    ],
+)
+def test_a_range_with_q_0_excludes_its_media_types(accept, media_type, admitted):
+    # RFC 9110 §12.5.1: the most specific range decides, and q=0 means "not acceptable".
+    assert mediatypes.accepts(accept, media_type) is admitted

@@ -14,6 +14,7 @@ urlpatterns = [
         for name in FUNCTION_TOOLS
     ),
     path("thing/", views.ThingView.as_view(), name="r_thing"),
+    path("indented/", views.IndentedView.as_view(), name="r_indented"),
     path("things/", views.ThingListView.as_view(), name="r_things"),
     path("things/paged/", views.ThingPageView.as_view(), name="r_things_paged"),
     # The demo's showcase, so the front-door tests drive every demo tool on live_server.

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import json
 
+from django.core.exceptions import BadRequest, SuspiciousFileOperation
 from django.http import (
     FileResponse,
     HttpResponse,
@@ -17,6 +19,7 @@ from rest_framework.decorators import api_view, renderer_classes
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from mcp_tools import ToolError, get_tool_call, is_mcp_request, mcp_output, mcp_tool
 
@@ -315,3 +318,118 @@ class ThingPageView(ThingListView):
     """List things one page at a time: the schema is the page."""
 
     pagination_class = SmallPages
+
+
+# -- what Django's handler answers with 400: a request the view found malformed -------------
+
+r_bad_request = _get("r_bad_request", _raise(BadRequest("the view refused /srv/app/x")))
+r_suspicious = _get(
+    "r_suspicious",
+    _raise(SuspiciousFileOperation("The joined path (/srv/media/../etc) is outside /srv/media")),
+)
+
+
+# -- JSON whose bytes are not compact: never spliced into an SSE data line -------------------
+
+
+@mcp_tool("r_indented")
+class IndentedView(APIView):
+    """DRF's plain JSONRenderer, asked for an indent (as renderer_context allows)."""
+
+    renderer_classes = [JSONRenderer]
+
+    def get(self, request):
+        return Response({"a": [1, {"b": "x\ny"}], "c": "é"})
+
+    def get_renderer_context(self):
+        return {**super().get_renderer_context(), "indent": 2}
+
+
+class IndentedRenderer(JSONRenderer):
+    """Another renderer class, indenting."""
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        return json.dumps(data, indent=4).encode()
+
+
+PRETTY = {"a": [1, {"b": "x\ny"}], "c": "é"}
+r_pretty_json = _get(
+    "r_pretty_json",
+    lambda r: HttpResponse(json.dumps(PRETTY, indent=2), content_type="application/json"),
+)
+r_pretty_crlf = _get(
+    "r_pretty_crlf",
+    lambda r: HttpResponse(
+        json.dumps(PRETTY, indent=1).replace("\n", "\r\n"), content_type="application/json"
+    ),
+)
+
+
+@mcp_tool("r_pretty_renderer")
+@api_view(["GET"])
+@renderer_classes([IndentedRenderer])
+def r_pretty_renderer(request):
+    """Answer through a custom JSON renderer that indents."""
+    return Response(PRETTY)
+
+
+# -- a JSON body of a chosen size: the answer carries it twice (text and structured) --------
+
+r_sized = _get(
+    "r_sized",
+    lambda r: Response({"blob": "x" * int(r.query_params.get("size", "10"))}),
+    input_schema={"type": "object", "properties": {"size": {"type": "integer", "minimum": 0}}},
+)
+
+
+# -- failures that carry what must never leave a production server (tests/test_masking.py) --
+
+#: A file path, SQL, a setting's value and a secret, as an exception message may hold them.
+LEAK = (
+    'File "/srv/app/private/settings.py", line 12: SELECT password FROM auth_user '
+    "WHERE api_key = 'sk-live-51Hd0ntL34k' ({secret})"
+)
+
+
+def _leak(request):
+    from django.conf import settings
+
+    raise RuntimeError(LEAK.format(secret=settings.SECRET_KEY))
+
+
+def _sql(request):
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT password FROM hidden_credentials_table WHERE api_key = %s", ["k"])
+
+
+def _leak_body(status):
+    def make(request):
+        from django.conf import settings
+
+        return HttpResponse(LEAK.format(secret=settings.SECRET_KEY), status=status)
+
+    return make
+
+
+def _leak_data(request):
+    from django.conf import settings
+
+    return Response({"detail": LEAK.format(secret=settings.SECRET_KEY)}, status=500)
+
+
+def _leak_streamed(request):
+    from mcp_tools import log_message, report_progress
+
+    report_progress(request, 1, 2, "halfway")
+    log_message(request, "info", "about to fail")
+    _leak(request)
+
+
+r_leak_exception = _get("r_leak_exception", _leak)
+r_leak_sql = _get("r_leak_sql", _sql)
+r_leak_5xx = _get("r_leak_5xx", _leak_body(500))
+r_leak_503 = _get("r_leak_503", _leak_body(503))
+r_leak_data = _get("r_leak_data", _leak_data)
+r_leak_streamed = _get("r_leak_streamed", _leak_streamed, stream=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import types
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
@@ -30,8 +31,16 @@ CASES = [
     (lambda: fields.CharField(allow_null=True, required=False), [None, "x"], ["", " "]),
     (lambda: fields.CharField(trim_whitespace=False), [" ", "x"], ["", NUL]),
     (lambda: fields.RegexField(r"^[A-Z]{2}\d$"), ["AB1"], ["ab1", "AB12", ""]),
-    (lambda: fields.EmailField(), ["a@example.com"], ["", None]),
-    (lambda: fields.URLField(), ["https://example.com/x"], ["", None]),
+    (
+        lambda: fields.EmailField(),
+        ["a@example.com", "a" * 300 + "@example.com"],
+        ["", None, "a" * 310 + "@example.com"],
+    ),
+    (
+        lambda: fields.URLField(),
+        ["https://example.com/x", "https://example.com/" + "x" * 2000],
+        ["", None, "https://example.com/" + "x" * 2048],
+    ),
     (lambda: fields.SlugField(), ["a-b_c1"], ["a b", "", "ü"]),
     (lambda: fields.SlugField(allow_unicode=True), ["a-ü"], ["a b", ""]),
     (
@@ -59,7 +68,21 @@ CASES = [
             999,
             -0.01,
         ],
-        ["1234", "1.234", "12.345", "", ".", "-", 1000, 0.001, 1234.5, "abc", None],
+        [
+            "1234",
+            "1.234",
+            "12.345",
+            "",
+            ".",
+            "-",
+            1000,
+            0.001,
+            1234.5,
+            "abc",
+            None,
+            # DRF refuses a decimal string past 1,000 characters, leading zeros or not.
+            "0" * 1000 + "1",
+        ],
     ),
     (
         lambda: fields.DecimalField(max_digits=2, decimal_places=2, min_value=Decimal(0)),
@@ -296,18 +319,44 @@ HOSTILE_STRINGS = [
     "a@" + "b" * HOSTILE_LENGTH + " ",
     "a@" + "b." * (HOSTILE_LENGTH // 2) + "@",
     "http://" + "a" * HOSTILE_LENGTH + " ",
+    # Runs of digits, zeros and spaces, and repeated separators, each spoiled at the end.
+    *(run * (HOSTILE_LENGTH // len(run)) + end for run in ("0", "1", "9", " ") for end in "x. "),
+    *(run * (HOSTILE_LENGTH // len(run)) + "x" for run in ("0.", "1.", "-", ".", "-0", "::")),
+    *(run * (HOSTILE_LENGTH // len(run)) + "x" for run in ("1:", "12:", "1-", "T1", "P1", "1D")),
+    *(run * (HOSTILE_LENGTH // len(run)) + "x" for run in ("a-", "0-", "a.", "a@", "/", "//")),
+    "-" + "0" * HOSTILE_LENGTH + ".",
+    "." + "0" * HOSTILE_LENGTH + "x",
+    "P" + "1" * HOSTILE_LENGTH + "Dx",
+    "PT" + "1" * HOSTILE_LENGTH + ".1Sx",
+]
+
+#: A field for every branch of the mapper that writes a pattern (tests/schema_app has more).
+PATTERN_FIELDS = [
+    fields.CharField(),
+    fields.CharField(min_length=3),
+    fields.CharField(trim_whitespace=False),
+    fields.CharField(allow_blank=True),
+    fields.RegexField(r"^[a-z]+\d*$"),
+    fields.SlugField(),
+    fields.SlugField(allow_unicode=True),
+    fields.EmailField(),
+    fields.URLField(),
+    fields.UUIDField(),
+    fields.DateTimeField(),
+    fields.TimeField(),
+    fields.DurationField(),
+    fields.DurationField(min_value=timedelta(0)),
+    *(
+        fields.DecimalField(max_digits=digits, decimal_places=places, min_value=low)
+        for digits, places in ((None, None), (5, 2), (3, 0), (2, 2), (20, 10), (1000, 3))
+        for low in (None, Decimal(0))
+    ),
 ]
 
 
-def test_every_generated_pattern_runs_in_linear_time():
-    """A quadratic pattern takes minutes on these strings; a linear one, milliseconds.
-
-    The bound is generous (a shared, noisy machine): it catches backtracking blow-ups, it
-    does not measure speed.
-    """
-    import re
-    import time
-
+def generated_patterns():
+    """Return every pattern the tools' input schemas, the fields above and the URL
+    converters carry."""
     patterns = set()
 
     def collect(node):
@@ -322,7 +371,33 @@ def test_every_generated_pattern_runs_in_linear_time():
 
     for tool in registry.tools():
         collect(tool.input_schema)
-    assert len(patterns) > 10
+    for field in PATTERN_FIELDS:
+        collect(schema_of(field))
+    module = types.ModuleType("converter_urls")
+    module.urlpatterns = [
+        path(f"{name}/<{name}:value>/", lambda request, value: None)
+        for name in ("int", "str", "slug", "uuid", "path")
+    ]
+    from django.urls import get_resolver
+
+    from mcp_tools.routes import iter_routes
+
+    for found in iter_routes(get_resolver(module)):
+        collect(schemas.converter_schema(found.converters["value"]))
+    return patterns
+
+
+def test_every_generated_pattern_runs_in_linear_time():
+    """A quadratic pattern takes minutes on these strings; a linear one, milliseconds.
+
+    The bound is generous (a shared, noisy machine): it catches backtracking blow-ups, it
+    does not measure speed.
+    """
+    import re
+    import time
+
+    patterns = generated_patterns()
+    assert len(patterns) > 20
     slow = []
     for pattern in sorted(patterns):
         compiled = re.compile(pattern)
@@ -332,6 +407,26 @@ def test_every_generated_pattern_runs_in_linear_time():
         if time.perf_counter() - started > 2.0:
             slow.append(pattern)
     assert slow == []
+
+
+def test_every_decimal_string_is_bounded_as_drf_bounds_it():
+    for field in PATTERN_FIELDS:
+        if isinstance(field, fields.DecimalField):
+            assert schema_of(field)["maxLength"] == fields.DecimalField.MAX_STRING_LENGTH
+
+
+@pytest.mark.parametrize(("digits", "places"), [(None, None), (5, 2), (3, 0), (2, 2), (4, 4)])
+def test_decimal_patterns_accept_exactly_what_drf_accepts(digits, places):
+    """Every string of digits, zeros, a point and a sign up to six characters long."""
+    import itertools
+    import re
+
+    field = fields.DecimalField(max_digits=digits, decimal_places=places)
+    pattern = re.compile(schemas.decimal_pattern(field))
+    for length in range(1, 7):
+        for chars in itertools.product("019.-", repeat=length):
+            text = "".join(chars)
+            assert bool(pattern.search(text)) is drf_accepts(field, text), text
 
 
 def test_openapi_nullable_becomes_a_type_list_at_every_depth():

@@ -36,6 +36,7 @@ from mcp_tools.arguments import declared_types
 from mcp_tools.registry import registry
 from mcp_tools.schemas.inputs import PARTIAL_ACTIONS
 from mcp_tools.schemas.introspection import is_list_view, serializer_of, view_for
+from tests.helpers import unrolled
 
 #: Refusals no schema can state: they depend on database rows (or on which URLs exist), or,
 #: for "overflow", on TIME_ZONE (0001-01-01T00:00Z is out of range once made local).
@@ -49,19 +50,6 @@ def schema_app_tools() -> list[Any]:
         (tool for tool in registry.tools("tests.urls") if tool.name.startswith("s_")),
         key=lambda tool: tool.name,
     )
-
-
-def unrolled(schema: Any, defs: dict[str, Any], depth: int = 2) -> Any:
-    """Inline ``$ref``s to a fixed depth: hypothesis-jsonschema can't generate recursion."""
-    if isinstance(schema, list):
-        return [unrolled(item, defs, depth) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    if "$ref" in schema:
-        if depth == 0:
-            return {"not": {}}  # no deeper: the array of children stays empty
-        return unrolled(defs[schema["$ref"].rsplit("/", 1)[1]], defs, depth - 1)
-    return {key: unrolled(value, defs, depth) for key, value in schema.items() if key != "$defs"}
 
 
 def error_codes(detail: Any) -> set[str]:

@@ -182,7 +182,7 @@ class FileView(APIView):
     """Return a file's name."""
 
     def get(self, request, name):
-        return Response({"name": name})
+        return Response({"name": name, "path": request.path, "full_path": request.get_full_path()})
 
 
 @mcp_tool("session_only")

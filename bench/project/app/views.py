@@ -1,5 +1,7 @@
 """The views the benchmarks call, directly and as tools."""
 
+import time
+
 from rest_framework import mixins, viewsets
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.decorators import api_view, permission_classes
@@ -42,3 +44,19 @@ class ItemViewSet(mixins.CreateModelMixin, mixins.RetrieveModelMixin, viewsets.G
     def create(self, request, *args, **kwargs):
         """Create an item for the token's user."""
         return super().create(request, *args, **kwargs)
+
+
+@mcp_tool(
+    "slow",
+    input_schema={
+        "type": "object",
+        "properties": {"seconds": {"type": "number", "minimum": 0, "maximum": 30}},
+    },
+)
+@api_view(["GET"])
+@permission_classes([AllowAny])
+def slow(request):
+    """Take ``seconds`` to answer (bench/faults.py: a slow view holds only its own worker)."""
+    seconds = float(request.query_params.get("seconds", "1"))
+    time.sleep(seconds)
+    return Response({"slept": seconds})
