@@ -221,6 +221,19 @@ def inspector_help() -> str:
     return done.stdout
 
 
+@functools.cache
+def pytest_help() -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--help", "-p", "no:cacheprovider"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
 def check_command(command: Command) -> None:
     program = command.program
     if program[:2] == ["python", "manage.py"] or program[0] == "django-admin":
@@ -265,8 +278,25 @@ def check_command(command: Command) -> None:
         used = {word for word in program[2:] if word.startswith("--")} - {"--cli"}
         assert used <= options, f"the Inspector has no option {used - options}"
     elif program[0] == "make":
-        targets = re.findall(r"^([\w.-]+):", (REPO / "Makefile").read_text(), re.MULTILINE)
-        assert set(program[1:]) <= set(targets)
+        makefile = (REPO / "Makefile").read_text()
+        targets = re.findall(r"^([\w.-]+):", makefile, re.MULTILINE)
+        for word in program[1:]:
+            if "=" in word:  # a variable the Makefile reads: make bench BENCH_ARGS=--smoke
+                assert f"$({word.split('=', 1)[0]})" in makefile, f"make reads no {word}"
+            else:
+                assert word in targets, f"make has no target {word}"
+    elif program[0].endswith("bin/python") and program[1:3] == ["-m", "pytest"]:
+        for word in program[3:]:
+            if word.startswith("-"):
+                assert word.split("=", 1)[0] in pytest_help(), f"pytest has no option {word}"
+            else:
+                assert (REPO / word.split("::", 1)[0]).exists(), f"no such test: {word}"
+    elif program[0].endswith("bin/python") and program[1].startswith("bench/"):
+        script = REPO / program[1]
+        assert script.exists(), f"no such benchmark: {program[1]}"
+        for word in program[2:]:
+            if word.startswith("--"):
+                assert f'"{word}"' in script.read_text(), f"{program[1]} has no option {word}"
     else:
         raise AssertionError(f"nothing checks this program: {program}")
 
