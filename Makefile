@@ -44,13 +44,15 @@ $(VENV_DJANGO6)/.installed: pyproject.toml
 node-tools: $(TOOLS)/.installed
 
 # The real services of tests/services.py, from Debian's packages: PostgreSQL, Redis, Chromium
-# and ChromeDriver. A package is installed only when its binary is missing, so a machine that
-# has them all pays one `command -v` each. apt-get needs root: sudo when we are not. Where no
-# policy-rc.d forbids it, Debian starts the system-wide servers on install (ports 5432 and
-# 6379); the tests never use them: tests/services.py starts private ones on free ports.
+# and ChromeDriver, and nginx (docs/deployment.md's reverse proxy, run by tests/test_docs.py).
+# A package is installed only when its binary is missing, so a machine that has them all
+# pays one `command -v` each. apt-get needs root: sudo when we are not. Where no
+# policy-rc.d forbids it, Debian starts the system-wide servers on install (ports 5432, 6379
+# and 80); the tests never use them: tests/services.py starts private ones on free ports.
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 APT_GET := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get -q -y -o Dpkg::Use-Pty=0
 SERVICE_BINARIES := postgresql=/usr/lib/postgresql/*/bin/initdb redis-server=redis-server \
+	nginx-light=/usr/sbin/nginx \
 	chromium=chromium chromium-driver=chromedriver
 
 services:

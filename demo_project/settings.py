@@ -21,6 +21,8 @@ INSTALLED_APPS = [
     "mcp_tools",
     "demo_project.todos",
     "demo_project.showcase",
+    # The landing page at / and the sign-in page it links to.
+    "demo_project.home",
 ]
 
 MIDDLEWARE = [
@@ -66,6 +68,8 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 STATIC_URL = "static/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

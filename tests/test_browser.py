@@ -16,15 +16,21 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.urls("tests.a
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
-def log_into_admin(browser, base_url: str, username: str, password: str) -> None:
-    """Sign in through the admin's own login form, as a person would."""
-    browser.get(f"{base_url}/admin/")
+def fill_login_form(browser, username: str, password: str, submit: str, ready: str) -> None:
+    """Type into Django's login form, submit it (``submit``: a CSS selector), and wait for
+    the element of id ``ready`` on the page it leads to."""
     wait = WebDriverWait(browser, 10)
     wait.until(expected_conditions.presence_of_element_located((By.ID, "id_username")))
     browser.find_element(By.ID, "id_username").send_keys(username)
     browser.find_element(By.ID, "id_password").send_keys(password)
-    browser.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
-    wait.until(expected_conditions.presence_of_element_located((By.ID, "site-name")))
+    browser.find_element(By.CSS_SELECTOR, submit).click()
+    wait.until(expected_conditions.presence_of_element_located((By.ID, ready)))
+
+
+def log_into_admin(browser, base_url: str, username: str, password: str) -> None:
+    """Sign in through the admin's own login form, as a person would."""
+    browser.get(f"{base_url}/admin/")
+    fill_login_form(browser, username, password, "input[type=submit]", "site-name")
 
 
 def test_a_superuser_logs_into_admin_in_a_real_browser(
@@ -64,10 +70,10 @@ def test_a_wrong_password_stays_on_the_login_page(browser, live_server, django_u
 # The admin of the exposed tools, as an operator uses it -------------------------------------
 
 
-def save_screenshot(browser, tmp_path, name):
+def save_screenshot(browser, tmp_path, name, size=(1600, 1000)):
     """Save a PNG of the page; also into $MCP_TOOLS_SCREENSHOTS (docs/images) when set."""
     path = tmp_path / f"{name}.png"
-    browser.set_window_size(1600, 1000)  # wide enough for every column of the changelist
+    browser.set_window_size(*size)  # by default wide enough for every column of a changelist
     toggles = browser.find_elements(By.ID, "toggle-nav-sidebar")
     if toggles and browser.find_elements(By.CSS_SELECTOR, "#nav-sidebar[aria-expanded=true]"):
         toggles[0].click()  # the page, not the app list, is what the picture is about

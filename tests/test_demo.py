@@ -1,12 +1,21 @@
 """The demo as `make demo` leaves it: its users, a staff-only tool, a few logged calls."""
 
+import asyncio
 import base64
+import html
 import json
 import os
+import re
 import subprocess
 import sys
+import time
 
-from tests.conformance_app.server import REPO
+import httpx2
+import pytest
+
+from tests.conformance_app.server import REPO, free_port, wait_for_port
+from tests.processes import stop
+from tests.sdk import connect
 
 CHECK = """
 import django, json
@@ -89,26 +98,18 @@ def test_seed_demo_prints_a_configuration_for_each_client(tmp_path):
     assert "claude mcp add --transport http django-todos http://127.0.0.1:8000/mcp" in printed
 
 
-def test_make_demo_serves_the_showcase_as_it_promises(tmp_path):
-    """`make demo`'s server (runserver, DEBUG on): masking on, the PDF a resource, no noise."""
-    import asyncio
-    import re
-    import time
-
-    import httpx2
-
-    from tests.conformance_app.server import free_port, wait_for_port
-    from tests.processes import stop
-    from tests.sdk import connect
-
-    database = tmp_path / "demo.sqlite3"
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """`make demo` as it runs: migrated, seeded, runserver with DEBUG on; (url, token, log)."""
+    folder = tmp_path_factory.mktemp("demo")
+    database = folder / "demo.sqlite3"
     manage(database, "migrate", "--noinput", "-v", "0")
     port = free_port()
     url = f"http://127.0.0.1:{port}/mcp"
     token = re.search(r"Token:\s+(\w+)", manage(database, "seed_demo", "--url", url)).group(1)
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "demo_project.settings"}
     env.update(DEMO_DATABASE=str(database), DJANGO_DEBUG="1")
-    log = tmp_path / "runserver.log"
+    log = folder / "runserver.log"
     with log.open("w") as stderr:
         server = subprocess.Popen(
             [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
@@ -119,22 +120,28 @@ def test_make_demo_serves_the_showcase_as_it_promises(tmp_path):
         )
         try:
             wait_for_port(port, server, time.monotonic() + 60)
-
-            async def scenario():
-                async with connect(url, token=token, mode="legacy") as client:
-                    return (
-                        await client.call_tool("todo_export_pdf", {}),
-                        await client.call_tool("todo_sync", {}),
-                    )
-
-            pdf, sync = asyncio.run(asyncio.wait_for(scenario(), timeout=60))
-            probe = httpx2.get(url, headers={"Accept": "text/event-stream"}, timeout=10)
+            yield url, token, log
         finally:
             stop(server)
+
+
+def test_make_demo_serves_the_showcase_as_it_promises(demo):
+    """`make demo`'s server (runserver, DEBUG on): masking on, the PDF a resource, no noise."""
+    url, token, log = demo
+
+    async def scenario():
+        async with connect(url, token=token, mode="legacy") as client:
+            return (
+                await client.call_tool("todo_export_pdf", {}),
+                await client.call_tool("todo_sync", {}),
+            )
+
+    pdf, sync = asyncio.run(asyncio.wait_for(scenario(), timeout=60))
+    probe = httpx2.get(url, headers={"Accept": "text/event-stream"}, timeout=10)
     assert pdf.is_error is False
     (block,) = pdf.content
     assert block.type == "resource" and block.resource.mime_type == "application/pdf"
-    assert str(block.resource.uri) == f"http://127.0.0.1:{port}/showcase/export.pdf"
+    assert str(block.resource.uri) == url.replace("/mcp", "/showcase/export.pdf")
     assert base64.b64decode(block.resource.blob).startswith(b"%PDF-")
     # DEBUG is on, and the failing view's error is masked all the same.
     assert sync.is_error is True
@@ -142,3 +149,72 @@ def test_make_demo_serves_the_showcase_as_it_promises(tmp_path):
     assert "django-mcp-tools/errorRef" in (sync.meta or {})
     assert (probe.status_code, probe.headers["Allow"]) == (405, "POST")
     assert "Method Not Allowed" not in log.read_text()
+
+
+# The landing page at / ------------------------------------------------------------------------
+
+
+def listed_names(url, token):
+    """The tools the official SDK lists with this token, sent as most clients send it."""
+
+    async def listing():
+        async with connect(url, token=token, scheme="Bearer") as client:
+            return sorted(tool.name for tool in (await client.list_tools()).tools)
+
+    return asyncio.run(asyncio.wait_for(listing(), 30))
+
+
+def test_the_landing_page_shows_an_anonymous_visitor_what_the_endpoint_shows_them(demo):
+    from demo_project.clients import configurations
+
+    url, _, _ = demo
+    page = httpx2.get(url.removesuffix("mcp"), timeout=10)
+    refused = httpx2.post(
+        url,
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        headers={"Accept": "application/json, text/event-stream"},
+        timeout=10,
+    )
+    assert page.status_code == 200
+    assert (refused.status_code, refused.headers["WWW-Authenticate"]) == (401, "Token")
+    assert 'id="tools"' not in page.text  # no tools: an anonymous client lists none either
+    assert "answers <strong>401</strong>" in page.text and "WWW-Authenticate: Token" in page.text
+    assert f'<code id="mcp-url">{url}</code>' in page.text
+    assert "drf_create_token" in page.text
+    # Every client's configuration, from the source seed_demo prints, a placeholder for the key.
+    for config in configurations(url, "<your-token>"):
+        assert html.escape(config.text) in page.text
+
+
+def sign_in(browser, base, username, password):
+    """Sign in from the landing page's link; return the tool names it lists and the token."""
+    from selenium.webdriver.common.by import By
+
+    from tests.test_browser import fill_login_form
+
+    browser.execute_cdp_cmd("Network.clearBrowserCookies", {})
+    browser.get(f"{base}/")
+    browser.find_element(By.LINK_TEXT, "Sign in").click()
+    fill_login_form(browser, username, password, "#sign-in", "tools")
+    names = browser.find_elements(By.CSS_SELECTOR, "#tools td:first-child code")
+    return sorted(name.text for name in names), browser.find_element(By.ID, "token").text
+
+
+def test_a_signed_in_visitor_sees_the_tools_their_token_lists(demo, chromium, tmp_path):
+    from tests.test_browser import save_screenshot
+
+    url, token, _ = demo
+    base = url.removesuffix("/mcp")
+    try:
+        names, shown = sign_in(chromium, base, "demo", "demo")
+        assert shown == token  # seed_demo's token, the one `make demo` prints
+        assert names == listed_names(url, token)
+        assert "todo_list" in names and "todo_stats" not in names  # staff only
+        assert f"Bearer {token}" in chromium.page_source  # the configurations carry it
+        save_screenshot(chromium, tmp_path, "demo-landing", size=(1280, 2200))
+
+        names, admin_token = sign_in(chromium, base, "admin", "admin")
+        assert "todo_stats" in names and names == listed_names(url, admin_token)
+    finally:
+        chromium.execute_cdp_cmd("Network.clearBrowserCookies", {})
+        chromium.get("about:blank")

@@ -1,4 +1,3 @@
-import json
 import logging
 
 from django.contrib.auth import get_user_model
@@ -6,6 +5,7 @@ from django.core.management.base import BaseCommand
 from django.test import RequestFactory
 from rest_framework.authtoken.models import Token
 
+from demo_project.clients import configurations
 from demo_project.todos.models import Todo
 from mcp_tools import local
 from mcp_tools.authentication import Caller
@@ -25,32 +25,6 @@ SAMPLE_CALLS = [
     ("todo_create", {"title": ""}),  # refused: a todo needs a title
     ("todo_sync", {}),  # the showcase's failing view: a masked error
 ]
-
-
-SERVER = "django-todos"
-
-
-def client_configurations(url: str, key: str) -> list[tuple[str, str]]:
-    """Return (where it goes, what to paste) for each client the demo names."""
-    headers = {"Authorization": f"Bearer {key}"}
-    claude_code = {"mcpServers": {SERVER: {"type": "http", "url": url, "headers": headers}}}
-    cursor = {"mcpServers": {SERVER: {"url": url, "headers": headers}}}
-    vscode = {"servers": {SERVER: {"type": "http", "url": url, "headers": headers}}}
-    return [
-        (
-            "Claude Code (.mcp.json in your project, or run the command):",
-            json.dumps(claude_code, indent=2)
-            + f"\n  claude mcp add --transport http {SERVER} {url} "
-            f'--header "Authorization: Bearer {key}"',
-        ),
-        ("Cursor (~/.cursor/mcp.json or .cursor/mcp.json):", json.dumps(cursor, indent=2)),
-        ("VS Code (.vscode/mcp.json):", json.dumps(vscode, indent=2)),
-        (
-            "MCP Inspector (CLI):",
-            f"  npx @modelcontextprotocol/inspector --cli {url} --transport http "
-            f'--header "Authorization: Bearer {key}" --method tools/list',
-        ),
-    ]
 
 
 class Command(BaseCommand):
@@ -88,8 +62,9 @@ class Command(BaseCommand):
             "The endpoint takes the token as 'Authorization: Token <key>' or "
             "'Authorization: Bearer <key>'.\n"
         )
-        for title, text in client_configurations(url, token.key):
-            self.stdout.write(f"\n{title}\n{text}\n")
+        for config in configurations(url, token.key):
+            text = config.text if config.language == "json" else f"  {config.text}"
+            self.stdout.write(f"\n{config.client} ({config.where}):\n{text}\n")
 
     def sample_calls(self, user):
         request = RequestFactory().post("/mcp", HTTP_HOST="127.0.0.1:8000")
