@@ -99,6 +99,8 @@ def coerce(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
 
 def prepare(tool: Tool, arguments: dict[str, Any]) -> tuple[list[str], SplitArguments]:
     """Convert the arguments once; return their problems and, split, where they go."""
+    if not arguments and tool.takes_no_arguments:
+        return [], SplitArguments(body={} if tool.has_body else None)
     limit = mcp_settings.MAX_ARGUMENTS
     if len(arguments) > limit:
         # Before anything reads them: each would cost a conversion and a validation line.

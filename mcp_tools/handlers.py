@@ -214,7 +214,7 @@ def client_name(call: Call) -> str:
     info = call.message.meta.get(versions.CLIENT_INFO_META_KEY)
     name = info.get("name") if isinstance(info, dict) else None
     if not isinstance(name, str):
-        name = call.request.headers.get("User-Agent", "")
+        name = call.request.META.get("HTTP_USER_AGENT", "")
     return name[:200]
 
 

@@ -66,7 +66,7 @@ def build_inner_request(
             "REQUEST_METHOD": tool.method,
             "SCRIPT_NAME": script_name(outer),
             "PATH_INFO": wsgi_str(path),
-            "QUERY_STRING": urlencode(query),
+            "QUERY_STRING": urlencode(query) if query else "",
             "HTTP_ACCEPT": "*/*",
             "CONTENT_LENGTH": str(len(payload)),
             "wsgi.input": io.BytesIO(payload),

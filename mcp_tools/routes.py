@@ -100,6 +100,8 @@ class Route:
         patterns' extra kwargs), its names and namespaces. Raises ``NoPath`` when no path
         matches.
         """
+        if not kwargs and self._fixed is not None:
+            return self._fixed[0], self._match(*self._fixed[1:])
         for template, params in self._possibilities:
             if set(params) != set(kwargs):
                 continue
@@ -115,20 +117,33 @@ class Route:
                 captured = self._captured(found)
             except ValueError:  # a converter's to_python refused the value
                 continue
-            args = () if captured or self.default_kwargs else found.groups()
-            match = ResolverMatch(
-                self.callback,
-                args,
-                {**captured, **self.default_kwargs},
-                self.url_name,
-                list(self.app_names),
-                list(self.namespaces),
-                self.match_route,
-                captured_kwargs=captured,
-                extra_kwargs=dict(self.default_kwargs),
-            )
-            return "/" + candidate, match
+            return "/" + candidate, self._match(found, captured)
         raise self._no_path(kwargs)
+
+    @cached_property
+    def _fixed(self) -> tuple[str, re.Match[str], dict[str, Any]] | None:
+        """The path, match and captured values of a route without parameters, found once."""
+        for template, params in self._possibilities:
+            found = None if params else self._compiled.search(template)
+            if found is not None:
+                return "/" + template, found, self._captured(found)
+        return None
+
+    def _match(self, found: re.Match[str], captured: dict[str, Any]) -> ResolverMatch:
+        """Return what ``resolve()`` makes of the path ``found`` matched (a new one each call:
+        views may write on it)."""
+        args = () if captured or self.default_kwargs else found.groups()
+        return ResolverMatch(
+            self.callback,
+            args,
+            {**captured, **self.default_kwargs},
+            self.url_name,
+            list(self.app_names),
+            list(self.namespaces),
+            self.match_route,
+            captured_kwargs=dict(captured),
+            extra_kwargs=dict(self.default_kwargs),
+        )
 
     def _to_url(self, key: str, value: Any) -> str:
         converter = self.converters.get(key)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from django.utils.functional import Promise
@@ -106,6 +107,11 @@ class Tool:
     @property
     def has_body(self) -> bool:
         return self.method in BODY_METHODS
+
+    @cached_property
+    def takes_no_arguments(self) -> bool:
+        """Whether a call without arguments is valid (checked once: most such calls are)."""
+        return not any(self.validator.iter_errors({}))
 
     def definition(self) -> dict[str, Any]:
         """Return the tool's wire definition (2025-11-25 form, before projection).

@@ -68,7 +68,10 @@ def _first_given(*choices: Any) -> Sequence[Any]:
 
     Dotted paths are already imported: ``mcp_settings`` and DRF's ``api_settings`` do it.
     """
-    return next((choice for choice in choices if choice is not None), ())
+    for choice in choices:
+        if choice is not None:
+            return choice
+    return ()
 
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -276,7 +279,7 @@ class MCPView(View):
             raise JSONRPCError(
                 INVALID_REQUEST, "Bad Request: host not allowed", status=400
             ) from exc
-        origin = request.headers.get("Origin")
+        origin = request.META.get("HTTP_ORIGIN")  # META: request.headers copies them all
         if origin and not self.origin_allowed(origin, f"{request.scheme}://{host}"):
             raise JSONRPCError(INVALID_REQUEST, "Forbidden: origin not allowed", status=403)
         content_type = (request.content_type or "").lower()
@@ -284,7 +287,7 @@ class MCPView(View):
             raise JSONRPCError(
                 INVALID_REQUEST, "Unsupported Media Type: use application/json", status=415
             )
-        accept = request.headers.get("Accept")
+        accept = request.META.get("HTTP_ACCEPT")
         accepted = mediatypes.admitted_ranges(accept)
         if accept and not mediatypes.admits(accepted, JSON):
             raise JSONRPCError(

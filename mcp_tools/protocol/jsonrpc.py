@@ -8,7 +8,7 @@ from __future__ import annotations
 import codecs
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 PARSE_ERROR = -32700
@@ -112,6 +112,11 @@ class RawJSON:
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
 
+#: The JSON of the constants, and of a string as ``_dumps`` writes it (without its checks).
+_CONSTANTS = {True: "true", False: "false", None: "null"}
+_string = json.encoder.encode_basestring
+
+
 def encode(value: Any) -> str:
     """Encode ``value`` as compact JSON, splicing ``RawJSON`` values in as they are."""
     if isinstance(value, RawJSON):
@@ -119,9 +124,13 @@ def encode(value: Any) -> str:
     if isinstance(value, dict):
         if not any(isinstance(v, dict | list | RawJSON) for v in value.values()):
             return _dumps(value)
-        return "{" + ",".join(f"{_dumps(str(k))}:{encode(v)}" for k, v in value.items()) + "}"
+        return "{" + ",".join([f"{_string(str(k))}:{encode(v)}" for k, v in value.items()]) + "}"
     if isinstance(value, list | tuple):
-        return "[" + ",".join(encode(v) for v in value) + "]"
+        return "[" + ",".join([encode(v) for v in value]) + "]"
+    if value is None or value is True or value is False:
+        return _CONSTANTS[value]
+    if type(value) is str:
+        return _string(value)
     return _dumps(value)
 
 
@@ -148,11 +157,12 @@ class Message:
     id: Any
     params: dict[str, Any]
     is_request: bool
+    #: ``params._meta`` when it is an object, else empty.
+    meta: dict[str, Any] = field(init=False)
 
-    @property
-    def meta(self) -> dict[str, Any]:
+    def __post_init__(self) -> None:
         meta = self.params.get("_meta")
-        return meta if isinstance(meta, dict) else {}
+        object.__setattr__(self, "meta", meta if isinstance(meta, dict) else {})
 
     @property
     def progress_token(self) -> str | int | None:

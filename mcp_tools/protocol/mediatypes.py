@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Mapping
 
 #: Media ranges an ``Accept`` header names, each with its quality (0 to 1).
 Ranges = Mapping[str, float]
 
 
+@functools.lru_cache(maxsize=64)
 def admitted_ranges(accept: str | None) -> Ranges:
-    """Return the media ranges an ``Accept`` header names, lower-cased, with their ``q``."""
+    """Return the media ranges an ``Accept`` header names, lower-cased, with their ``q``.
+
+    Cached: a client sends the same header on every request (the result is not to be
+    changed by its callers).
+    """
     ranges: dict[str, float] = {}
     for item in (accept or "").split(","):
         media_range, *params = item.split(";")
