@@ -6,13 +6,15 @@ todo_list``; ``mcp.method.name``, ``gen_ai.tool.name``, ``gen_ai.operation.name`
 ``mcp.protocol.version``, ``jsonrpc.request.id``, ``error.type``). Its parent is the trace
 context in the request's ``_meta`` (``traceparent``, ``tracestate``, ``baggage``), linked to
 the HTTP request's span; without one, the HTTP request's span itself. Without the package,
-every call here is a method of one shared object that does nothing (docs/observability.md).
+or until something in the process imports it (an SDK, an instrumentation), every call here
+is a method of one shared object that does nothing (docs/observability.md).
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,10 +24,30 @@ from .protocol.jsonrpc import INTERNAL_ERROR, JSONRPCError, Message
 from .protocol.results import InputRequiredResult, ToolResult
 from .tools import NAME_RE
 
-try:
-    from opentelemetry import propagate, trace
-except ImportError:  # pragma: no cover - exercised by bench/inprocess.py, not by the suite
-    trace = None  # type: ignore[assignment]
+#: OpenTelemetry's ``trace`` and ``propagate`` modules, once the process has imported them.
+trace: Any = None
+propagate: Any = None
+
+
+def _loaded() -> bool:
+    """Return whether the OpenTelemetry API is in use, taking its modules on first sight.
+
+    It is in use once anything in the process imported it: an SDK the project configured, an
+    instrumentation, ``opentelemetry-instrument``. Until then nothing could record a span or
+    carry a trace context on, so the endpoint doesn't import it either: the import costs
+    about 6 MiB of resident memory (its propagators' entry points), more than the rest of
+    the package.
+    """
+    global trace, propagate
+    if trace is None:
+        if sys.modules.get("opentelemetry.trace") is None:
+            return False
+        from opentelemetry import propagate as propagation
+        from opentelemetry import trace as tracing
+
+        trace, propagate = tracing, propagation
+    return True
+
 
 #: The ``_meta`` keys that carry W3C trace context and baggage (SEP-414), and their bounds.
 CONTEXT_KEYS = {"traceparent": 128, "tracestate": 1024, "baggage": 8192}
@@ -106,7 +128,7 @@ class Trace(NoTrace):
 
 def begin(message: Message, request: HttpRequest) -> NoTrace:
     """Start the server span of one JSON-RPC request; return ``NO_TRACE`` if none records."""
-    if trace is None:
+    if not _loaded():
         return NO_TRACE
     if _unconfigured() and "traceparent" not in message.meta:
         # No SDK: the no-op tracer would return the current span's own context, so making

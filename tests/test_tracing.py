@@ -6,6 +6,7 @@ Recorded with the OpenTelemetry SDK's in-memory exporter (docs/observability.md)
 from __future__ import annotations
 
 import asyncio
+import sys
 from unittest import mock
 
 import httpx2
@@ -204,6 +205,17 @@ def test_the_official_sdk_clients_trace_continues_into_the_servers_span(alice, s
 
 
 def test_without_opentelemetry_every_trace_is_the_shared_no_op(modern, spans):
-    with mock.patch.object(tracing, "trace", None):
+    # As in a process where nothing imported the API (or it is not installed).
+    with (
+        mock.patch.object(tracing, "trace", None),
+        mock.patch.dict(sys.modules, {"opentelemetry.trace": None}),
+    ):
         assert modern.call_tool("greet_get")["isError"] is False
     assert spans.finished == []
+
+
+def test_the_api_is_taken_up_once_something_imported_it(modern, spans):
+    # A provider set after the endpoint's first request (the API imported only then) is used.
+    with mock.patch.object(tracing, "trace", None):
+        assert modern.call_tool("greet_get")["isError"] is False
+    assert [span.name for span in spans.finished] == ["tools/call greet_get"]
