@@ -281,6 +281,10 @@ class Bench:
         items = []
         for size in LISTING_SIZES:
             log(f"tools/list with {size} tools")
+            # A database of its own per size: each catalog leaves its tools' admin rows
+            # behind, which the groups after this one (memory) must not read.
+            env = {"BENCH_TOOLS": str(size), "BENCH_DATABASE": str(self.work / f"list{size}.db")}
+            self.migrate(**env)
             argv = [
                 "taskset",
                 "-c",
@@ -289,8 +293,8 @@ class Bench:
                 "bench/listing.py",
                 f"--seconds={self.plan.listing_seconds}",
             ]
-            item = Listing(size, json.loads(self.python(argv, BENCH_TOOLS=str(size))))
-            spec = self.ours("gunicorn", BENCH_TOOLS=str(size))
+            item = Listing(size, json.loads(self.python(argv, **env)))
+            spec = self.ours("gunicorn", **env)
             with self.serving(spec, "/mcp") as server:
                 pages = list_pages(server)
                 self.warm(server, pages)

@@ -122,7 +122,7 @@ def load_state(version: str) -> AdminState:
 
     rules = {}
     for row in ExposedTool.objects.prefetch_related("allowed_groups"):
-        rules[row.name] = Rule(
+        rule = Rule(
             enabled=row.enabled,
             group_ids=frozenset(group.pk for group in row.allowed_groups.all()),
             title=row.title,
@@ -131,6 +131,8 @@ def load_state(version: str) -> AdminState:
             include_structured_content=row.include_structured_content,
             include_output_schema=row.include_output_schema,
         )
+        if rule != DEFAULT_RULE:  # most rows say nothing: a tool without one is the same
+            rules[row.name] = rule
     return AdminState(version, rules)
 
 

@@ -8,12 +8,13 @@ the flag drf-spectacular and drf-yasg set for views that guard ``get_queryset()`
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import FieldDoesNotExist
+from django.core.handlers.wsgi import WSGIRequest
 from django.db.models import Field, Model
-from django.test import RequestFactory
 from rest_framework.mixins import ListModelMixin
 from rest_framework.request import Request
 from rest_framework.serializers import BaseSerializer
@@ -28,8 +29,30 @@ class IntrospectionError(Exception):
 
 
 def synthetic_request(method: str, path: str = "/") -> Request:
-    """Return a DRF request of ``method`` from an anonymous user, with no body."""
-    request = Request(RequestFactory().generic(method, path))
+    """Return a DRF request of ``method`` from an anonymous user, with no body.
+
+    Its environ is the one Django's ``RequestFactory`` makes, built here so that serving
+    requests never imports ``django.test`` (and with it unittest and the test server).
+    """
+    environ = {
+        "REQUEST_METHOD": method.upper(),
+        "PATH_INFO": path,
+        "SCRIPT_NAME": "",
+        "QUERY_STRING": "",
+        "REMOTE_ADDR": "127.0.0.1",
+        "SERVER_NAME": "testserver",
+        "SERVER_PORT": "80",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "HTTP_COOKIE": "",
+        "wsgi.version": (1, 0),
+        "wsgi.url_scheme": "http",
+        "wsgi.input": io.BytesIO(),
+        "wsgi.errors": io.StringIO(),
+        "wsgi.multiprocess": True,
+        "wsgi.multithread": False,
+        "wsgi.run_once": False,
+    }
+    request = Request(WSGIRequest(environ))
     request.user = AnonymousUser()
     return request
 
