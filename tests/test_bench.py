@@ -30,10 +30,21 @@ def test_a_smoke_run_of_the_benchmark_measures_each_side_and_checks_every_answer
     assert done.returncode == 0, done.stderr[-3000:]
     text = report.read_text()
     assert "⚠" not in text and "## Problems" not in text, text
-    assert re.search(r"added by the endpoint \| [\d.]+ \|", text) or "added" in text, text
-    rows = [line for line in text.splitlines() if re.match(r"\| (trivial|retrieve|create)", line)]
-    # Three cases, two servers, two concurrencies: every row with a ratio.
-    assert len(rows) == 12, text
+    # In-process: the direct GET, the tools/call, what the endpoint adds, the ratio.
+    assert re.search(r"^\| [\d.]+ \| [\d.]+ \| -?[\d.]+ \| [\d.]+ \|$", text, re.MULTILINE), text
+    rows = re.findall(
+        r"^\| (trivial GET|retrieve \(token, 1 row\)|create \(4 fields\)) \| (\w+) \| (\d+) \|"
+        r" ([\d,]+) \| ([\d,]+) \| (\d+\.\d\d) \|",
+        text,
+        re.MULTILINE,
+    )
+    # Three cases, two servers, two concurrencies: each measured on both sides.
+    assert {(case, server, c) for case, server, c, *_ in rows} == {
+        (case, server, c)
+        for case in ("trivial GET", "retrieve (token, 1 row)", "create (4 fields)")
+        for server in ("gunicorn", "uvicorn")
+        for c in ("1", "16")
+    }, text
     for row in rows:
-        cells = [cell.strip() for cell in row.strip("|").split("|")]
-        assert any(re.fullmatch(r"\d+\.\d\d", cell) for cell in cells), row
+        direct, mcp = (int(figure.replace(",", "")) for figure in row[3:5])
+        assert direct > 0 and mcp > 0, text
