@@ -52,7 +52,7 @@ def child(configuration: str, calls: int, warm: int = 300) -> float:
         provider = TracerProvider()
         provider.add_span_processor(SpanProcessor())
         trace.set_tracer_provider(provider)
-    from bench.inprocess import MCP_HEADERS, environ, per_call, setup
+    from bench.inprocess import CLOCKS, MCP_HEADERS, environ, per_call, setup
 
     call = setup()
     params: dict = {"name": "trivial"}
@@ -66,7 +66,8 @@ def child(configuration: str, calls: int, warm: int = 300) -> float:
         call(tool_call)
     # The API alone is never imported: nothing in this process uses it (mcp_tools.tracing).
     assert (tracing.trace is None) == (configuration in ("absent", "api"))
-    return statistics.median(per_call(call, tool_call, calls) for _ in range(3)) * 1e6
+    cpu = CLOCKS["cpu"]
+    return statistics.median(per_call(call, tool_call, calls, cpu) for _ in range(3)) * 1e6
 
 
 def no_op_cost(repeat: int = 200_000) -> float:

@@ -7,6 +7,8 @@ answer it checked correct (the harness exits 1 otherwise and marks the row with 
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import subprocess
 import sys
@@ -48,3 +50,21 @@ def test_a_smoke_run_of_the_benchmark_measures_each_side_and_checks_every_answer
     for row in rows:
         direct, mcp = (int(figure.replace(",", "")) for figure in row[3:5])
         assert direct > 0 and mcp > 0, text
+
+
+def test_the_tracing_benchmark_runs_each_configuration():
+    # bench/tracing.py runs the same in-process call in four processes (OpenTelemetry
+    # absent, the API alone, the SDK, the SDK with a client's traceparent).
+    done = subprocess.run(
+        [sys.executable, "bench/tracing.py", "--turns", "1", "--calls", "20", "--json"],
+        cwd=REPO,
+        # The bench project's settings, not the suite's (pytest-django sets those).
+        env={key: value for key, value in os.environ.items() if key != "DJANGO_SETTINGS_MODULE"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    figures = json.loads(done.stdout)["us_per_call"]
+    assert set(figures) == {"absent", "api", "sdk", "sdk+context"}
+    assert all(value > 0 for value in figures.values()), figures
