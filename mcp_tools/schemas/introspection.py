@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 from typing import Any
+from urllib.parse import unquote_to_bytes
 
 from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import FieldDoesNotExist
@@ -36,7 +37,8 @@ def synthetic_request(method: str, path: str = "/") -> Request:
     """
     environ = {
         "REQUEST_METHOD": method.upper(),
-        "PATH_INFO": path,
+        # As RequestFactory (and a WSGI server) puts a path: its bytes as Latin-1 characters.
+        "PATH_INFO": unquote_to_bytes(path).decode("iso-8859-1"),
         "SCRIPT_NAME": "",
         "QUERY_STRING": "",
         "REMOTE_ADDR": "127.0.0.1",
