@@ -97,8 +97,7 @@ def prepare(
             result = handler(call)
         if isinstance(result, Work):
             return Prepared(call, result, trace)  # its span ends in finish()
-        answer = complete(call, result)
-        trace.result(result)
+        answer = complete(call, result, trace=trace)
     except JSONRPCError as error:
         trace.error(error)
         answer = Answer.error(request_id if request_id is not None else error.request_id, error)
@@ -116,9 +115,7 @@ def finish(prepared: Prepared, notifier: Any = None, *, limit: int | None = None
     call, trace = prepared.call, prepared.trace
     with trace.active():
         try:
-            result = prepared.work.run(notifier)
-            answer = complete(call, result, limit=limit)
-            trace.result(result)
+            answer = complete(call, prepared.work.run(notifier), limit=limit, trace=trace)
         except JSONRPCError as error:  # a protocol fault found by running the work (-32021)
             trace.error(error)
             answer = Answer.error(call.message.id, error)
@@ -128,8 +125,11 @@ def finish(prepared: Prepared, notifier: Any = None, *, limit: int | None = None
     return answer
 
 
-def complete(call: Call, result: Any, *, limit: int | None = None) -> Answer:
-    """Answer ``call`` with ``result``, projected onto the request's protocol version.
+def complete(
+    call: Call, result: Any, *, limit: int | None = None, trace: tracing.NoTrace = tracing.NO_TRACE
+) -> Answer:
+    """Answer ``call`` with ``result``, projected onto the request's protocol version, and
+    record on ``trace`` the result sent.
 
     A tool result whose answer, as sent, would pass ``limit`` bytes (``MAX_RESPONSE_BYTES``
     by default) is answered ``Response too large`` instead: the view's body is bounded on
@@ -143,8 +143,9 @@ def complete(call: Call, result: Any, *, limit: int | None = None) -> Answer:
         if utf8_length_exceeds(body, bound):
             name = clip(str(call.message.params.get("name")))
             logger.warning("The answer of tool %s was larger than %d bytes: refused", name, bound)
-            refused = project(response_too_large(), call.version, info)
-            body = result_envelope(call.message.id, refused)
+            result = response_too_large()
+            body = result_envelope(call.message.id, project(result, call.version, info))
+    trace.result(result)
     return Answer(body)
 
 

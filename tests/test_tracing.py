@@ -147,6 +147,13 @@ def test_a_tool_error_and_a_masked_exception_are_tool_errors(modern, spans):
     assert boom.status.status_code is StatusCode.ERROR
 
 
+def test_an_answer_refused_as_too_large_is_a_tool_error_on_its_span(modern, spans, settings):
+    settings.MCP_TOOLS = {"MAX_RESPONSE_BYTES": 60}  # under the answer, over the body
+    result = modern.call_tool("greet_get")
+    assert result["isError"] is True and result["content"][0]["text"].startswith("Response too")
+    assert spans.named("tools/call greet_get").attributes["error.type"] == "tool_error"
+
+
 def test_an_internal_error_names_its_exception_class_and_reference(modern, spans):
     def broken(call):
         raise RuntimeError("secret detail")
