@@ -16,8 +16,19 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from django.core.exceptions import DisallowedHost
-from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseNotAllowed
+from django.core.exceptions import (
+    BadRequest,
+    DisallowedHost,
+    PermissionDenied,
+    SuspiciousOperation,
+)
+from django.http import (
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBase,
+    HttpResponseNotAllowed,
+    UnreadablePostError,
+)
 from django.utils.log import log_response
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
@@ -210,6 +221,12 @@ class MCPView(View):
             caller = authenticate(request, self)
         except JSONRPCError as error:
             return error_response(error)
+        except PermissionDenied:  # Django's, raised by a permission class: as Django answers it
+            return error_response(JSONRPCError(INVALID_REQUEST, "Forbidden", status=403))
+        except (SuspiciousOperation, BadRequest, UnreadablePostError) as exc:
+            # What Django's handler answers 400 (a client that went away mid-body included).
+            message = f"Bad Request ({type(exc).__name__})"
+            return error_response(JSONRPCError(INVALID_REQUEST, message, status=400))
         except Exception as exc:
             # A fault of the endpoint's own policy (a permission class that raises): the
             # message is read by now, so its answer can name it.

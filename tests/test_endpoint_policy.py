@@ -142,3 +142,42 @@ def test_an_endpoint_throttle_refuses_a_real_client_with_429(live_server, settin
     assert error.message.startswith("Request was throttled.")
     statuses = [status for _, status, _, _ in wire.posts()]
     assert statuses[:3] == [200, 202, 429]
+
+
+class RefusesLikeDjango:
+    """A permission class that raises Django's own PermissionDenied (not DRF's)."""
+
+    def has_permission(self, request, view):
+        from django.core.exceptions import PermissionDenied
+
+        raise PermissionDenied
+
+
+class FindsTheRequestSuspicious:
+    def has_permission(self, request, view):
+        from django.core.exceptions import SuspiciousOperation
+
+        raise SuspiciousOperation("odd")
+
+
+@pytest.mark.parametrize(
+    ("permission", "status", "message"),
+    [
+        (RefusesLikeDjango, 403, "Forbidden"),
+        (FindsTheRequestSuspicious, 400, "Bad Request (SuspiciousOperation)"),
+    ],
+)
+def test_djangos_own_refusals_from_a_policy_class_are_answered_as_django_answers_them(
+    settings, caplog, permission, status, message
+):
+    module = types.ModuleType("refusing_urls")
+    module.urlpatterns = [
+        path("api/", include("demo_project.todos.urls")),
+        path("mcp", MCPView.as_view(authentication_classes=[], permission_classes=[permission])),
+    ]
+    settings.ROOT_URLCONF = module
+    client = MCPClient(mcp_path="/mcp")
+    response = client.send(client.message("tools/list"))
+    assert response.status_code == status
+    assert response.json()["error"]["message"] == message
+    assert not [record for record in caplog.records if record.levelname == "ERROR"]
