@@ -132,7 +132,9 @@ class Route:
     def _match(self, found: re.Match[str], captured: dict[str, Any]) -> ResolverMatch:
         """Return what ``resolve()`` makes of the path ``found`` matched (a new one each call:
         views may write on it)."""
-        args = () if captured or self.default_kwargs else found.groups()
+        # As Django: any named group in the pattern (even one that matched nothing) means
+        # no positional arguments.
+        args = () if captured or self.default_kwargs or found.re.groupindex else found.groups()
         return ResolverMatch(
             self.callback,
             args,

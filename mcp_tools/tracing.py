@@ -45,7 +45,8 @@ def _loaded() -> bool:
         from opentelemetry import propagate as propagation
         from opentelemetry import trace as tracing
 
-        trace, propagate = tracing, propagation
+        propagate = propagation  # first: another thread reads trace as "loaded"
+        trace = tracing
     return True
 
 

@@ -118,3 +118,20 @@ def test_routes_know_their_parameters_and_qualified_names():
     assert ROUTES["ns:item"].route == "api/items/<int:pk>/"
     assert ROUTES["todo"].route == "todos/(?P<pk>[^/.]+)/"
     assert ROUTES["todo"].url_name == "todo"
+
+
+def test_a_named_group_that_matched_nothing_leaves_no_positional_arguments():
+    # As Django resolves it: a pattern with named groups passes none positionally.
+    module_patterns = [re_path(r"^b/(?:(?P<page>\d+)/)?$", view, name="pages")]
+    route = routes_of(*module_patterns)["pages"]
+    path_info, match = route.resolve({})
+    expected = get_resolver(_module(module_patterns)).resolve(path_info)
+    assert (match.args, match.kwargs) == (expected.args, expected.kwargs) == ((), {})
+
+
+def _module(patterns):
+    import types
+
+    module = types.ModuleType("routes_for_test")
+    module.urlpatterns = list(patterns)
+    return module

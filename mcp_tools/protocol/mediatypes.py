@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 from collections.abc import Mapping
+from types import MappingProxyType
 
 #: Media ranges an ``Accept`` header names, each with its quality (0 to 1).
 Ranges = Mapping[str, float]
@@ -29,9 +31,11 @@ def admitted_ranges(accept: str | None) -> Ranges:
             if key.strip().lower() == "q":
                 # An unreadable q: the range as if it had none.
                 with contextlib.suppress(ValueError):
-                    quality = min(max(float(value), 0.0), 1.0)
+                    number = float(value)
+                    if math.isfinite(number):  # q=nan or q=inf: as unreadable
+                        quality = min(max(number, 0.0), 1.0)
         ranges[media_range] = max(quality, ranges.get(media_range, 0.0))
-    return ranges
+    return MappingProxyType(ranges)  # cached and shared: read-only
 
 
 def admits(ranges: Ranges, media_type: str) -> bool:

@@ -62,3 +62,8 @@ def test_which_accept_headers_admit_a_stream(accept, streams):
 def test_a_range_with_q_0_excludes_its_media_types(accept, media_type, admitted):
     # RFC 9110 §12.5.1: the most specific range decides, and q=0 means "not acceptable".
     assert mediatypes.accepts(accept, media_type) is admitted
+
+
+@pytest.mark.parametrize("quality", ["nan", "inf", "-inf", "x"])
+def test_an_unreadable_quality_counts_as_none(quality):
+    assert mediatypes.accepts(f"application/json;q={quality}", "application/json") is True
