@@ -12,12 +12,16 @@ def view(request, **kwargs):
     return None
 
 
-def routes_of(*patterns):
+def _module(patterns):
     import types
 
     module = types.ModuleType("routes_for_test")
     module.urlpatterns = list(patterns)
-    return {route.name: route for route in iter_routes(get_resolver(module))}
+    return module
+
+
+def routes_of(*patterns):
+    return {route.name: route for route in iter_routes(get_resolver(_module(patterns)))}
 
 
 ROUTES = routes_of(
@@ -127,11 +131,3 @@ def test_a_named_group_that_matched_nothing_leaves_no_positional_arguments():
     path_info, match = route.resolve({})
     expected = get_resolver(_module(module_patterns)).resolve(path_info)
     assert (match.args, match.kwargs) == (expected.args, expected.kwargs) == ((), {})
-
-
-def _module(patterns):
-    import types
-
-    module = types.ModuleType("routes_for_test")
-    module.urlpatterns = list(patterns)
-    return module
