@@ -79,22 +79,22 @@ DEFAULTS: dict[str, Any] = {
     "CONFIRM_DESTRUCTIVE": False,
     "INPUT_STATE_MAX_AGE": 900,
     "MAX_INPUT_BYTES": 64 * 1024,
-    # Headers copied from the /mcp request to the view's request, as WSGI META keys.
-    "FORWARDED_HEADERS": [
-        "HTTP_AUTHORIZATION",
-        "HTTP_COOKIE",
-        "HTTP_X_CSRFTOKEN",
-        "HTTP_HOST",
-        "HTTP_X_FORWARDED_FOR",
-        "HTTP_X_FORWARDED_HOST",
-        "HTTP_X_FORWARDED_PORT",
-        "HTTP_X_FORWARDED_PROTO",
-        "HTTP_FORWARDED",
-        "HTTP_ACCEPT_LANGUAGE",
-        "HTTP_USER_AGENT",
-        "REMOTE_ADDR",
-        "SERVER_NAME",
-        "SERVER_PORT",
+    # How a tool's view is called (docs/dispatch.md): "middleware" runs the view's request
+    # through the project's MIDDLEWARE, minus the classes whose effect it already carries
+    # from the /mcp request; "direct" calls the view alone (then every attribute the
+    # middleware set on the /mcp request is carried over).
+    "DISPATCH": "middleware",
+    "DISPATCH_SKIP_MIDDLEWARE": [
+        "django.middleware.security.SecurityMiddleware",
+        "django.contrib.sessions.middleware.SessionMiddleware",
+        "django.middleware.common.CommonMiddleware",
+        "django.middleware.csrf.CsrfViewMiddleware",
+        "django.contrib.auth.middleware.AuthenticationMiddleware",
+        "django.contrib.messages.middleware.MessageMiddleware",
+        "django.middleware.locale.LocaleMiddleware",
+        "django.middleware.clickjacking.XFrameOptionsMiddleware",
+        "django.middleware.gzip.GZipMiddleware",
+        "django.middleware.http.ConditionalGetMiddleware",
     ],
     # Admin (docs/admin.md): the cache alias that carries the admin state's version stamp to
     # every worker (it must be shared: not a per-process cache in production), the call log
@@ -162,6 +162,11 @@ class MCPSettings:
         return list(settings.ALLOWED_HOSTS)
 
     @property
+    def middleware(self) -> list[str]:
+        """Django's ``MIDDLEWARE``."""
+        return list(settings.MIDDLEWARE)
+
+    @property
     def debug(self) -> bool:
         """Django's ``DEBUG``, read here so that no other module reads Django's settings."""
         return bool(settings.DEBUG)
@@ -185,7 +190,7 @@ mcp_settings = MCPSettings()
 
 
 def _reload(*, setting: str, **kwargs: Any) -> None:
-    if setting in ("MCP_TOOLS", "DEBUG"):
+    if setting in ("MCP_TOOLS", "DEBUG", "MIDDLEWARE"):
         mcp_settings.reload()
 
 

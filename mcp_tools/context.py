@@ -44,6 +44,8 @@ class ToolCallContext:
     inputs: Any = None
     #: The ``InputUnavailable`` an ask raised for lack of a declared client capability.
     unavailable: Any = None
+    #: What the view raised, held while the middleware chain returns (``dispatch``).
+    escaped: Exception | None = None
 
     def pop_override(self) -> Override | None:
         """Return the override once; a second formatting pass sees none."""

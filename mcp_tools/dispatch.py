@@ -1,33 +1,178 @@
-"""Running a tool's view in-process, under the transaction rules Django would apply to it."""
+"""Running a tool's view in-process, as Django's handler would run it for a direct request.
+
+By default (``DISPATCH = "middleware"``) the view's request goes through the project's
+``MIDDLEWARE``, built once per process as Django's handler builds it, with the view at its
+end: path- and view-based policy (staff-only prefixes, tenants, two-factor gates,
+maintenance mode) applies to a tool call exactly as to a direct request, and a middleware
+that answers by itself answers the tool call. ``DISPATCH_SKIP_MIDDLEWARE`` leaves out the
+classes whose effect the view's request already carries from the /mcp request (its user,
+session, language). ``DISPATCH = "direct"`` calls the view alone (docs/dispatch.md).
+
+Either way the view runs under the transaction rules Django would apply to it
+(``ATOMIC_REQUESTS`` per database, ``non_atomic_requests`` honoured).
+"""
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import cast
 
+from django.core.exceptions import MiddlewareNotUsed
 from django.core.handlers.base import BaseHandler
-from django.http import HttpRequest, HttpResponseBase
+from django.core.handlers.exception import convert_exception_to_response
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.utils.module_loading import import_string
 
-from .tools import Tool
+from .conf import mcp_settings
+from .context import get_context
+from .exceptions import ClientDisconnected
+from .input_requests import InputRequired
 
-# Only its make_view_atomic() is used: ATOMIC_REQUESTS per database, non_atomic_requests
-# honoured, exactly as Django's own handler wraps a view. No middleware is loaded.
+Handler = Callable[[HttpRequest], HttpResponseBase]
+MIDDLEWARE = "middleware"
+DIRECT = "direct"
+MODES = (MIDDLEWARE, DIRECT)
+
+# Its make_view_atomic() and adapt_method_mode() are Django's own rules for wrapping a view
+# and for running async-only middleware in a sync chain; its own chain is never loaded.
 _handler = BaseHandler()
 
 
-def call_view(tool: Tool, request: HttpRequest) -> HttpResponseBase:
-    """Call the tool's view with ``request`` and return its rendered response.
+class _Escaped(HttpResponse):
+    """What the middleware sees in place of a response when the view raised.
+
+    A 500, as Django's handler would answer; the exception itself is raised again once the
+    chain returns, so the formatter reports it (masked, with an error reference) and an
+    input request or a disconnection ends the call as it would without middleware.
+    """
+
+    status_code = 500
+
+
+@dataclass
+class Chain:
+    """The project's middleware with a tool's view at its end, built once per settings."""
+
+    #: The dotted paths that run for a tool call, outermost first; and those left out.
+    running: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    handler: Handler | None = None
+    view_middleware: list[Callable[..., HttpResponseBase | None]] = field(default_factory=list)
+    template_response_middleware: list[Callable[..., HttpResponseBase]] = field(
+        default_factory=list
+    )
+    exception_middleware: list[Callable[..., HttpResponseBase | None]] = field(default_factory=list)
+
+    @classmethod
+    def load(cls, paths: list[str], skip: list[str]) -> Chain:
+        """Build the chain of ``paths`` (``MIDDLEWARE``) minus ``skip``, as Django's
+        ``BaseHandler.load_middleware`` builds a sync one."""
+        chain = cls()
+        handler: Handler = chain.run_view
+        handler_is_async = False
+        for path in reversed(paths):
+            if path in skip:
+                chain.skipped.insert(0, path)
+                continue
+            factory = import_string(path)
+            sync_capable = getattr(factory, "sync_capable", True)
+            middleware_is_async = not sync_capable
+            adapted = _handler.adapt_method_mode(
+                middleware_is_async, handler, handler_is_async, name=path
+            )
+            try:
+                middleware = factory(adapted)
+            except MiddlewareNotUsed:
+                chain.skipped.insert(0, path)
+                continue
+            chain.running.insert(0, path)
+            if hasattr(middleware, "process_view"):
+                chain.view_middleware.insert(0, middleware.process_view)
+            if hasattr(middleware, "process_template_response"):
+                chain.template_response_middleware.append(middleware.process_template_response)
+            if hasattr(middleware, "process_exception"):
+                chain.exception_middleware.append(middleware.process_exception)
+            handler = cast(Handler, convert_exception_to_response(middleware))
+            handler_is_async = middleware_is_async
+        chain.handler = cast(Handler, _handler.adapt_method_mode(False, handler, handler_is_async))
+        return chain
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        """Run ``request`` through the chain; raise what the view raised, if it did."""
+        assert self.handler is not None
+        response = self.handler(request)
+        context = get_context(request)
+        escaped = context.escaped if context is not None else None
+        if escaped is not None:
+            context.escaped = None  # type: ignore[union-attr]
+            release(response)
+            raise escaped
+        return response
+
+    def run_view(self, request: HttpRequest) -> HttpResponseBase:
+        """The end of the chain: the view middleware, the view, its template response."""
+        match = request.resolver_match
+        assert match is not None
+        callback = match.func
+        try:
+            for process_view in self.view_middleware:
+                response = process_view(request, callback, match.args, match.kwargs)
+                if response is not None:
+                    return response
+            response = _handler.make_view_atomic(callback)(request, *match.args, **match.kwargs)
+            if callable(getattr(response, "render", None)):
+                for process in self.template_response_middleware:
+                    response = process(request, response)
+                response = response.render()  # type: ignore[attr-defined]
+            return response
+        except Exception as exc:
+            if not _is_control_flow(exc):
+                for process_exception in self.exception_middleware:
+                    response = process_exception(request, exc)
+                    if response is not None:
+                        return response
+            context = get_context(request)
+            if context is None:
+                raise
+            context.escaped = exc
+            return _Escaped()
+
+
+def _is_control_flow(exc: Exception) -> bool:
+    """Whether ``exc`` ends a tool call by design (an input request, a client gone away):
+    no middleware's ``process_exception`` turns it into an error page."""
+    return isinstance(exc, InputRequired | ClientDisconnected)
+
+
+_chain: tuple[int, Chain] | None = None
+
+
+def chain() -> Chain:
+    """Return the middleware chain of tool calls, built once per settings generation."""
+    global _chain
+    generation = mcp_settings.generation
+    if _chain is None or _chain[0] != generation:
+        skip = list(mcp_settings.DISPATCH_SKIP_MIDDLEWARE)
+        _chain = (generation, Chain.load(list(mcp_settings.middleware), skip))
+    return _chain[1]
+
+
+def call_view(request: HttpRequest) -> HttpResponseBase:
+    """Call the view of ``request`` (the inner request of a tool call) and return its
+    rendered response: through the middleware chain, or alone with ``DISPATCH = "direct"``.
 
     An exception that escapes the view rolls back the view's atomic block and propagates.
     """
-    match = request.resolver_match
-    assert match is not None
-    view = _handler.make_view_atomic(tool.callback)
-    response = view(request, *match.args, **match.kwargs)
-    render = getattr(response, "render", None)
-    if callable(render):
-        response = render()
-    return response
+    if mcp_settings.DISPATCH == DIRECT:
+        match = request.resolver_match
+        assert match is not None
+        response = _handler.make_view_atomic(match.func)(request, *match.args, **match.kwargs)
+        if callable(getattr(response, "render", None)):
+            response = response.render()  # type: ignore[attr-defined]
+        return response
+    return chain()(request)
 
 
 def release(response: HttpResponseBase) -> None:

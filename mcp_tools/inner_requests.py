@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 from typing import Any
@@ -15,8 +16,92 @@ from .conf import mcp_settings
 from .context import ToolCallContext, attach_context
 from .tools import Tool
 
-#: Attributes that middleware set on the /mcp request and the view may read.
-COPIED_ATTRIBUTES = ("user", "session", "LANGUAGE_CODE", "urlconf")
+#: Attributes the skipped middleware set on the /mcp request, carried to the view's request
+#: (``DISPATCH = "middleware"``): the user, the session, the messages, the language.
+COPIED_ATTRIBUTES = ("user", "auser", "session", "_messages", "LANGUAGE_CODE", "urlconf")
+
+#: ``META`` keys of the /mcp request that are not headers but describe the same client and
+#: server, as the WSGI server set them (PEP 3333, RFC 3875).
+CLIENT_META = frozenset(
+    {
+        "REMOTE_ADDR",
+        "REMOTE_HOST",
+        "REMOTE_USER",
+        "AUTH_TYPE",
+        "SERVER_NAME",
+        "SERVER_PORT",
+        "SERVER_PROTOCOL",
+        "HTTPS",
+    }
+)
+
+#: Headers of the transport, not of the client's request to the view: the view's request
+#: has its own body, media types and encoding; MCP's own headers, a resumed stream's, the
+#: connection's (hop-by-hop, RFC 9110 §7.6.1) and the conditions on the /mcp response
+#: (RFC 9110 §13) never reach the view.
+TRANSPORT_HEADERS = frozenset(
+    {
+        "HTTP_ACCEPT",
+        "HTTP_ACCEPT_ENCODING",
+        "HTTP_LAST_EVENT_ID",
+        "HTTP_CONNECTION",
+        "HTTP_KEEP_ALIVE",
+        "HTTP_PROXY_CONNECTION",
+        "HTTP_TE",
+        "HTTP_TRAILER",
+        "HTTP_TRANSFER_ENCODING",
+        "HTTP_UPGRADE",
+        "HTTP_EXPECT",
+        "HTTP_IF_MATCH",
+        "HTTP_IF_NONE_MATCH",
+        "HTTP_IF_MODIFIED_SINCE",
+        "HTTP_IF_UNMODIFIED_SINCE",
+        "HTTP_IF_RANGE",
+        "HTTP_RANGE",
+    }
+)
+
+
+def client_environ(meta: dict[str, Any]) -> dict[str, Any]:
+    """Return what of the /mcp request's ``META`` a direct request by the same client would
+    carry: its headers (``Authorization``, ``Cookie``, ``Host``, ``X-Forwarded-*``, the
+    project's own such as ``X-Tenant-ID``) and the client's address, less the transport's.
+    """
+    return {
+        key: value
+        for key, value in meta.items()
+        if (
+            key.startswith("HTTP_")
+            and key not in TRANSPORT_HEADERS
+            and not key.startswith("HTTP_MCP_")
+        )
+        or key in CLIENT_META
+    }
+
+
+@functools.cache
+def own_attributes() -> frozenset[str]:
+    """Return the attributes every request has of its own, never carried over."""
+    blank = WSGIRequest({"REQUEST_METHOD": "GET", "wsgi.input": io.BytesIO()})
+    return frozenset(vars(blank)) | {"resolver_match"}
+
+
+def carried_attributes(outer: HttpRequest, *, every: bool) -> dict[str, Any]:
+    """Return the attributes middleware set on ``outer`` that the view's request carries.
+
+    ``every``: each public attribute the /mcp request's middleware set (a tenant, a site, a
+    verified user), for a view no middleware runs for (``DISPATCH = "direct"``). Else only
+    those of the middleware the chain skips (``COPIED_ATTRIBUTES``): the rest runs again.
+    """
+    found = vars(outer)
+    if not every:
+        return {name: found[name] for name in COPIED_ATTRIBUTES if name in found}
+    own = own_attributes()
+    return {
+        name: value
+        for name, value in found.items()
+        if name not in own and (not name.startswith("_") or name in COPIED_ATTRIBUTES)
+    }
 
 
 def wsgi_str(text: str) -> str:
@@ -52,10 +137,7 @@ def build_inner_request(
     ``resolve()`` makes of it), so no argument can send the call to another view.
     """
     path, match = tool.route.resolve(arguments.path)
-    meta = outer.META
-    environ: dict[str, Any] = {
-        key: meta[key] for key in mcp_settings.FORWARDED_HEADERS if key in meta
-    }
+    environ = client_environ(outer.META)
     query = [(k, v) for k, value in arguments.query.items() for v in query_value(value)]
     payload = b""
     if arguments.body is not None:
@@ -74,9 +156,7 @@ def build_inner_request(
         }
     )
     inner = WSGIRequest(environ)
-    for name in COPIED_ATTRIBUTES:
-        if hasattr(outer, name):
-            setattr(inner, name, getattr(outer, name))
+    inner.__dict__.update(carried_attributes(outer, every=mcp_settings.DISPATCH == "direct"))
     inner.resolver_match = match
     if identity is not None:
         # DRF's forced-authentication hook (what APIRequestFactory uses): the view's Request

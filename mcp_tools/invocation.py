@@ -117,7 +117,7 @@ class Invocation:
             attach_notifier(inner, notifier)
         status = None
         try:
-            response = call_view(self.tool, inner)
+            response = call_view(inner)
         except InputRequired as asked:
             return self.input_required(asked)
         except Exception as exc:

@@ -26,6 +26,11 @@ INSTALLED_APPS = [
     "tests.schema_app",
     "tests.oauth_app",
     "tests.dayone_app",
+    "tests.middleware_app",
+    # Middleware of two popular packages, for tests/test_middleware.py.
+    "django_otp",
+    "django_otp.plugins.otp_static",
+    "maintenance_mode",
     # drf-spectacular (the [spectacular] extra): annotated views.
     "tests.spectacular_app",
 ]

@@ -40,7 +40,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
-from mcp_tools import invocation
+from mcp_tools import get_tool_call, invocation
 from mcp_tools.arguments import declared_types
 from mcp_tools.models import ToolCall
 from mcp_tools.protocol import versions
@@ -510,9 +510,9 @@ def fuzz_state(alice, monkeypatch):
     ran: list[str] = []
     call_view = invocation.call_view
 
-    def recording(tool, request):
-        ran.append(tool.name)
-        return call_view(tool, request)
+    def recording(request):
+        ran.append(get_tool_call(request)["name"])
+        return call_view(request)
 
     monkeypatch.setattr(invocation, "call_view", recording)
     faults = Faults()

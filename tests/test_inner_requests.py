@@ -22,8 +22,12 @@ def mcp_with_headers(alice):
             "Accept-Language": "fr",
             "User-Agent": "agent/1.0",
             "X-Forwarded-For": "203.0.113.9",
-            "X-Secret-Internal": "must-not-pass",
+            "X-Tenant-ID": "acme",
+            "X-Request-ID": "req-42",
             "Mcp-Session-Id": "ignored",
+            "Last-Event-ID": "ignored",
+            "Accept-Encoding": "gzip",
+            "If-None-Match": '"etag-of-the-mcp-answer"',
         }
     )
 
@@ -42,10 +46,12 @@ def test_the_view_sees_an_ordinary_request_from_the_same_caller(mcp_with_headers
     assert seen["scheme"] == "http"
 
 
-def test_only_allow_listed_headers_reach_the_view(mcp_with_headers):
+def test_the_clients_headers_reach_the_view_less_the_transports(mcp_with_headers):
     headers = set(mcp_with_headers.call_tool("echo", {"word": "x"})["structuredContent"]["headers"])
-    # The test client sends no Host header (Django falls back to SERVER_NAME) and an empty
-    # Cookie header; MCP-Protocol-Version, Mcp-Session-Id and X-Secret-Internal stay behind.
+    # As a direct request from the same client: the project's own headers too. The test
+    # client sends no Host header (Django falls back to SERVER_NAME) and an empty Cookie
+    # header; MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID, Accept-Encoding and the
+    # conditions on the /mcp answer stay behind, and Accept is the view request's own.
     assert headers == {
         "HTTP_ACCEPT",
         "HTTP_ACCEPT_LANGUAGE",
@@ -53,6 +59,8 @@ def test_only_allow_listed_headers_reach_the_view(mcp_with_headers):
         "HTTP_COOKIE",
         "HTTP_USER_AGENT",
         "HTTP_X_FORWARDED_FOR",
+        "HTTP_X_TENANT_ID",
+        "HTTP_X_REQUEST_ID",
     }
 
 
@@ -74,7 +82,6 @@ def invoke(name, headers):
     Over MCP these tools are hidden from a caller their views refuse; this runs the view
     anyway, to show that its own checks refuse the call exactly as a direct request.
     """
-    from mcp_tools.authentication import authenticate
     from mcp_tools.formatters import ResponseFormatter
     from mcp_tools.invocation import Invocation
     from mcp_tools.protocol.projection import project_result
@@ -82,7 +89,7 @@ def invoke(name, headers):
     from mcp_tools.views import MCPView
 
     request = RequestFactory().post("/mcp", headers=headers)
-    caller = authenticate(request, MCPView())
+    caller = MCPView().authenticate(request)
     tool = registry.get_tool(name)
     invocation = Invocation(request, caller, tool, {"name": name}, {}, ResponseFormatter())
     assert invocation.prepare() is None

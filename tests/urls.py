@@ -8,6 +8,7 @@ urlpatterns = [
     path("c/", include("tests.conformance_app.urls")),
     path("s/", include("tests.schema_app.urls")),
     path("d/", include("tests.dayone_app.urls")),
+    path("m/", include("tests.middleware_app.urls")),
     path("", include("mcp_tools.urls")),
 ]
 if apps.is_installed("tests.spectacular_app"):  # not in tests/settings_plain.py
