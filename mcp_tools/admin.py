@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import json
 import statistics
 from datetime import timedelta
@@ -21,17 +20,15 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from . import local, sync
-from .authentication import authenticate
 from .catalog import catalog_for
 from .conf import mcp_settings
 from .forms import ExposedToolForm, TryItForm
 from .models import ExposedTool, ToolCall
-from .protocol.jsonrpc import JSONRPCError
+from .protocol.jsonrpc import INVALID_PARAMS, JSONRPCError
 from .protocol.results import ERROR_REF_META_KEY
 from .protocol.versions import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION
 from .registry import registry
 from .tools import Tool
-from .views import MCPView
 
 #: How many recent calls of a tool its p50 duration is taken over.
 P50_SAMPLE = 500
@@ -335,25 +332,28 @@ def try_call(
 ) -> dict[str, Any]:
     """Call tool ``name`` as the admin's own session would over HTTP: never with more rights.
 
-    The endpoint's policy authenticates the admin's request (its session), and the view's
-    request copies its cookies and the form's CSRF token, as a browser client's /mcp call
-    would carry them.
+    Through the mounted endpoint that serves the tool, with its policy: it authenticates a
+    JSON request from the admin's browser (its session), and the view's request copies its
+    cookies and the form's CSRF token, as a browser client's /mcp call would carry them.
+    Returns ``{"result": ...}`` or ``{"error": ...}``, as a client would read the answer.
     """
-    outer = copy.copy(request)
-    outer.META = {**request.META}
-    token = request.POST.get("csrfmiddlewaretoken")
-    if token:
-        outer.META["HTTP_X_CSRFTOKEN"] = token
-    endpoint = MCPView()
-    try:
-        caller = authenticate(outer, endpoint)
-    except JSONRPCError as error:
-        return {"jsonrpc": "2.0", "id": 1, "error": error.error_object()}
     if version not in HANDSHAKE_VERSIONS:
         version = LATEST_HANDSHAKE_VERSION
-    return local.call_tool(
-        outer, caller, name, arguments, protocol_version=version, endpoint=endpoint
-    )
+    try:
+        path, endpoint = local.mounted_endpoint(tool=name)
+    except local.NoEndpoint as exc:
+        return {"error": {"code": INVALID_PARAMS, "message": str(exc)}}
+    token = request.POST.get("csrfmiddlewaretoken")
+    meta = {"HTTP_X_CSRFTOKEN": token} if token else {}
+    outer = local.endpoint_request(path, request, **meta)
+    try:
+        caller = endpoint.authenticate(outer)
+        result = local.call_tool(
+            outer, caller, name, arguments, endpoint=endpoint, protocol_version=version
+        )
+    except JSONRPCError as error:
+        return {"error": error.error_object()}
+    return {"result": result}
 
 
 @admin.register(ToolCall)

@@ -13,8 +13,6 @@ from typing import Any, cast
 from django.http import HttpRequest
 from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, TokenAuthentication
-from rest_framework.parsers import JSONParser
-from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 
@@ -161,98 +159,44 @@ def missing_scopes(authenticator: Any, request: Request, view: Any) -> list[str]
     return hook(request, view) if hook is not None else None
 
 
-def _refusal(request: Request, endpoint: Any, exc: exceptions.APIException | None) -> JSONRPCError:
-    sent = bool(request._request.META.get("HTTP_AUTHORIZATION"))
+def refusal(request: Request, endpoint: Any, exc: exceptions.APIException) -> JSONRPCError:
+    """Return the endpoint's answer to what its policy raised (``MCPView.initial``).
+
+    DRF's exceptions, answered as the MCP authorization rules want them: 401 with a
+    challenge that tells the truth (RFC 6750), 403 with the permission's message (and an
+    ``insufficient_scope`` challenge when the token lacks only scopes), 429 with
+    ``Retry-After``.
+    """
+    if isinstance(exc, exceptions.Throttled):
+        wait = getattr(exc, "wait", None)
+        headers = {"Retry-After": str(math.ceil(wait))} if wait is not None else {}
+        return JSONRPCError(THROTTLED, str(exc.detail), status=429, headers=headers)
     if isinstance(exc, exceptions.AuthenticationFailed):
         return unauthenticated(request, endpoint, str(exc.detail), sent=True)
     if request.successful_authenticator is None:
-        if sent:
-            # A class that saw its own kind of credentials may say why it refused them, as
-            # django-oauth-toolkit's do ("The access token has expired.").
-            explained = getattr(request, "oauth2_error", None) or {}
-            detail = explained.get("error_description") or NOT_ACCEPTED
-            return unauthenticated(request, endpoint, str(detail), sent=True)
-        if exc is None or isinstance(exc, exceptions.NotAuthenticated):
-            detail = exceptions.NotAuthenticated.default_detail if exc is None else exc.detail
-            return unauthenticated(request, endpoint, str(detail), sent=False)
+        if request._request.META.get("HTTP_AUTHORIZATION"):
+            return unauthenticated(request, endpoint, refused_credentials(request), sent=True)
+        if isinstance(exc, exceptions.NotAuthenticated):
+            return unauthenticated(request, endpoint, str(exc.detail), sent=False)
     scopes = missing_scopes(request.successful_authenticator, request, endpoint)
     if scopes:
         return insufficient_scope(request._request, endpoint, scopes)
-    detail = str(exc.detail) if exc is not None else str(exceptions.PermissionDenied.default_detail)
-    return JSONRPCError(UNAUTHORIZED, detail, status=403)
+    code = exc.get_codes()
+    data = {"code": code} if code != exc.default_code and isinstance(code, str) else None
+    return JSONRPCError(UNAUTHORIZED, str(exc.detail), data, status=403)
 
 
-def authenticate(request: HttpRequest, endpoint: Any) -> Caller:
-    """Authenticate and authorize the endpoint's caller; raise a 401, 403 or 429 error.
+def refused_credentials(request: Request) -> str:
+    """Say why credentials that no authentication class accepted were refused.
 
-    Runs the endpoint's authentication, permission and throttle classes as a DRF view runs
-    its own (``get_authenticators``, ``get_permissions``, ``get_throttles``), once per /mcp
-    request; the tool's own view then counts each call against its own throttles. An
-    ``Authorization`` header that none of its classes accepts is refused (401), never served
-    as an anonymous call; an endpoint with no classes at all leaves credentials to the views.
+    A class that saw its own kind of credentials may say why, as django-oauth-toolkit's do
+    ("The access token has expired.").
     """
-    authenticators = endpoint.get_authenticators()
-    permissions = endpoint.get_permissions()
-    throttles = endpoint.get_throttles()
-    too_long = len(request.META.get("HTTP_AUTHORIZATION", "")) > MAX_AUTHORIZATION_BYTES
-    # APIClient.force_authenticate() hands DRF's Request a user through these attributes.
-    forced = hasattr(request, "_force_auth_user") or hasattr(request, "_force_auth_token")
-    open_endpoint = not authenticators and not throttles and not forced
-    if open_endpoint and not too_long and all(type(p) is AllowAny for p in permissions):
-        # An open endpoint that reads no credentials: what DRF would conclude, without
-        # building its request (the views authenticate the copied credentials themselves).
-        return Caller(user=_unauthenticated_user(), auth=None, authentication_classes=())
-    # DRF's Request writes the user it authenticated onto the HttpRequest. Keep the one the
-    # middleware set: the view's request copies it, and a view with other authentication
-    # classes (SessionAuthentication alone, say) must not see a token user as its session's.
-    middleware_user = request.__dict__.get("user", _MISSING)
-    # The JSON parser serves only DRF's CSRF check for session callers (it reads .POST).
-    drf_request = Request(request, parsers=[JSONParser()], authenticators=authenticators)
-    try:
-        if too_long:
-            raise unauthenticated(drf_request, endpoint, TOO_LONG, sent=True)
-        user = drf_request.user
-        # An endpoint without authentication classes reads no credentials: its views do.
-        refused = authenticators and drf_request.successful_authenticator is None
-        if refused and "HTTP_AUTHORIZATION" in request.META:
-            raise _refusal(drf_request, endpoint, None)
-        for permission in permissions:
-            if not permission.has_permission(drf_request, endpoint):
-                raise _refusal(drf_request, endpoint, None)
-        check_throttles(drf_request, endpoint, throttles)
-    except exceptions.APIException as exc:
-        raise _refusal(drf_request, endpoint, exc) from exc
-    finally:
-        if middleware_user is _MISSING:
-            request.__dict__.pop("user", None)
-        else:
-            request.user = middleware_user
-    classes = tuple(type(authenticator) for authenticator in authenticators)
-    return Caller(
-        user=user,
-        auth=drf_request.auth,
-        authentication_classes=classes,
-        authenticator=drf_request.successful_authenticator,
-    )
+    explained = getattr(request, "oauth2_error", None) or {}
+    return str(explained.get("error_description") or NOT_ACCEPTED)
 
 
-def check_throttles(request: Request, endpoint: Any, throttles: list[Any]) -> None:
-    """Raise 429 (with ``Retry-After``) when a throttle of the endpoint refuses the request."""
-    waits = [
-        throttle.wait() for throttle in throttles if not throttle.allow_request(request, endpoint)
-    ]
-    if waits:
-        known = [wait for wait in waits if wait is not None]
-        wait = max(known) if known else None
-        detail = str(exceptions.Throttled(wait).detail)
-        headers = {"Retry-After": str(math.ceil(wait))} if wait is not None else {}
-        raise JSONRPCError(THROTTLED, detail, status=429, headers=headers)
-
-
-def _unauthenticated_user() -> Any:
+def unauthenticated_user() -> Any:
     """Return DRF's user of an unauthenticated request (``UNAUTHENTICATED_USER``)."""
     factory: Any = api_settings.UNAUTHENTICATED_USER
     return factory() if factory else None
-
-
-_MISSING = object()

@@ -51,6 +51,8 @@ class Endpoint(Protocol):
 
     def get_resource_metadata_url(self, request: HttpRequest) -> str | None: ...
 
+    def serves(self, tool: Tool) -> bool: ...
+
 
 @dataclass
 class Call:
@@ -87,8 +89,7 @@ class Call:
 
     def serves(self, tool: Tool) -> bool:
         """Return whether this endpoint serves ``tool`` (its ``tags``, if any)."""
-        tags = self.endpoint.tags
-        return tags is None or bool(set(tags) & set(tool.options.tags))
+        return self.endpoint.serves(tool)
 
     def tools(self) -> tuple[list[Tool], Any]:
         """Return the tools this request may see, in URLconf order, and what the list

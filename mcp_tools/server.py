@@ -166,7 +166,13 @@ def internal_error(
 
     Unmasked (``MASK_ERRORS``, or DEBUG on), ``data.detail`` says what failed.
     """
+    error = fault(exc, request)
+    trace.exception(exc, error.data["errorRef"])
+    return Answer.error(request_id, error)
+
+
+def fault(exc: BaseException, request: HttpRequest) -> JSONRPCError:
+    """Log a fault of the server under a new reference and return its -32603 error."""
     reference = errors.report("The MCP endpoint failed", exc=exc, request=request)
-    trace.exception(exc, reference)
     detail = None if mcp_settings.mask_errors else f"{type(exc).__name__}: {exc}"
-    return Answer.error(request_id, JSONRPCError.internal(reference, detail))
+    return JSONRPCError.internal(reference, detail)

@@ -32,13 +32,23 @@ from django.http import (
 from django.utils.log import log_response
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
+from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication
-from rest_framework.permissions import BasePermission
+from rest_framework.parsers import JSONParser
+from rest_framework.permissions import AllowAny, BasePermission
+from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
 
 from . import calllog, resource_metadata, server, streaming
-from .authentication import Caller, authenticate
+from .authentication import (
+    MAX_AUTHORIZATION_BYTES,
+    TOO_LONG,
+    Caller,
+    refusal,
+    refused_credentials,
+    unauthenticated_user,
+)
 from .conf import mcp_settings
 from .formatters import BaseFormatter
 from .protocol import jsonrpc, mediatypes, versions
@@ -46,6 +56,7 @@ from .protocol.jsonrpc import INVALID_REQUEST, JSONRPCError
 from .registry import ToolRegistry
 from .registry import registry as default_registry
 from .server import Answer
+from .tools import Tool
 
 JSON = "application/json"
 EVENT_STREAM = "text/event-stream"
@@ -127,6 +138,10 @@ class MCPView(View):
         view = super().as_view(**initkwargs)
         # Session callers pass CSRF through DRF's SessionAuthentication, as DRF views do.
         view = csrf_exempt(view)
+        # LoginRequiredMiddleware would send MCP clients to a login page: the endpoint
+        # answers for itself (its policy's 401 and challenge), and each tool's view meets
+        # that middleware as a direct request does (docs/dispatch.md).
+        view.login_required = False  # type: ignore[attr-defined]
         view._non_atomic_requests = _AllDatabases()  # type: ignore[attr-defined]
         return view
 
@@ -160,6 +175,123 @@ class MCPView(View):
 
     def get_registry(self) -> ToolRegistry:
         return self.registry or default_registry
+
+    def serves(self, tool: Tool) -> bool:
+        """Return whether this endpoint serves ``tool``: any, or those with one of its tags."""
+        return self.tags is None or bool(set(self.tags) & set(tool.options.tags))
+
+    def serves_name(self, name: str, urlconf: str | None = None) -> bool:
+        """Return whether this endpoint serves a tool named ``name`` in ``urlconf``."""
+        tool = self.get_registry().tools(urlconf).get(name)
+        return tool is not None and self.serves(tool)
+
+    # -- the caller (DRF's APIView.initial, once per /mcp request) --------------------------
+
+    def authenticate(self, request: HttpRequest) -> Caller:
+        """Return the caller of ``request``, authenticated, authorized and throttled by the
+        endpoint's policy; raise its refusal (401, 403 or 429) as a ``JSONRPCError``.
+
+        Each tool's view then counts each call against its own throttles. An
+        ``Authorization`` header that none of the classes accepts is refused (401), never
+        served as an anonymous call; an endpoint with no classes at all leaves credentials
+        to the views.
+        """
+        authenticators = self.get_authenticators()
+        too_long = len(request.META.get("HTTP_AUTHORIZATION", "")) > MAX_AUTHORIZATION_BYTES
+        # APIClient.force_authenticate() hands DRF's Request a user through these.
+        forced = hasattr(request, "_force_auth_user") or hasattr(request, "_force_auth_token")
+        if not (authenticators or too_long or forced) and self._open():
+            # What DRF would conclude, without building its request: the views
+            # authenticate the copied credentials themselves.
+            return Caller(user=unauthenticated_user(), auth=None, authentication_classes=())
+        # DRF's Request writes the user it authenticated onto the HttpRequest. Keep the one
+        # the middleware set: the view's request copies it, and a view with other classes
+        # (SessionAuthentication alone, say) must not see a token user as its session's.
+        found = request.__dict__
+        middleware_user = found.get("user", found)
+        drf_request = self.initialize_request(request, authenticators)
+        try:
+            self.initial(drf_request)
+        except exceptions.APIException as exc:
+            raise refusal(drf_request, self, exc) from exc
+        finally:
+            if middleware_user is found:
+                found.pop("user", None)
+            else:
+                request.user = middleware_user
+        return Caller(
+            user=drf_request.user,
+            auth=drf_request.auth,
+            authentication_classes=tuple(type(each) for each in authenticators),
+            authenticator=drf_request.successful_authenticator,
+        )
+
+    def _open(self) -> bool:
+        """Whether the endpoint reads no credentials, throttles nothing and admits anyone."""
+        if self.get_throttles():
+            return False
+        return all(type(permission) is AllowAny for permission in self.get_permissions())
+
+    def initialize_request(
+        self, request: HttpRequest, authenticators: list[BaseAuthentication] | None = None
+    ) -> Request:
+        """Return DRF's request of the /mcp request, with the endpoint's authenticators.
+
+        Its JSON parser serves only DRF's CSRF check for session callers (it reads .POST).
+        """
+        if authenticators is None:
+            authenticators = self.get_authenticators()
+        return Request(request, parsers=[JSONParser()], authenticators=authenticators)
+
+    def initial(self, request: Request) -> None:
+        """Run the endpoint's policy before any message is handled, as DRF's view does."""
+        self.perform_authentication(request)
+        self.check_permissions(request)
+        self.check_throttles(request)
+
+    def perform_authentication(self, request: Request) -> None:
+        """Authenticate the caller; refuse credentials that no class of the endpoint takes."""
+        if len(request.META.get("HTTP_AUTHORIZATION", "")) > MAX_AUTHORIZATION_BYTES:
+            raise exceptions.AuthenticationFailed(TOO_LONG)
+        request.user  # noqa: B018  (DRF authenticates on first access, as its view does)
+        refused = request.authenticators and request.successful_authenticator is None
+        if refused and "HTTP_AUTHORIZATION" in request.META:
+            if not request.META["HTTP_AUTHORIZATION"]:
+                raise exceptions.NotAuthenticated()  # an empty header is no credentials
+            raise exceptions.AuthenticationFailed(refused_credentials(request))
+
+    def check_permissions(self, request: Request) -> None:
+        """Refuse the request when a permission of the endpoint does, with its message."""
+        for permission in self.get_permissions():
+            if not permission.has_permission(request, self):  # type: ignore[arg-type]
+                self.permission_denied(
+                    request,
+                    message=getattr(permission, "message", None),
+                    code=getattr(permission, "code", None),
+                )
+
+    def permission_denied(
+        self, request: Request, message: str | None = None, code: str | None = None
+    ) -> None:
+        """Raise DRF's refusal: ``NotAuthenticated`` for a caller no class identified."""
+        if request.authenticators and not request.successful_authenticator:
+            raise exceptions.NotAuthenticated()
+        raise exceptions.PermissionDenied(detail=message, code=code)
+
+    def check_throttles(self, request: Request) -> None:
+        """Refuse the request when a throttle of the endpoint does, the longest wait named."""
+        waits = [
+            throttle.wait()
+            for throttle in self.get_throttles()
+            if not throttle.allow_request(request, self)  # type: ignore[arg-type]
+        ]
+        if waits:
+            known = [wait for wait in waits if wait is not None]
+            self.throttled(request, max(known) if known else None)
+
+    def throttled(self, request: Request, wait: float | None) -> None:
+        """Raise DRF's ``Throttled``: answered 429 with ``Retry-After``."""
+        raise exceptions.Throttled(wait)
 
     # -- OAuth metadata (docs/oauth.md) ----------------------------------------------------
 
@@ -218,7 +350,7 @@ class MCPView(View):
             if isinstance(value, list):
                 self.check_batch(request, value)
             resource_metadata.mark_endpoint(request)
-            caller = authenticate(request, self)
+            caller = self.authenticate(request)
         except JSONRPCError as error:
             return error_response(error)
         except PermissionDenied:  # Django's, raised by a permission class: as Django answers it

@@ -22,7 +22,6 @@ import django, json
 django.setup()
 from django.contrib.auth.models import User
 from django.test import RequestFactory
-from mcp_tools.authentication import authenticate
 from mcp_tools.models import ExposedTool, ToolCall
 from mcp_tools.views import MCPView
 
@@ -37,7 +36,7 @@ def names_for(username, keyword="Token"):
     request = RequestFactory().post(
         "/mcp", HTTP_HOST="127.0.0.1:8000", HTTP_AUTHORIZATION=f"{keyword} {token.key}"
     )
-    caller = authenticate(request, MCPView())
+    caller = MCPView().authenticate(request)
     message = parse_message({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
     call = Call(message, Era("2025-11-25"), request, caller, MCPView())
     return sorted(tool.name for tool in call.tools()[0])

@@ -11,11 +11,10 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 
 from demo_project.clients import configurations
-from mcp_tools.authentication import authenticate
+from mcp_tools import local
 from mcp_tools.handlers import Call
 from mcp_tools.protocol.jsonrpc import JSONRPCError, parse_message
 from mcp_tools.protocol.versions import LATEST_HANDSHAKE_VERSION, Era
-from mcp_tools.views import MCPView
 
 TOKEN_PLACEHOLDER = "<your-token>"
 
@@ -27,9 +26,9 @@ def visible_tools(request: HttpRequest) -> tuple[list[dict[str, Any]], JSONRPCEr
     demo's endpoint takes SessionAuthentication), and the one visibility rule of the
     endpoint decides, as for any client.
     """
-    endpoint = MCPView()
+    path, endpoint = local.mounted_endpoint()
     try:
-        caller = authenticate(request, endpoint)
+        caller = endpoint.authenticate(local.endpoint_request(path, request))
     except JSONRPCError as refusal:
         return [], refusal
     message = parse_message({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})

@@ -8,11 +8,11 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.test import RequestFactory
 
 from mcp_tools import local
 from mcp_tools.authentication import Caller
 from mcp_tools.conf import mcp_settings
+from mcp_tools.protocol.jsonrpc import JSONRPCError
 from mcp_tools.protocol.versions import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION
 
 
@@ -33,6 +33,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--protocol-version", default=LATEST_HANDSHAKE_VERSION, choices=HANDSHAKE_VERSIONS
         )
+        parser.add_argument(
+            "--endpoint",
+            metavar="URL_NAME",
+            help="The URL name of the endpoint to call through (default: mcp_tools:endpoint, "
+            "else the first mounted endpoint that serves the tool).",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
@@ -42,27 +48,31 @@ class Command(BaseCommand):
         if not isinstance(arguments, dict):
             raise CommandError("--args must be a JSON object, e.g. '{\"pk\": 1}'.")
         user = self.user(options["user"])
-        request = RequestFactory().post(
-            "/mcp", content_type="application/json", HTTP_HOST=self.host()
-        )
+        try:
+            path, endpoint = local.mounted_endpoint(options["endpoint"], tool=options["name"])
+        except local.NoEndpoint as exc:
+            raise CommandError(str(exc)) from None
+        request = local.endpoint_request(path, host=self.host())
         request.user = user
         # The user is handed to every view, whatever its authentication classes: this is
         # the operator acting as that user, not a request carrying their credentials.
         caller = Caller.acting_as(user) if user.is_authenticated else self.anonymous()
-        answer = local.call_tool(
-            request,
-            caller,
-            options["name"],
-            arguments,
-            protocol_version=options["protocol_version"],
-        )
-        if "error" in answer:
-            message = answer["error"]["message"]
+        try:
+            result = local.call_tool(
+                request,
+                caller,
+                options["name"],
+                arguments,
+                endpoint=endpoint,
+                protocol_version=options["protocol_version"],
+            )
+        except JSONRPCError as error:
+            message = error.message
             if message.startswith("Unknown tool"):
                 message += " (no such tool, or hidden from this user: see manage.py mcp_list)"
-            raise CommandError(message)
-        self.stdout.write(json.dumps(answer["result"], indent=2, ensure_ascii=False))
-        if answer["result"].get("isError"):
+            raise CommandError(message) from None
+        self.stdout.write(json.dumps(result, indent=2, ensure_ascii=False))
+        if result.get("isError"):
             raise CommandError("The tool answered an error.", returncode=1)
 
     def user(self, username: str | None) -> Any:

@@ -8,9 +8,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from mcp_tools import local
 from mcp_tools.conf import mcp_settings
 from mcp_tools.registry_listing import listing, problems
-from mcp_tools.views import MCPView
 
 
 class Command(BaseCommand):
@@ -24,6 +24,11 @@ class Command(BaseCommand):
         parser.add_argument("--description", help="One line, at most 100 characters.")
         parser.add_argument("--server-version", help="Default: MCP_TOOLS['SERVER_VERSION'].")
         parser.add_argument("--url", help="The public URL of the MCP endpoint.")
+        parser.add_argument(
+            "--endpoint",
+            metavar="URL_NAME",
+            help="The URL name of the endpoint listed (default: mcp_tools:endpoint).",
+        )
         parser.add_argument(
             "--output", "-o", default="-", help="Where to write it (default: standard output)."
         )
@@ -51,7 +56,7 @@ class Command(BaseCommand):
             title=str(mcp_settings.SERVER_TITLE) if mcp_settings.SERVER_TITLE else None,
             website_url=mcp_settings.WEBSITE_URL,
             icons=list(mcp_settings.SERVER_ICONS),
-            authorization=self.authorization(),
+            authorization=self.authorization(options["endpoint"]),
         )
         wrong = problems(document)
         if wrong:
@@ -63,9 +68,13 @@ class Command(BaseCommand):
             Path(options["output"]).write_text(text, encoding="utf-8")
             self.stderr.write(f"Wrote {options['output']}.")
 
-    def authorization(self) -> str | None:
+    def authorization(self, url_name: str | None) -> str | None:
         """Describe the Authorization header the endpoint's first authentication class reads."""
-        authenticators = MCPView().get_authenticators()
+        try:
+            _, endpoint = local.mounted_endpoint(url_name)
+        except local.NoEndpoint as exc:
+            raise CommandError(str(exc)) from None
+        authenticators = endpoint.get_authenticators()
         if not authenticators:
             return None
         header = authenticators[0].authenticate_header(None)  # type: ignore[arg-type]

@@ -2,7 +2,6 @@ import logging
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
-from django.test import RequestFactory
 from rest_framework.authtoken.models import Token
 
 from demo_project.clients import configurations
@@ -67,13 +66,14 @@ class Command(BaseCommand):
             self.stdout.write(f"\n{config.client} ({config.where}):\n{text}\n")
 
     def sample_calls(self, user):
-        request = RequestFactory().post("/mcp", HTTP_HOST="127.0.0.1:8000")
+        path, endpoint = local.mounted_endpoint()
+        request = local.endpoint_request(path, host="127.0.0.1:8000")
         request.user = user
         # todo_sync fails on purpose: its traceback would be logged, and it is no news here.
         logger = logging.getLogger("mcp_tools")
         level, logger.level = logger.level, logging.CRITICAL
         try:
             for name, arguments in SAMPLE_CALLS:
-                local.call_tool(request, Caller.acting_as(user), name, arguments)
+                local.call_tool(request, Caller.acting_as(user), name, arguments, endpoint=endpoint)
         finally:
             logger.level = level
