@@ -153,3 +153,24 @@ def test_an_operator_tries_a_json_tool_and_an_image_tool(operator, live_server, 
     wait_for(operator, "input[name=_call]").click()
     image = wait_for(operator, "img.mcp-image")
     assert operator.execute_script("return arguments[0].naturalWidth", image) > 0
+
+
+@pytest.mark.urls("tests.admin_endpoint_urls")
+def test_try_it_calls_through_the_mounted_oauth_and_tagged_endpoints(operator, live_server):
+    """mcp_tools:endpoint takes OAuth tokens and sessions and serves only the tools tagged
+    ``echoes``; a tool without the tag is tried through the staff endpoint that serves it."""
+    from mcp_tools.models import ExposedTool
+
+    echo = ExposedTool.objects.get(name="echo")
+    operator.get(f"{live_server.url}/admin/mcp_tools/exposedtool/{echo.pk}/try/")
+    wait_for(operator, "#id_argument_word").send_keys("through-oauth")
+    operator.find_element(By.CSS_SELECTOR, "input[name=_call]").click()
+    structured = wait_for(operator, "pre.mcp-structured").text
+    assert '"word": "through-oauth"' in structured and '"user": "root"' in structured
+    assert "Unsupported media type" not in operator.page_source
+
+    png = ExposedTool.objects.get(name="r_png")
+    operator.get(f"{live_server.url}/admin/mcp_tools/exposedtool/{png.pk}/try/")
+    wait_for(operator, "input[name=_call]").click()
+    image = wait_for(operator, "img.mcp-image")
+    assert operator.execute_script("return arguments[0].naturalWidth", image) > 0

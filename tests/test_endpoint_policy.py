@@ -4,9 +4,10 @@ import base64
 import types
 
 import pytest
+from django.core.cache import cache
 from django.urls import include, path
 from rest_framework.authentication import BasicAuthentication, TokenAuthentication
-from rest_framework.permissions import AllowAny, IsAdminUser, IsAuthenticated
+from rest_framework.permissions import AllowAny, BasePermission, IsAdminUser, IsAuthenticated
 from rest_framework.throttling import UserRateThrottle
 
 from mcp_tools.test import MCPClient, MCPError
@@ -181,3 +182,119 @@ def test_djangos_own_refusals_from_a_policy_class_are_answered_as_django_answers
     assert response.status_code == status
     assert response.json()["error"]["message"] == message
     assert not [record for record in caplog.records if record.levelname == "ERROR"]
+
+
+# -- DRF's own permission tests (rest_framework/tests/test_permissions.py), on the endpoint --
+
+
+class OnlyOnTuesdays(BasePermission):
+    message = "Only on Tuesdays."
+
+    def has_permission(self, request, view):
+        return False
+
+
+class CodedRefusal(BasePermission):
+    message = "Not in this region."
+    code = "region_closed"
+
+    def has_permission(self, request, view):
+        return False
+
+
+class OwnHooksView(MCPView):
+    """A project's endpoint that overrides DRF's refusal hooks, as it would on an APIView."""
+
+    authentication_classes = [TokenAuthentication]
+    permission_classes = [OnlyOnTuesdays]
+    throttle_classes = [OncePerMinute]
+
+    def permission_denied(self, request, message=None, code=None):
+        super().permission_denied(request, message=f"{message} (today is not)", code=code)
+
+
+class NeverThrottleWait(OncePerMinute):
+    def wait(self):
+        return None
+
+
+@pytest.fixture
+def refusing_endpoints(settings):
+    cache.clear()  # the throttles' history
+    module = types.ModuleType("refusing_endpoint_urls")
+    module.urlpatterns = [
+        path("api/", include("demo_project.todos.urls")),
+        path("mcp-tuesday", MCPView.as_view(permission_classes=[OnlyOnTuesdays])),
+        path("mcp-coded", MCPView.as_view(permission_classes=[CodedRefusal])),
+        path("mcp-hooks", OwnHooksView.as_view(permission_classes=[IsAuthenticated])),
+        path("mcp-hooks-tuesday", OwnHooksView.as_view()),
+        path(
+            "mcp-no-wait",
+            MCPView.as_view(permission_classes=[AllowAny], throttle_classes=[NeverThrottleWait]),
+        ),
+    ]
+    settings.ROOT_URLCONF = module
+
+
+def refusal(path, authorization=None):
+    headers = {"Authorization": authorization} if authorization else {}
+    client = MCPClient(mcp_path=path, headers=headers)
+    response = client.send(client.message("tools/list"))
+    return response.status_code, response.json().get("error"), response
+
+
+def test_a_permissions_message_is_the_refusals_message_as_in_drf(refusing_endpoints, alice):
+    status_code, error, _ = refusal("/mcp-tuesday", f"Token {alice.token}")
+    assert status_code == 403
+    assert error["message"] == "Only on Tuesdays."
+    assert "data" not in error  # DRF's default code, permission_denied: nothing to add
+
+
+def test_a_permissions_code_travels_in_the_errors_data(refusing_endpoints, alice):
+    status_code, error, _ = refusal("/mcp-coded", f"Token {alice.token}")
+    assert (status_code, error["message"]) == (403, "Not in this region.")
+    assert error["data"] == {"code": "region_closed"}
+
+
+def test_an_unauthenticated_caller_is_told_to_authenticate_whatever_the_message(
+    refusing_endpoints,
+):
+    # DRF: permission_denied raises NotAuthenticated when no authenticator succeeded.
+    status_code, error, response = refusal("/mcp-tuesday")
+    assert status_code == 401
+    assert error["message"] == "Authentication credentials were not provided."
+    assert response["WWW-Authenticate"] == "Token"
+
+
+def test_an_endpoint_subclass_overrides_permission_denied(refusing_endpoints, alice):
+    status_code, error, _ = refusal("/mcp-hooks-tuesday", f"Token {alice.token}")
+    assert (status_code, error["message"]) == (403, "Only on Tuesdays. (today is not)")
+
+
+def test_an_endpoint_subclass_throttles_with_its_own_classes(refusing_endpoints, alice):
+    assert refusal("/mcp-hooks", f"Token {alice.token}")[0] == 200
+    status_code, error, response = refusal("/mcp-hooks", f"Token {alice.token}")
+    assert status_code == 429
+    assert error["message"].startswith("Request was throttled.")
+    assert int(response["Retry-After"]) > 0
+
+
+def test_a_throttle_without_a_wait_refuses_without_retry_after(refusing_endpoints):
+    assert refusal("/mcp-no-wait")[0] == 200
+    status_code, error, response = refusal("/mcp-no-wait")
+    assert (status_code, error["message"]) == (429, "Request was throttled.")
+    assert not response.has_header("Retry-After")
+
+
+def test_the_policy_runs_in_drfs_order_from_initial(refusing_endpoints, alice, monkeypatch):
+    order = []
+    for hook in ("perform_authentication", "check_permissions", "check_throttles"):
+        original = getattr(MCPView, hook)
+
+        def spy(self, request, _original=original, _hook=hook):
+            order.append(_hook)
+            return _original(self, request)
+
+        monkeypatch.setattr(MCPView, hook, spy)
+    assert refusal("/mcp-no-wait", f"Token {alice.token}")[0] == 200
+    assert order == ["perform_authentication", "check_permissions", "check_throttles"]

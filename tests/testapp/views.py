@@ -52,7 +52,7 @@ PlainReportView = report_view_class()
 class EchoView(APIView):
     """Echo what the view's request looks like."""
 
-    @mcp_tool()
+    @mcp_tool(tags=["echoes"])
     def get(self, request, word):
         """Echo the request as the view sees it."""
         meta = request.META
