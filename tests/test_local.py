@@ -51,7 +51,7 @@ def test_the_endpoint_request_leaves_the_callers_request_as_it_was(admin_user):
     request.user = admin_user
     before = dict(request.META)
     outer = local.endpoint_request("/mcp", request, HTTP_X_CSRFTOKEN="t")
-    assert request.META == before
+    assert before == request.META
     assert outer.content_type == "application/json" and outer.path == "/mcp"
     assert outer.META["HTTP_X_TENANT_ID"] == "acme" and outer.META["HTTP_X_CSRFTOKEN"] == "t"
     assert outer.user is admin_user
