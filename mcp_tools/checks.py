@@ -157,7 +157,69 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "clients at a document that answers 404.",
         "Add path('', include('mcp_tools.urls.well_known')) to the root URLconf, with no prefix.",
     ),
+    "mcp_tools.W050": (
+        "MCP_TOOLS[{key!r}] is not a setting of mcp_tools, so it is ignored.",
+        "{hint}",
+    ),
+    "mcp_tools.E051": (
+        "MCP_TOOLS[{key!r}] is {value!r}; it must be one of {choices}.",
+        "Set it to one of {choices}, or leave it out for the default, {default!r}.",
+    ),
+    "mcp_tools.E052": (
+        "MCP_TOOLS[{key!r}] is {value!r}; it must be {bound}.",
+        "Set it to {bound}, or leave it out for the default, {default!r}.",
+    ),
+    "mcp_tools.E053": (
+        "MCP_TOOLS['FORMATTER_CLASS'] is {value!r}, which is not a formatter: {problem}.",
+        "Name a subclass of mcp_tools.formatters.BaseFormatter (ResponseFormatter, or your own).",
+    ),
+    "mcp_tools.I060": (
+        "Tool calls run through {count} middleware of MIDDLEWARE: {running}. Left out: {skipped}.",
+        "The view's request already carries what the left-out classes do "
+        "(DISPATCH_SKIP_MIDDLEWARE, docs/dispatch.md); silence this check once you have read it.",
+    ),
+    "mcp_tools.I061": (
+        "Tool calls call their views directly (MCP_TOOLS['DISPATCH'] = 'direct'): {count} "
+        "middleware of MIDDLEWARE would run for a direct request and do not for them "
+        "({names}), so policy there does not apply.",
+        "The attributes the middleware set on the /mcp request are carried over to the view's "
+        "request. Use DISPATCH = 'middleware' (the default) where middleware decides who may "
+        "call a view (docs/dispatch.md).",
+    ),
 }
+
+#: Settings that were removed, and what took their place (mcp_tools.W050).
+REMOVED_SETTINGS = {
+    "FORWARDED_HEADERS": "Removed: the view's request carries every header of the /mcp "
+    "request, as a direct request from the same client would, less the transport's own "
+    "(docs/dispatch.md).",
+}
+
+#: Settings that take one of a few values, and those values.
+CHOICES = {
+    "DISPATCH": ("middleware", "direct"),
+    "CALL_LOG": ("off", "errors", "all"),
+    "JSON_NAN": ("error", "null", "string"),
+}
+
+#: Numeric bounds: the settings that must be positive, and those that may also be zero.
+POSITIVE = (
+    "MAX_PAGE_SIZE",
+    "MAX_REQUEST_BYTES",
+    "MAX_RESPONSE_BYTES",
+    "MAX_JSON_DEPTH",
+    "MAX_BATCH_SIZE",
+    "MAX_ARGUMENTS",
+    "MAX_URL_ARGUMENT_LENGTH",
+    "CALL_TIMEOUT",
+    "MAX_STREAMS",
+    "INPUT_STATE_MAX_AGE",
+    "MAX_INPUT_BYTES",
+    "CALL_LOG_WINDOW_DAYS",
+    "TRUNCATE_TEXT_LENGTH",
+)
+NON_NEGATIVE = ("CACHE_TTL_MS",)
+OPTIONAL_POSITIVE = ("PAGE_SIZE",)  # None: one page
 
 #: Authentication classes (by a class of their MRO) and the app their credentials live in.
 REQUIRED_APPS = {
@@ -382,3 +444,87 @@ def check_well_known(app_configs: Any = None, **kwargs: Any) -> list[checks.Chec
     except NoReverseMatch:
         found = False
     return [] if found else [check_message(ToolProblem("mcp_tools.W042", None, {}))]
+
+
+@checks.register("mcp_tools")
+def check_settings(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """Report ``MCP_TOOLS`` keys that are no setting, and values no setting takes."""
+    import difflib
+
+    from .conf import DEFAULTS, mcp_settings
+
+    given = mcp_settings.user_settings
+    messages = []
+    for key in given:
+        if key in DEFAULTS:
+            continue
+        hint = REMOVED_SETTINGS.get(key)
+        if hint is None:
+            close = difflib.get_close_matches(str(key), DEFAULTS, n=1)
+            hint = f"Did you mean {close[0]!r}?" if close else "See docs/settings.md."
+        messages.append(
+            check_message(ToolProblem("mcp_tools.W050", key, {"key": key, "hint": hint}))
+        )
+    for key, choices in CHOICES.items():
+        value = given.get(key, DEFAULTS[key])
+        if value not in choices:
+            params = {"key": key, "value": value, "choices": ", ".join(map(repr, choices))}
+            params["default"] = DEFAULTS[key]
+            messages.append(check_message(ToolProblem("mcp_tools.E051", key, params)))
+    for key in (*POSITIVE, *NON_NEGATIVE, *OPTIONAL_POSITIVE):
+        value = given.get(key, DEFAULTS[key])
+        if value is None and key in OPTIONAL_POSITIVE:
+            continue
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if not number or (value < 0 if key in NON_NEGATIVE else value <= 0):
+            bound = "a number of 0 or more" if key in NON_NEGATIVE else "a positive number"
+            if key in OPTIONAL_POSITIVE:
+                bound += " or None"
+            params = {"key": key, "value": value, "bound": bound, "default": DEFAULTS[key]}
+            messages.append(check_message(ToolProblem("mcp_tools.E052", key, params)))
+    messages += _formatter_problems(given.get("FORMATTER_CLASS", DEFAULTS["FORMATTER_CLASS"]))
+    return messages
+
+
+def _formatter_problems(value: Any) -> list[checks.CheckMessage]:
+    from django.utils.module_loading import import_string
+
+    from .formatters import BaseFormatter
+
+    try:
+        formatter = import_string(value) if isinstance(value, str) else value
+    except ImportError as exc:
+        problem = f"it can't be imported ({exc})"
+    else:
+        if isinstance(formatter, type) and issubclass(formatter, BaseFormatter):
+            return []
+        problem = "not a subclass of BaseFormatter"
+    params = {"value": value, "problem": problem}
+    return [check_message(ToolProblem("mcp_tools.E053", "FORMATTER_CLASS", params))]
+
+
+@checks.register("mcp_tools")
+def check_dispatch(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """Say which of the project's middleware runs for tool calls, and which doesn't
+    (docs/dispatch.md); nothing when only the classes ``DISPATCH_SKIP_MIDDLEWARE`` leaves
+    out are installed."""
+    from .conf import mcp_settings
+    from .dispatch import DIRECT, MODES, chain
+
+    if mcp_settings.DISPATCH not in MODES:
+        return []  # reported by check_settings
+    try:
+        built = chain()
+    except Exception:
+        return []  # a middleware that can't be imported: Django's own handler says so
+    if not built.running:
+        return []  # only Django's classes whose effect the view's request carries: no news
+    if mcp_settings.DISPATCH == DIRECT:
+        params = {"count": len(built.running), "names": ", ".join(built.running)}
+        return [check_message(ToolProblem("mcp_tools.I061", None, params))]
+    params = {
+        "count": len(built.running),
+        "running": ", ".join(built.running) or "none",
+        "skipped": ", ".join(built.skipped) or "none",
+    }
+    return [check_message(ToolProblem("mcp_tools.I060", None, params))]

@@ -2,6 +2,7 @@
 
 import types
 
+import pytest
 from django.core import checks
 from django.urls import path, re_path
 from rest_framework import generics, serializers
@@ -521,3 +522,106 @@ def test_a_body_tool_whose_schema_names_no_field_says_where_to_declare_them(sett
             id="mcp_tools.I001",
         ),
     ]
+
+
+# -- MCP_TOOLS itself -----------------------------------------------------------------------
+
+
+def settings_messages(settings, **values):
+    from mcp_tools.checks import check_settings
+
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, **values}
+    return [(message.id, message.msg, message.hint) for message in check_settings()]
+
+
+def test_a_misspelt_setting_is_reported_with_the_close_match(settings):
+    ((id_, msg, hint),) = settings_messages(settings, MASK_ERROR=True)
+    assert id_ == "mcp_tools.W050"
+    assert msg == "MCP_TOOLS['MASK_ERROR'] is not a setting of mcp_tools, so it is ignored."
+    assert hint == "Did you mean 'MASK_ERRORS'?"
+
+
+def test_a_removed_setting_says_what_took_its_place(settings):
+    ((id_, _, hint),) = settings_messages(settings, FORWARDED_HEADERS=["HTTP_X_TENANT_ID"])
+    assert id_ == "mcp_tools.W050" and hint.startswith("Removed: the view's request carries")
+
+
+def test_a_setting_far_from_any_is_pointed_at_the_settings_page(settings):
+    ((_, _, hint),) = settings_messages(settings, ZZZ=1)
+    assert hint == "See docs/settings.md."
+
+
+@pytest.mark.parametrize(
+    ("key", "value"), [("DISPATCH", "fast"), ("CALL_LOG", "everything"), ("JSON_NAN", None)]
+)
+def test_an_enumerated_setting_outside_its_values_is_an_error(settings, key, value):
+    ((id_, msg, _),) = settings_messages(settings, **{key: value})
+    assert id_ == "mcp_tools.E051" and msg.startswith(f"MCP_TOOLS[{key!r}] is {value!r}")
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("MAX_REQUEST_BYTES", 0),
+        ("MAX_BATCH_SIZE", -1),
+        ("CALL_TIMEOUT", 0),
+        ("CALL_TIMEOUT", "60"),
+        ("MAX_STREAMS", True),
+        ("CACHE_TTL_MS", -5),
+        ("PAGE_SIZE", 0),
+    ],
+)
+def test_a_bound_that_is_not_positive_is_an_error(settings, key, value):
+    ((id_, _, _),) = settings_messages(settings, **{key: value})
+    assert id_ == "mcp_tools.E052"
+
+
+@pytest.mark.parametrize(
+    ("key", "value"), [("CACHE_TTL_MS", 0), ("PAGE_SIZE", None), ("CALL_TIMEOUT", 0.5)]
+)
+def test_bounds_that_mean_something_are_accepted(settings, key, value):
+    assert settings_messages(settings, **{key: value}) == []
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("mcp_tools.views.MCPView", "not a subclass of BaseFormatter"),
+        ("mcp_tools.nowhere.Formatter", "it can't be imported"),
+    ],
+)
+def test_a_formatter_class_that_is_not_a_formatter_is_an_error(settings, value, problem):
+    ((id_, msg, _),) = settings_messages(settings, FORMATTER_CLASS=value)
+    assert id_ == "mcp_tools.E053" and problem in msg
+
+
+def test_the_default_settings_are_valid(settings):
+    assert settings_messages(settings) == []
+
+
+def test_the_dispatch_check_lists_what_runs_for_tool_calls(settings):
+    from mcp_tools.checks import check_dispatch
+
+    settings.MIDDLEWARE = [
+        "django.contrib.sessions.middleware.SessionMiddleware",
+        "django.contrib.auth.middleware.AuthenticationMiddleware",
+        "tests.middleware_app.middleware.TenantMiddleware",
+    ]
+    (message,) = check_dispatch()
+    assert message.id == "mcp_tools.I060"
+    assert "run through 1 middleware of MIDDLEWARE: tests.middleware_app" in message.msg
+    assert "Left out: django.contrib.sessions.middleware.SessionMiddleware, " in message.msg
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "DISPATCH": "direct"}
+    (message,) = check_dispatch()
+    assert message.id == "mcp_tools.I061"
+    assert "1 middleware of MIDDLEWARE would run" in message.msg
+    assert "(tests.middleware_app.middleware.TenantMiddleware)" in message.msg
+
+
+def test_the_dispatch_check_is_silent_with_only_djangos_classes(settings):
+    from mcp_tools.checks import check_dispatch
+
+    settings.MIDDLEWARE = ["django.contrib.sessions.middleware.SessionMiddleware"]
+    assert check_dispatch() == []
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "DISPATCH": "direct"}
+    assert check_dispatch() == []
