@@ -1,8 +1,8 @@
 """System checks: misconfiguration reported at start-up, each with an id and a hint.
 
-Every message lives here, as Django admin keeps its own in ``contrib/admin/checks.py``: the
-registry and the tool builder report problems as data (``ToolProblem``), and this module
-words them. Documented one by one in docs/checks.md.
+The registry and the tool builder report problems as data (``ToolProblem``); the checks
+find the rest, and every problem is worded in ``mcp_tools.problems``. Documented one by one
+in docs/checks.md.
 """
 
 from __future__ import annotations
@@ -11,182 +11,8 @@ from typing import Any
 
 from django.core import checks
 
+from .problems import describe
 from .tools import ToolProblem
-
-INPUT_SCHEMA_HINT = "declare the arguments with @mcp_tool(input_schema=...)"
-SCHEMA_CLASS_SETTING = (
-    "REST_FRAMEWORK['DEFAULT_SCHEMA_CLASS'] = 'drf_spectacular.openapi.AutoSchema'"
-)
-
-#: id → (message, hint), formatted with the problem's params.
-MESSAGES: dict[str, tuple[str, str]] = {
-    "mcp_tools.E001": (
-        "Tool name {name!r} is used by several views ({routes}); pass name= to @mcp_tool to "
-        "tell them apart",
-        "Give each tool a unique name of 1-64 characters of [A-Za-z0-9_.-] with "
-        "@mcp_tool(name=...), or choose one route with path=.",
-    ),
-    "mcp_tools.E002": (
-        "The tool name {name!r} derived for {where} is not 1-64 characters of [A-Za-z0-9_.-].",
-        "Pass name= to @mcp_tool, or rename the URL pattern or the router basename.",
-    ),
-    "mcp_tools.E003": (
-        "{view} {method} is mounted at several URLs ({routes}); pass path= to @mcp_tool to "
-        "choose one",
-        'Pass path= to @mcp_tool with the route to expose, e.g. path="/api/items/".',
-    ),
-    "mcp_tools.E004": (
-        "Tool {name!r} ({where}): {clash}, so the arguments can't be told apart.",
-        "Rename the URL parameter, the filter or the serializer field, or declare the "
-        "arguments yourself with @mcp_tool(input_schema=...).",
-    ),
-    "mcp_tools.E005": (
-        "The input_schema of tool {name!r} is not a valid JSON Schema: {problem}.",
-        "Pass an object schema (type: object) that is valid JSON Schema 2020-12 and draft-07 "
-        "to @mcp_tool(input_schema=...).",
-    ),
-    "mcp_tools.W001": (
-        "{view} is decorated with @mcp_tool but no URL pattern routes to it, so it is not a tool.",
-        "Include the view (or its router) in the URLconf, or remove the decorator. On a "
-        "function, put @api_view and @mcp_tool right on each other (in either order): a "
-        "decorator between them must keep the function reachable with functools.wraps.",
-    ),
-    "mcp_tools.W002": (
-        "Tool {name!r} ({where}): the request serializer could not be read with a synthetic "
-        "anonymous request ({error}), so the input schema lists no body fields.",
-        "Make get_serializer_class() work for an anonymous request (check "
-        "request.user.is_authenticated before using the user), or " + INPUT_SCHEMA_HINT + ".",
-    ),
-    "mcp_tools.W003": (
-        "Tool {name!r} ({where}): the query parameters of the filter backends and the "
-        "paginator could not be read ({error}), so the input schema lists none.",
-        "Set queryset on the view (filter sets need its model), or " + INPUT_SCHEMA_HINT + ".",
-    ),
-    "mcp_tools.W004": (
-        "Tool {name!r} ({where}): the field(s) {fields} take uploaded files, which JSON "
-        "arguments can't carry; they are left out of the input schema.",
-        "Expose a variant of the view whose serializer takes a URL or base64 text instead, "
-        "or leave this method out with methods=/actions=.",
-    ),
-    "mcp_tools.W005": (
-        "{view} is decorated with @mcp_tool and routed at /{route}, but it is a plain Django "
-        "view, not a Django REST framework view, so it is not a tool.",
-        "Put @api_view([...]) with its HTTP methods on {view} (above or below @mcp_tool), or "
-        "write it as an APIView.",
-    ),
-    "mcp_tools.I001": (
-        "Tool {name!r} ({where}) takes a request body, but its input schema lists no body "
-        "fields, so a model learns what to send only from the view's errors.",
-        "Declare the fields where mcp_tools reads them: {places}, or @mcp_tool("
-        "input_schema=...). If it takes no body, say so with @mcp_tool(input_schema="
-        '{{"type": "object"}}).',
-    ),
-    "mcp_tools.W006": (
-        "Tool {name!r}: drf-spectacular's annotations of its view could not be read ({error}), "
-        "so the tool is built without them.",
-        "Set " + SCHEMA_CLASS_SETTING + ", as drf-spectacular's installation asks, and make "
-        "the annotations readable for a synthetic anonymous request.",
-    ),
-    "mcp_tools.E020": (
-        "output_schema of tool {name} must be a JSON Schema dict or a Serializer class, not {type}",
-        "Pass a JSON Schema dict or a Serializer class as output_schema.",
-    ),
-    "mcp_tools.E021": (
-        "The output schema of tool {name} is not a valid JSON Schema: {error}.",
-        "Fix output_schema= (or the serializer it comes from); until then every successful "
-        "call of the tool fails its output check.",
-    ),
-    "mcp_tools.W030": (
-        "Tool {name!r}: its permission classes raised {error} on has_permission, so the "
-        "tool is listed to every caller and its view decides when it runs.",
-        "Make has_permission() answer without the object or a queryset the view builds "
-        "late (has_object_permission is the place for object checks).",
-    ),
-    "mcp_tools.E030": (
-        "MCP_TOOLS['CACHE'] is {alias!r}, a {backend}: a cache each process keeps for "
-        "itself, so a change made in admin reaches only the process that made it.",
-        "Point MCP_TOOLS['CACHE'] at a cache every worker shares (Redis, Memcached, the "
-        "database cache), or run with DEBUG on for a single-process development server.",
-    ),
-    "mcp_tools.E031": (
-        "MCP_TOOLS['CACHE'] names the cache alias {alias!r}, which CACHES does not define.",
-        "Add it to CACHES, or set MCP_TOOLS['CACHE'] to one of {aliases}.",
-    ),
-    "mcp_tools.W031": (
-        "MCP_TOOLS['CACHE'] is {alias!r}, a {backend}: the admin state's version is read "
-        "from the database on every request.",
-        "Point MCP_TOOLS['CACHE'] at a cache every worker shares (Redis, Memcached, the "
-        "database cache).",
-    ),
-    "mcp_tools.W020": (
-        "Tool {name}: include_output_schema forces include_structured_content on, although "
-        "it is set to False.",
-        "Set include_structured_content=True with include_output_schema=True, or turn "
-        "include_output_schema off.",
-    ),
-    "mcp_tools.W021": (
-        "Tool {name}: include_output_schema is on, but no output schema is known, so none is "
-        "advertised.",
-        "Pass output_schema= to @mcp_tool, or give the view a serializer.",
-    ),
-    "mcp_tools.E040": (
-        "The MCP endpoint /{route} authenticates with {cls}, which needs {app!r} in "
-        "INSTALLED_APPS: without it every request that carries its credentials fails.",
-        "Add {app!r} to INSTALLED_APPS (and migrate), or take {cls} out of the endpoint's "
-        "authentication classes.",
-    ),
-    "mcp_tools.W040": (
-        "The MCP endpoint /{route} admits anonymous callers: its permission classes are DRF's "
-        "DEFAULT_PERMISSION_CLASSES ({permissions}), which no setting of mcp_tools chose, so "
-        "anyone who reaches it lists and calls every tool anonymous callers may use.",
-        "Require authentication: set REST_FRAMEWORK['DEFAULT_PERMISSION_CLASSES'] or "
-        "MCP_TOOLS['PERMISSION_CLASSES'] to e.g. ['rest_framework.permissions.IsAuthenticated']. "
-        "To serve anonymous callers on purpose, name AllowAny in "
-        "MCP_TOOLS['PERMISSION_CLASSES'].",
-    ),
-    "mcp_tools.W041": (
-        "The MCP endpoint /{route} admits anonymous callers, but {count} of its tools ({names}) "
-        "refuse them: an anonymous client gets a shorter tools/list and no 401, so it is never "
-        "asked to authenticate.",
-        "Give the endpoint permission classes that refuse anonymous callers (IsAuthenticated), "
-        "or mount a second endpoint for the anonymous tools with MCPView.as_view(tags=...).",
-    ),
-    "mcp_tools.W042": (
-        "OAuth metadata is configured (MCP_TOOLS['OAUTH_AUTHORIZATION_SERVERS']), but the "
-        "URLconf serves no /.well-known/oauth-protected-resource: the 401 challenge points "
-        "clients at a document that answers 404.",
-        "Add path('', include('mcp_tools.urls.well_known')) to the root URLconf, with no prefix.",
-    ),
-    "mcp_tools.W050": (
-        "MCP_TOOLS[{key!r}] is not a setting of mcp_tools, so it is ignored.",
-        "{hint}",
-    ),
-    "mcp_tools.E051": (
-        "MCP_TOOLS[{key!r}] is {value!r}; it must be one of {choices}.",
-        "Set it to one of {choices}, or leave it out for the default, {default!r}.",
-    ),
-    "mcp_tools.E052": (
-        "MCP_TOOLS[{key!r}] is {value!r}; it must be {bound}.",
-        "Set it to {bound}, or leave it out for the default, {default!r}.",
-    ),
-    "mcp_tools.E053": (
-        "MCP_TOOLS['FORMATTER_CLASS'] is {value!r}, which is not a formatter: {problem}.",
-        "Name a subclass of mcp_tools.formatters.BaseFormatter (ResponseFormatter, or your own).",
-    ),
-    "mcp_tools.I060": (
-        "Tool calls run through {count} middleware of MIDDLEWARE: {running}. Left out: {skipped}.",
-        "The view's request already carries what the left-out classes do "
-        "(DISPATCH_SKIP_MIDDLEWARE, docs/dispatch.md); silence this check once you have read it.",
-    ),
-    "mcp_tools.I061": (
-        "Tool calls call their views directly (MCP_TOOLS['DISPATCH'] = 'direct'): {count} "
-        "middleware of MIDDLEWARE would run for a direct request and do not for them "
-        "({names}), so policy there does not apply.",
-        "The attributes the middleware set on the /mcp request are carried over to the view's "
-        "request. Use DISPATCH = 'middleware' (the default) where middleware decides who may "
-        "call a view (docs/dispatch.md).",
-    ),
-}
 
 #: Settings that were removed, and what took their place (mcp_tools.W050).
 REMOVED_SETTINGS = {
@@ -195,11 +21,11 @@ REMOVED_SETTINGS = {
     "(docs/dispatch.md).",
 }
 
-#: Settings that take one of a few values, and those values.
+#: Settings that take one of a few values, and where those values are named.
 CHOICES = {
-    "DISPATCH": ("middleware", "direct"),
-    "CALL_LOG": ("off", "errors", "all"),
-    "JSON_NAN": ("error", "null", "string"),
+    "DISPATCH": "mcp_tools.dispatch.MODES",
+    "CALL_LOG": "mcp_tools.calllog.MODES",
+    "JSON_NAN": "mcp_tools.encoding.NAN_MODES",
 }
 
 #: Numeric bounds: the settings that must be positive, and those that may also be zero.
@@ -230,23 +56,6 @@ REQUIRED_APPS = {
 }
 
 
-#: Where a view's body fields can be declared, by the kind of view (mcp_tools.I001).
-BODY_PLACES = {
-    "class": "serializer_class = ... (or get_serializer_class()) on {view}, "
-    "@extend_schema(request=...) with drf-spectacular",
-    "function": "@extend_schema(request=...) with drf-spectacular, above @api_view on {view}",
-}
-
-
-def describe(problem: ToolProblem) -> tuple[str, str]:
-    """Return the message and the hint of ``problem``."""
-    message, hint = MESSAGES[problem.id]
-    params = dict(problem.params)
-    if "kind" in params:
-        params["places"] = BODY_PLACES[params["kind"]].format(**params)
-    return message.format(**params), hint.format(**params)
-
-
 def check_message(problem: ToolProblem) -> checks.CheckMessage:
     """Return ``problem`` as a Django system check message."""
     message, hint = describe(problem)
@@ -272,9 +81,6 @@ def check_tools(
         for obj in registry.unrouted()
     )
     return messages
-
-
-PER_PROCESS_CACHES = ("django.core.cache.backends.locmem.LocMemCache",)
 
 
 @checks.register("mcp_tools")
@@ -378,10 +184,10 @@ def check_endpoint_authentication(
 ) -> list[checks.CheckMessage]:
     """Report endpoints whose policy lets anonymous callers in without anyone choosing it,
     and authentication classes whose app is not installed (docs/checks.md)."""
-    from .routes import mcp_endpoints
+    from .views import mounted_endpoints
 
     messages = []
-    for route, endpoint in mcp_endpoints():
+    for route, endpoint in mounted_endpoints():
         messages += _missing_apps(route, endpoint)
         messages += _anonymous_admission(route, endpoint, registry)
     return messages
@@ -451,6 +257,8 @@ def check_settings(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckM
     """Report ``MCP_TOOLS`` keys that are no setting, and values no setting takes."""
     import difflib
 
+    from django.utils.module_loading import import_string
+
     from .conf import DEFAULTS, mcp_settings
 
     given = mcp_settings.user_settings
@@ -465,7 +273,8 @@ def check_settings(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckM
         messages.append(
             check_message(ToolProblem("mcp_tools.W050", key, {"key": key, "hint": hint}))
         )
-    for key, choices in CHOICES.items():
+    for key, where in CHOICES.items():
+        choices = import_string(where)
         value = given.get(key, DEFAULTS[key])
         if value not in choices:
             params = {"key": key, "value": value, "choices": ", ".join(map(repr, choices))}

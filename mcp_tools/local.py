@@ -14,7 +14,7 @@ from typing import Any
 
 from django.core.handlers.wsgi import WSGIRequest
 from django.http import HttpRequest
-from django.urls import NoReverseMatch, get_resolver, resolve, reverse
+from django.urls import NoReverseMatch, reverse
 
 from . import server
 from .authentication import Caller
@@ -24,8 +24,7 @@ from .inner_requests import carried_attributes, client_environ
 from .protocol.jsonrpc import JSONRPCError, decoded, parse_message
 from .protocol.projection import project
 from .protocol.versions import LATEST_HANDSHAKE_VERSION, Era
-from .routes import mcp_endpoints
-from .views import MCPView
+from .views import MCPView, endpoint_at, mounted_endpoints
 
 DEFAULT_ENDPOINT = "mcp_tools:endpoint"
 
@@ -48,12 +47,11 @@ def mounted_endpoint(
             path = reverse(url_name)
         except NoReverseMatch:
             raise NoEndpoint(f"No URL named {url_name!r}.") from None
-        view = resolve(path).func
-        view_class = getattr(view, "view_class", None)
-        if not (isinstance(view_class, type) and issubclass(view_class, MCPView)):
+        endpoint = endpoint_at(path)
+        if endpoint is None:
             raise NoEndpoint(f"The URL {url_name!r} ({path}) is not an MCP endpoint.")
-        return path, view_class(**getattr(view, "view_initkwargs", {}))
-    mounted = [("/" + route, endpoint) for route, endpoint in mcp_endpoints(get_resolver())]
+        return path, endpoint
+    mounted = [("/" + route, endpoint) for route, endpoint in mounted_endpoints()]
     try:
         default = reverse(DEFAULT_ENDPOINT)
     except NoReverseMatch:

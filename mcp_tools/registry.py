@@ -20,8 +20,8 @@ from django.urls import URLResolver, get_resolver, get_urlconf
 from rest_framework.views import APIView
 from rest_framework.viewsets import ViewSetMixin
 
-from .checks import describe
 from .definitions import Candidate, ToolDefinitionError, build_tool, excluded
+from .problems import describe
 from .routes import Route, iter_routes
 from .tools import NAME_RE, TOOL_METHODS, Tool, ToolOptions, ToolProblem
 

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.urls import NoReverseMatch, Resolver404, resolve, reverse
-from django.views import View
+from django.http import HttpRequest
 
 from .conf import mcp_settings
 from .context import get_context, http_request
@@ -98,38 +96,3 @@ def endpoint_resource(request: Any) -> str | None:
     """
     path = endpoint_path(request)
     return resource_identifier(http_request(request), path) if path is not None else None
-
-
-class ProtectedResourceMetadataView(View):
-    """Serve the RFC 9728 document of an endpoint: the root form, or the path form.
-
-    The root form (``/.well-known/oauth-protected-resource``) describes the endpoint named
-    ``mcp_tools:endpoint``, for clients that look only there; the path form describes the
-    endpoint mounted at the path after it. Any other path, or no OAuth metadata: 404.
-    """
-
-    http_method_names = ["get", "head", "options"]
-
-    def get(self, request: HttpRequest, resource_path: str | None = None) -> HttpResponse:
-        from .views import MCPView
-
-        if not is_configured():
-            raise Http404("No OAuth metadata is configured")
-        urlconf = getattr(request, "urlconf", None)
-        try:
-            path = "/" + resource_path if resource_path else reverse("mcp_tools:endpoint")
-            match = resolve(path, urlconf)
-        except (NoReverseMatch, Resolver404) as exc:
-            raise Http404("No MCP endpoint there") from exc
-        view_class = getattr(match.func, "view_class", None)
-        if not (isinstance(view_class, type) and issubclass(view_class, MCPView)):
-            raise Http404("No MCP endpoint there")
-        endpoint = view_class(**getattr(match.func, "view_initkwargs", {}))
-        script_name = request.path[: len(request.path) - len(request.path_info)]
-        data = endpoint.get_resource_metadata(request, script_name + path)
-        if data is None:
-            raise Http404("No OAuth metadata for this endpoint")
-        response = JsonResponse(data)
-        # Browser-based clients (the Inspector's web UI) read it from another origin.
-        response["Access-Control-Allow-Origin"] = "*"
-        return response

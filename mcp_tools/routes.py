@@ -86,10 +86,6 @@ class Route:
     def url_name(self) -> str | None:
         return self.name.rpartition(":")[2] if self.name else None
 
-    def build_path(self, kwargs: dict[str, Any]) -> str:
-        """Return the decoded path (``PATH_INFO``) that reaches this route with ``kwargs``."""
-        return self.resolve(kwargs)[0]
-
     def resolve(self, kwargs: dict[str, Any]) -> tuple[str, ResolverMatch]:
         """Return the path that reaches this route with ``kwargs``, and the match of it.
 
@@ -272,19 +268,3 @@ def iter_routes(resolver: URLResolver) -> Iterator[Route]:
                 )
 
     yield from walk(resolver.url_patterns, _Prefix())
-
-
-def mcp_endpoints(resolver: URLResolver | None = None) -> list[tuple[str, Any]]:
-    """Return ``(route, endpoint)`` for every ``MCPView`` reachable from ``resolver`` (the
-    root URLconf by default): an instance made with the pattern's ``as_view()`` arguments."""
-    from django.urls import get_resolver
-
-    from .views import MCPView
-
-    found = []
-    for route in iter_routes(resolver or get_resolver()):
-        view_class = getattr(route.callback, "view_class", None)
-        if isinstance(view_class, type) and issubclass(view_class, MCPView):
-            endpoint = view_class(**getattr(route.callback, "view_initkwargs", {}))
-            found.append((route.route, endpoint))
-    return found

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.metadata
 import sys
 from collections.abc import Mapping
 from typing import Any
@@ -209,6 +210,8 @@ def _unconfigured() -> bool:
 @functools.cache
 def _tracer() -> Any:
     # A proxy until the project sets its tracer provider, then that provider's tracer.
-    from . import __version__
-
-    return trace.get_tracer("mcp_tools", __version__)
+    try:
+        version: str | None = importlib.metadata.version("django-mcp-tools")
+    except importlib.metadata.PackageNotFoundError:  # a checkout that is not installed
+        version = None
+    return trace.get_tracer("mcp_tools", version)

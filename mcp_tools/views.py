@@ -23,12 +23,15 @@ from django.core.exceptions import (
     SuspiciousOperation,
 )
 from django.http import (
+    Http404,
     HttpRequest,
     HttpResponse,
     HttpResponseBase,
     HttpResponseNotAllowed,
+    JsonResponse,
     UnreadablePostError,
 )
+from django.urls import NoReverseMatch, Resolver404, URLResolver, get_resolver, resolve, reverse
 from django.utils.log import log_response
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
@@ -55,6 +58,7 @@ from .protocol import jsonrpc, mediatypes, versions
 from .protocol.jsonrpc import INVALID_REQUEST, JSONRPCError
 from .registry import ToolRegistry
 from .registry import registry as default_registry
+from .routes import iter_routes
 from .server import Answer
 from .tools import Tool
 
@@ -479,3 +483,65 @@ class MCPView(View):
         # What HttpRequest.body caches after reading: DRF's CSRF check reads request.POST.
         request._body = body
         return body
+
+
+# -- the endpoints the URLconf mounts ------------------------------------------------------
+
+
+def endpoint_of(callback: Any) -> MCPView | None:
+    """Return the endpoint a routed ``callback`` serves (made with its ``as_view()``
+    arguments), or None when it is no ``MCPView``."""
+    view_class = getattr(callback, "view_class", None)
+    if isinstance(view_class, type) and issubclass(view_class, MCPView):
+        return view_class(**getattr(callback, "view_initkwargs", {}))
+    return None
+
+
+def endpoint_at(path: str, urlconf: str | None = None) -> MCPView | None:
+    """Return the endpoint mounted at ``path``, or None when no ``MCPView`` is there."""
+    try:
+        match = resolve(path, urlconf)
+    except Resolver404:
+        return None
+    return endpoint_of(match.func)
+
+
+def mounted_endpoints(resolver: URLResolver | None = None) -> list[tuple[str, MCPView]]:
+    """Return ``(route, endpoint)`` for every ``MCPView`` reachable from ``resolver`` (the
+    root URLconf by default)."""
+    found = []
+    for route in iter_routes(resolver or get_resolver()):
+        endpoint = endpoint_of(route.callback)
+        if endpoint is not None:
+            found.append((route.route, endpoint))
+    return found
+
+
+class ProtectedResourceMetadataView(View):
+    """Serve the RFC 9728 document of an endpoint: the root form, or the path form.
+
+    The root form (``/.well-known/oauth-protected-resource``) describes the endpoint named
+    ``mcp_tools:endpoint``, for clients that look only there; the path form describes the
+    endpoint mounted at the path after it. Any other path, or no OAuth metadata: 404.
+    """
+
+    http_method_names = ["get", "head", "options"]
+
+    def get(self, request: HttpRequest, resource_path: str | None = None) -> HttpResponse:
+        if not resource_metadata.is_configured():
+            raise Http404("No OAuth metadata is configured")
+        try:
+            path = "/" + resource_path if resource_path else reverse("mcp_tools:endpoint")
+        except NoReverseMatch as exc:
+            raise Http404("No MCP endpoint there") from exc
+        endpoint = endpoint_at(path, getattr(request, "urlconf", None))
+        if endpoint is None:
+            raise Http404("No MCP endpoint there")
+        script_name = request.path[: len(request.path) - len(request.path_info)]
+        data = endpoint.get_resource_metadata(request, script_name + path)
+        if data is None:
+            raise Http404("No OAuth metadata for this endpoint")
+        response = JsonResponse(data)
+        # Browser-based clients (the Inspector's web UI) read it from another origin.
+        response["Access-Control-Allow-Origin"] = "*"
+        return response

@@ -7,7 +7,7 @@ mounted at ``/<path>``. Both answer 404 until OAuth metadata is configured.
 
 from django.urls import path
 
-from ..resource_metadata import ProtectedResourceMetadataView
+from ..views import ProtectedResourceMetadataView
 
 app_name = "mcp_tools_well_known"
 

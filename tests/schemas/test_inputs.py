@@ -14,8 +14,8 @@ from jsonschema import Draft7Validator, Draft202012Validator
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from mcp_tools.checks import describe
 from mcp_tools.decorators import mcp_tool
+from mcp_tools.problems import describe
 from mcp_tools.registry import ToolRegistry, registry
 
 

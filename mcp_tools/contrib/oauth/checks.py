@@ -34,7 +34,7 @@ def _message(level: Any, check_id: str, **params: Any) -> checks.CheckMessage:
 def check_oauth(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     """The resource server needs django-oauth-toolkit's app and an authorization server."""
     from mcp_tools.resource_metadata import is_configured
-    from mcp_tools.routes import mcp_endpoints
+    from mcp_tools.views import mounted_endpoints
 
     if not apps.is_installed("oauth2_provider"):
         return [_message(checks.Error, "mcp_tools.E043")]
@@ -44,6 +44,6 @@ def check_oauth(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMess
 
     return [
         _message(checks.Warning, "mcp_tools.W043", route=route)
-        for route, endpoint in mcp_endpoints()
+        for route, endpoint in mounted_endpoints()
         if any(isinstance(a, OAuth2ResourceAuthentication) for a in endpoint.get_authenticators())
     ]
