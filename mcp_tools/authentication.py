@@ -53,13 +53,27 @@ class Caller:
             return self.user, self.auth
         if tuple(getattr(view_class, "authentication_classes", ())) != self.authentication_classes:
             return None
-        # Imported here: DRF imports this module while it reads DEFAULT_AUTHENTICATION_CLASSES
-        # (BearerTokenAuthentication), before rest_framework.views can be imported.
-        from rest_framework.views import APIView
-
-        if view_class.get_authenticators is not APIView.get_authenticators:
+        if picks_own_authenticators(view_class):
             return None  # the view chooses its authenticators itself: let them run
         return self.user, self.auth
+
+
+def picks_own_authenticators(view_class: type[Any]) -> bool:
+    """Return whether ``view_class`` overrides DRF's ``get_authenticators()``: it may read
+    its request to choose, so only its own instance can say which classes run."""
+    # Imported here: DRF imports this module while it reads DEFAULT_AUTHENTICATION_CLASSES
+    # (BearerTokenAuthentication), before rest_framework.views can be imported.
+    from rest_framework.views import APIView
+
+    return view_class.get_authenticators is not APIView.get_authenticators
+
+
+def authentication_of(view_class: type[Any]) -> Any:
+    """Return what decides how ``view_class`` authenticates a request: its classes, or the
+    view class itself when it picks its own authenticators (a key, equal when alike)."""
+    if picks_own_authenticators(view_class):
+        return view_class
+    return tuple(view_class.authentication_classes)
 
 
 #: The longest ``Authorization`` header read at all: gunicorn's default bound on a header

@@ -7,12 +7,21 @@ in docs/checks.md.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
+from django.apps import AppConfig
 from django.core import checks
 
 from .problems import describe
-from .tools import ToolProblem
+from .tools import Tool, ToolProblem
+
+if TYPE_CHECKING:
+    from .registry import ToolRegistry
+    from .views import MCPView
+
+#: What Django passes a check: the apps to check, None for all.
+Configs = Sequence[AppConfig] | None
 
 #: Settings that were removed, and what took their place (mcp_tools.W050).
 REMOVED_SETTINGS = {
@@ -69,7 +78,7 @@ def _describe_obj(obj: Any) -> str:
 
 @checks.register("mcp_tools")
 def check_tools(
-    app_configs: Any = None, registry: Any = None, **kwargs: Any
+    app_configs: Configs = None, registry: ToolRegistry | None = None, **kwargs: object
 ) -> list[checks.CheckMessage]:
     """Resolve every declared tool against the URLconf and report what can't become a tool."""
     from .registry import registry as default_registry
@@ -84,7 +93,7 @@ def check_tools(
 
 
 @checks.register("mcp_tools")
-def check_admin_cache(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+def check_admin_cache(app_configs: Configs = None, **kwargs: object) -> list[checks.CheckMessage]:
     """The admin state's version stamp needs a cache every worker shares."""
     from django.core.cache import caches
     from django.core.cache.backends.dummy import DummyCache
@@ -111,7 +120,7 @@ def check_admin_cache(app_configs: Any = None, **kwargs: Any) -> list[checks.Che
 
 @checks.register("mcp_tools")
 def check_permissions(
-    app_configs: Any = None, registry: Any = None, **kwargs: Any
+    app_configs: Configs = None, registry: ToolRegistry | None = None, **kwargs: object
 ) -> list[checks.CheckMessage]:
     """Report tools whose permission classes can't say, before the view runs, who may call."""
     from django.contrib.auth import get_user_model
@@ -155,15 +164,15 @@ def _anonymous_request(path: str) -> Any:
     return request
 
 
-def _admits_anonymous(endpoint: Any, route: str) -> bool:
+def _admits_anonymous(endpoint: MCPView, route: str) -> bool:
     request = _anonymous_request("/" + route)
     try:
-        return all(p.has_permission(request, endpoint) for p in endpoint.get_permissions())
+        return all(p.has_permission(request, endpoint) for p in endpoint.get_permissions())  # type: ignore[arg-type]
     except Exception:
         return False  # a refusal raised rather than returned, or a class that can't answer
 
 
-def _refuses_anonymous(tool: Any) -> bool:
+def _refuses_anonymous(tool: Tool) -> bool:
     from .schemas.introspection import view_for
 
     request = _anonymous_request("/" + tool.route.route)
@@ -180,7 +189,7 @@ def _qualname(cls: type) -> str:
 
 @checks.register("mcp_tools")
 def check_endpoint_authentication(
-    app_configs: Any = None, registry: Any = None, **kwargs: Any
+    app_configs: Configs = None, registry: ToolRegistry | None = None, **kwargs: object
 ) -> list[checks.CheckMessage]:
     """Report endpoints whose policy lets anonymous callers in without anyone choosing it,
     and authentication classes whose app is not installed (docs/checks.md)."""
@@ -193,7 +202,7 @@ def check_endpoint_authentication(
     return messages
 
 
-def _missing_apps(route: str, endpoint: Any) -> list[checks.CheckMessage]:
+def _missing_apps(route: str, endpoint: MCPView) -> list[checks.CheckMessage]:
     from django.apps import apps
 
     messages = []
@@ -206,7 +215,9 @@ def _missing_apps(route: str, endpoint: Any) -> list[checks.CheckMessage]:
     return messages
 
 
-def _anonymous_admission(route: str, endpoint: Any, registry: Any) -> list[checks.CheckMessage]:
+def _anonymous_admission(
+    route: str, endpoint: MCPView, registry: ToolRegistry | None
+) -> list[checks.CheckMessage]:
     from django.core.exceptions import ImproperlyConfigured
 
     from .conf import mcp_settings
@@ -237,7 +248,7 @@ def _anonymous_admission(route: str, endpoint: Any, registry: Any) -> list[check
 
 
 @checks.register("mcp_tools")
-def check_well_known(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+def check_well_known(app_configs: Configs = None, **kwargs: object) -> list[checks.CheckMessage]:
     """With OAuth metadata configured, the RFC 9728 documents must be served at the root."""
     from django.urls import NoReverseMatch, reverse
 
@@ -253,7 +264,7 @@ def check_well_known(app_configs: Any = None, **kwargs: Any) -> list[checks.Chec
 
 
 @checks.register("mcp_tools")
-def check_settings(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+def check_settings(app_configs: Configs = None, **kwargs: object) -> list[checks.CheckMessage]:
     """Report ``MCP_TOOLS`` keys that are no setting, and values no setting takes."""
     import difflib
 
@@ -313,7 +324,7 @@ def _formatter_problems(value: Any) -> list[checks.CheckMessage]:
 
 
 @checks.register("mcp_tools")
-def check_dispatch(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+def check_dispatch(app_configs: Configs = None, **kwargs: object) -> list[checks.CheckMessage]:
     """Say which of the project's middleware runs for tool calls, and which doesn't
     (docs/dispatch.md); nothing when only the classes ``DISPATCH_SKIP_MIDDLEWARE`` leaves
     out are installed."""

@@ -34,7 +34,7 @@ from rest_framework.permissions import (
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from .authentication import Caller, missing_scopes
+from .authentication import Caller, authentication_of, missing_scopes, picks_own_authenticators
 from .catalog import Catalog, Rule
 from .schemas.introspection import view_for
 from .tools import Tool
@@ -67,9 +67,7 @@ def access_key(tool: Tool) -> Hashable | None:
     if set(classes) <= {AllowAny}:
         return "anyone"
     # What the view sees of the caller depends on its own authentication.
-    own = view_class.get_authenticators is not APIView.get_authenticators
-    authentication = view_class if own else tuple(view_class.authentication_classes)
-    return classes, tool.method, authentication
+    return classes, tool.method, authentication_of(view_class)
 
 
 #: Lists kept per catalog (one per distinct signature and endpoint).
@@ -236,10 +234,7 @@ class Visibility:
         Built once per (method, authentication) of this /mcp request.
         """
         identity = self.caller.identity_for(tool.view_class)
-        view_class = tool.view_class
-        own = view_class.get_authenticators is not APIView.get_authenticators
-        authentication = view_class if own else tuple(view_class.authentication_classes)
-        key = (tool.method, identity is not None or authentication)
+        key = (tool.method, identity is not None or authentication_of(tool.view_class))
         if key not in self._requests:
             # A copy of the /mcp request, so that nothing DRF writes (the user) reaches it.
             http = copy.copy(self.request)
@@ -248,10 +243,10 @@ class Visibility:
                 http._force_auth_user, http._force_auth_token = identity  # type: ignore[attr-defined]
                 self._requests[key] = Request(http)
             else:
-                if tool.view_class.get_authenticators is APIView.get_authenticators:
-                    view = tool.view_class(**getattr(tool.callback, "initkwargs", {}))
-                else:  # a view that picks its authenticators may read its request
+                if picks_own_authenticators(tool.view_class):  # it may read its request
                     view = view_for(tool.view_class, tool.route, tool.method, tool.action)
+                else:
+                    view = tool.view_class(**getattr(tool.callback, "initkwargs", {}))
                 request = Request(http, authenticators=view.get_authenticators())
                 try:
                     request.user  # noqa: B018  (authenticate now, as the view would)

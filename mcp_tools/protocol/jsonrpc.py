@@ -102,8 +102,8 @@ class RawJSON:
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, RawJSON):
-            return self.value == other.value
-        return self.value == other
+            return bool(self.value == other.value)
+        return bool(self.value == other)
 
     def __repr__(self) -> str:
         return f"RawJSON({self.text[:40]!r})"
