@@ -40,23 +40,19 @@ def main() -> None:
     setup()
     from django.test import RequestFactory
 
-    from mcp_tools.authentication import authenticate
-    from mcp_tools.handlers import Call
-    from mcp_tools.protocol.jsonrpc import parse_message
-    from mcp_tools.protocol.versions import Era
+    from mcp_tools.handlers import Exchange
     from mcp_tools.views import MCPView
     from mcp_tools.visibility import plan_for
 
     endpoint = MCPView()
     request = RequestFactory().post("/mcp", HTTP_HOST="127.0.0.1")
-    caller = authenticate(request, endpoint)
-    message = parse_message({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    caller = endpoint.authenticate(request)
 
     def listing() -> int:
-        return len(Call(message, Era("2025-11-25"), request, caller, endpoint).tools()[0])
+        return len(Exchange(request, caller, endpoint).tools()[0])
 
     count = listing()
-    catalog = Call(message, Era("2025-11-25"), request, caller, endpoint).catalog
+    catalog = Exchange(request, caller, endpoint).catalog
     plan = plan_for(catalog)
 
     def cold() -> int:

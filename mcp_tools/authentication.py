@@ -7,7 +7,7 @@ Also the endpoint's refusals (401 with a challenge that tells the truth, 403, 42
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from django.http import HttpRequest
@@ -31,6 +31,10 @@ class Caller:
     forced: bool = False
     #: The authentication class instance that accepted the credentials (None: anonymous).
     authenticator: Any = None
+    #: ``identity_for`` per view class, worked out once per caller (its /mcp request).
+    _identities: dict[type[Any], tuple[Any, Any] | None] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     @classmethod
     def acting_as(cls, user: Any) -> Caller:
@@ -47,6 +51,13 @@ class Caller:
         Anonymous callers are never handed over: the view's own classes then run on the copied
         credentials and refuse them exactly as a direct call would (401, not 403).
         """
+        try:
+            return self._identities[view_class]
+        except KeyError:
+            identity = self._identities[view_class] = self._identity_for(view_class)
+            return identity
+
+    def _identity_for(self, view_class: type[Any]) -> tuple[Any, Any] | None:
         if not self.is_authenticated:
             return None
         if self.forced:

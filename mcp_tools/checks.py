@@ -129,7 +129,7 @@ def check_permissions(
     from rest_framework.exceptions import APIException
 
     from .registry import registry as default_registry
-    from .schemas.introspection import synthetic_request, view_for
+    from .schemas.introspection import synthetic_request
 
     try:
         tools = list((registry or default_registry).tools())
@@ -143,7 +143,7 @@ def check_permissions(
             for user in callers:
                 request = synthetic_request(tool.method, "/" + tool.route.route)
                 request.user = user
-                view = view_for(tool.view_class, tool.route, tool.method, tool.action, request)
+                view = tool.operation.view_with(request)
                 for permission in view.get_permissions():
                     permission.has_permission(request, view)
         except APIException:
@@ -173,11 +173,10 @@ def _admits_anonymous(endpoint: MCPView, route: str) -> bool:
 
 
 def _refuses_anonymous(tool: Tool) -> bool:
-    from .schemas.introspection import view_for
 
     request = _anonymous_request("/" + tool.route.route)
     try:
-        view = view_for(tool.view_class, tool.route, tool.method, tool.action, request)
+        view = tool.operation.view_with(request)
         return not all(p.has_permission(request, view) for p in view.get_permissions())
     except Exception:
         return True  # NotAuthenticated raised, or unanswerable (reported as W030)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,9 +19,8 @@ from rest_framework.views import APIView
 from . import naming
 from .annotations import tool_annotations
 from .conf import mcp_settings
-from .routes import Route
 from .schemas import inputs, spectacular
-from .schemas.introspection import model_of, view_for
+from .schemas.introspection import ViewMethod
 from .schemas.outputs import OutputSchemaTypeError, build_validator, resolve_output_schema
 from .schemas.validators import argument_validator
 from .tools import BODY_METHODS, NAME_RE, Tool, ToolOptions, ToolProblem
@@ -31,11 +30,9 @@ logger = logging.getLogger("mcp_tools")
 
 @dataclass(frozen=True)
 class Candidate:
-    """A (method, action) of a routed view that a declaration makes a tool."""
+    """A method (or action) of a routed view that a declaration makes a tool."""
 
-    method: str
-    action: str | None
-    handler: Callable[..., Any]
+    operation: ViewMethod
     options: ToolOptions
     declared_by: Any
 
@@ -58,11 +55,12 @@ class OutputSide:
     error: str | None = None
 
 
-def build_tool(route: Route, view_class: type[APIView], cand: Candidate, several: bool) -> Tool:
+def build_tool(cand: Candidate, several: bool) -> Tool:
     """Resolve one candidate into a Tool; raise ``ToolDefinitionError`` if it can't be built."""
-    options, obj = cand.options, cand.declared_by
-    where = naming.where(route, view_class, cand.method, cand.action)
-    name = options.name or naming.default_name(route, view_class, cand.method, cand.action, several)
+    options, obj, operation = cand.options, cand.declared_by, cand.operation
+    route, view_class, method = operation.route, operation.view_class, operation.method
+    where = naming.where(operation)
+    name = options.name or naming.default_name(operation, several)
     if not NAME_RE.match(name):
         raise ToolDefinitionError(
             ToolProblem("mcp_tools.E002", obj, {"name": name, "where": where})
@@ -73,34 +71,27 @@ def build_tool(route: Route, view_class: type[APIView], cand: Candidate, several
             raise ToolDefinitionError(
                 ToolProblem("mcp_tools.E005", obj, {"name": name, "problem": invalid})
             )
-    view = view_for(view_class, route, cand.method, cand.action)
-    model = model_of(view)
-    annotated = spectacular.operation(view, route, cand.method)
+    model = operation.model
+    annotated = spectacular.operation(operation.view, route, method)
     if annotated.tags:
         tags = (*options.tags, *(tag for tag in annotated.tags if tag not in options.tags))
         options = dataclasses.replace(options, tags=tags)
     try:
-        arguments = inputs.build_input_schema(
-            route, view_class, cand.method, cand.action, options.input_schema, model=model
-        )
+        arguments = inputs.build_input_schema(operation, options.input_schema)
     except inputs.ArgumentClash as exc:
         raise ToolDefinitionError(
             ToolProblem("mcp_tools.E004", obj, {"name": name, "where": where, "clash": str(exc)})
         ) from exc
-    title = (
-        options.title
-        or annotated.summary
-        or naming.default_title(route, view_class, cand.method, cand.action, several, model)
-    )
+    title = options.title or annotated.summary or naming.default_title(operation, several, model)
     problems = list(_input_problems(name, where, arguments, obj))
     if annotated.error:
         problems.append(
             ToolProblem("mcp_tools.W006", obj, {"name": name, "error": annotated.error})
         )
-    if cand.method in BODY_METHODS and options.input_schema is None:
+    if method in BODY_METHODS and options.input_schema is None:
         problems.extend(_empty_body(name, where, arguments, view_class, obj))
     output = output_side(
-        OutputSubject(name, route, view_class, cand.method, cand.action, options, obj),
+        OutputSubject(name, operation, options, obj),
         structured=_switch(
             options.include_structured_content, mcp_settings.INCLUDE_STRUCTURED_CONTENT
         ),
@@ -112,19 +103,14 @@ def build_tool(route: Route, view_class: type[APIView], cand: Candidate, several
         title=title,
         description=options.description
         or annotated.description
-        or naming.default_description(
-            cand.handler, view_class, title, method=cand.method, action=cand.action, model=model
-        ),
-        method=cand.method,
-        route=route,
-        view_class=view_class,
-        action=cand.action,
+        or naming.default_description(operation, title, model),
+        operation=operation,
         options=options,
         input_schema=arguments.schema,
         validator=argument_validator(arguments.schema),
         path_params=arguments.path_params,
         query_params=arguments.query_params,
-        annotations=tool_annotations(cand.method, title, options.annotations),
+        annotations=tool_annotations(method, title, options.annotations),
         include_structured_content=output.include_structured_content,
         output_schema=output.schema,
         output_validator=output.validator,
@@ -134,21 +120,20 @@ def build_tool(route: Route, view_class: type[APIView], cand: Candidate, several
     )
 
 
-def excluded(route: Route, view_class: type[APIView], cand: Candidate) -> bool:
+def excluded(cand: Candidate) -> bool:
     """Return whether drf-spectacular's ``exclude=True`` leaves this candidate out.
 
     A declaration that names the operation itself (``@mcp_tool`` on the handler, or in its
     ``actions=``/``methods=``) wins over the exclusion from the API schema.
     """
-    options = cand.options
-    if cand.declared_by is cand.handler:
+    options, operation = cand.options, cand.operation
+    if cand.declared_by is operation.handler:
         return False
-    if cand.action is not None and options.actions is not None:
+    if operation.action is not None and options.actions is not None:
         return False
-    if cand.action is None and options.methods is not None:
+    if operation.action is None and options.methods is not None:
         return False
-    view = view_for(view_class, route, cand.method, cand.action)
-    return spectacular.operation(view, route, cand.method).excluded
+    return spectacular.operation(operation.view, operation.route, operation.method).excluded
 
 
 def _switch(declared: bool | None, setting: Any) -> bool:
@@ -160,10 +145,7 @@ class OutputSubject:
     """What deciding a tool's output side needs to know of the tool."""
 
     name: str
-    route: Route
-    view_class: type[APIView]
-    method: str
-    action: str | None
+    operation: ViewMethod
     options: ToolOptions
     declared_by: Any
 
@@ -180,9 +162,7 @@ def output_side(
         problems.append(ToolProblem("mcp_tools.W020", obj, {"name": name}))
         logger.warning("Tool %s: include_output_schema forces include_structured_content on", name)
     try:
-        schema = resolve_output_schema(
-            tool.options.output_schema, tool.route, tool.view_class, tool.method, tool.action
-        )
+        schema = resolve_output_schema(tool.options.output_schema, tool.operation)
     except OutputSchemaTypeError as exc:
         # Advertise nothing rather than fail tools/list for every tool.
         problems.append(ToolProblem("mcp_tools.E020", obj, {"name": name, "type": str(exc)}))
@@ -254,15 +234,7 @@ def with_overrides(
             options.include_structured_content, mcp_settings.INCLUDE_STRUCTURED_CONTENT
         )
         advertised = _switch(options.include_output_schema, mcp_settings.INCLUDE_OUTPUT_SCHEMA)
-        subject = OutputSubject(
-            tool.name,
-            tool.route,
-            tool.view_class,
-            tool.method,
-            tool.action,
-            options,
-            tool.declared_by,
-        )
+        subject = OutputSubject(tool.name, tool.operation, options, tool.declared_by)
         output = output_side(
             subject,
             structured=structured

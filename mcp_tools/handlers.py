@@ -5,8 +5,10 @@ or raises ``JSONRPCError``. It never builds an HTTP response: how the answer tra
 (JSON or SSE, alone or in a batch) is the transport's choice (``mcp_tools.views``), and
 projection onto the negotiated version happens once, in ``mcp_tools.server``.
 
-``tools/call`` returns ``Work`` when the view is still to run: the transport runs it at
-once, or in a worker thread whose notifications it streams.
+One ``Exchange`` per HTTP request is shared by its messages (the catalog, the visibility
+answers); one ``Call`` per message. ``tools/call`` returns its ``Invocation`` when the view
+is still to run: the transport runs it at once, or in a worker thread whose notifications
+it streams.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any, Protocol
 from django.http import HttpRequest
 from django.utils.translation import get_language
 
+from . import tracing
 from .authentication import Caller, insufficient_scope
 from .catalog import Catalog, catalog_for
 from .conf import mcp_settings
@@ -31,7 +34,7 @@ from .protocol.jsonrpc import INVALID_PARAMS, JSONRPCError, Message, RawJSON, cl
 from .protocol.projection import project_tool
 from .protocol.results import InputRequiredResult, ToolResult
 from .protocol.versions import Era
-from .registry import ToolRegistry, ToolSet
+from .registry import ToolRegistry
 from .request_state import Binding
 from .tools import Tool
 from .visibility import Visibility
@@ -54,49 +57,42 @@ class Endpoint(Protocol):
     def serves(self, tool: Tool) -> bool: ...
 
 
-@dataclass
-class Call:
-    """One JSON-RPC request to the endpoint, with what the handlers need to answer it."""
+@dataclass(eq=False)
+class Exchange:
+    """One HTTP request to the endpoint: who made it, to which endpoint, and what every
+    message of it shares (a batch's items too): the catalog, the visibility answers."""
 
-    message: Message
-    era: Era
     request: HttpRequest
     caller: Caller
     endpoint: Endpoint
 
     @property
-    def version(self) -> str:
-        return self.era.version
-
-    def toolset(self) -> ToolSet:
-        """Return the tools of the request's URLconf (all of them, whatever the tags)."""
-        return self.endpoint.get_registry().tools(getattr(self.request, "urlconf", None))
+    def endpoint_path(self) -> str:
+        """The path the endpoint answered at (its OAuth resource, docs/oauth.md)."""
+        return self.request.path
 
     @cached_property
     def catalog(self) -> Catalog:
         """The request's tools as admins configured them (one cache read per request)."""
-        return catalog_for(self.toolset())
+        toolset = self.endpoint.get_registry().tools(getattr(self.request, "urlconf", None))
+        return catalog_for(toolset)
 
     @cached_property
     def visibility(self) -> Visibility:
-        return Visibility(self.request, self.caller)
+        return Visibility(self.request, self.caller, self.endpoint)
 
     def served(self) -> int:
         """Return how many tools this endpoint serves, whoever asks."""
         if self.endpoint.tags is None:
             return len(self.catalog.tools)
-        return sum(1 for tool in self.catalog if self.serves(tool))
-
-    def serves(self, tool: Tool) -> bool:
-        """Return whether this endpoint serves ``tool`` (its ``tags``, if any)."""
-        return self.endpoint.serves(tool)
+        return sum(1 for tool in self.catalog if self.endpoint.serves(tool))
 
     def tools(self) -> tuple[list[Tool], Any]:
         """Return the tools this request may see, in URLconf order, and what the list
         depends on (equal keys, equal lists)."""
         tags = self.endpoint.tags
         endpoint = tuple(sorted(tags)) if tags is not None else None
-        return self.visibility.visible_tools(self.catalog, self.serves, endpoint)
+        return self.visibility.visible_tools(self.catalog, self.endpoint.serves, endpoint)
 
     def tool(self, name: str) -> Tool | None:
         """Return the tool ``name`` if this request may call it, else None (an unknown tool).
@@ -104,7 +100,7 @@ class Call:
         The same rule as ``tools()``: a tool this request can't see can't be called.
         """
         tool = self.catalog.tools.get(name)
-        if tool is None or not self.serves(tool):
+        if tool is None or not self.endpoint.serves(tool):
             return None
         return tool if self.visibility.sees(tool, self.catalog) else None
 
@@ -112,25 +108,47 @@ class Call:
         """Answer a call of a tool this request may not call: an unknown tool, or, when the
         token lacks only scopes, 403 with an insufficient_scope challenge (step-up)."""
         tool = self.catalog.tools.get(name)
-        if tool is not None and self.serves(tool):
+        if tool is not None and self.endpoint.serves(tool):
             scopes = self.visibility.missing_scopes(tool, self.catalog.rule(name))
             if scopes:
                 return insufficient_scope(self.request, self.endpoint, scopes)
         return JSONRPCError(INVALID_PARAMS, f"Unknown tool: {clip(name)}")
 
 
-@dataclass(frozen=True)
-class Work:
-    """What is left to answer a request once it is checked: run it to get the result."""
+@dataclass(eq=False)
+class Call:
+    """One JSON-RPC request of an exchange, with what the handlers need to answer it."""
 
-    #: Produces the result; takes the notifier of a streamed call (None when not streamed).
-    run: Callable[[Any], Any]
-    #: Names the work in thread names and log notifications (the tool's name).
-    name: str
-    #: Whether the client wants its notifications (a progress token, or ``stream=True``).
-    notifies: bool = False
-    #: The result of a call that ran past ``seconds``, built before the work starts.
-    timed_out: Callable[[float], Any] | None = None
+    exchange: Exchange
+    message: Message
+    era: Era
+    #: The request's span (a shared no-op without OpenTelemetry), ended once it is answered.
+    trace: tracing.NoTrace = tracing.NO_TRACE
+
+    @property
+    def version(self) -> str:
+        return self.era.version
+
+    @property
+    def request(self) -> HttpRequest:
+        return self.exchange.request
+
+    @property
+    def caller(self) -> Caller:
+        return self.exchange.caller
+
+    @property
+    def endpoint(self) -> Endpoint:
+        return self.exchange.endpoint
+
+    @cached_property
+    def client_name(self) -> str:
+        """Name the client: its ``clientInfo`` (2026-07-28 ``_meta``), else its User-Agent."""
+        info = self.message.meta.get(versions.CLIENT_INFO_META_KEY)
+        name = info.get("name") if isinstance(info, dict) else None
+        if not isinstance(name, str):
+            name = self.request.META.get("HTTP_USER_AGENT", "")
+        return name[:200]
 
 
 def server_info() -> dict[str, Any]:
@@ -185,8 +203,9 @@ MAX_CACHED_PAGES = 256
 
 
 def list_tools(call: Call) -> dict[str, Any]:
-    catalog = call.catalog
-    tools, visible = call.tools()
+    exchange = call.exchange
+    catalog = exchange.catalog
+    tools, visible = exchange.tools()
     size = mcp_settings.PAGE_SIZE
     cursor = call.message.params.get("cursor")
     start = decode_cursor(cursor, len(tools)) if cursor is not None else 0
@@ -204,29 +223,20 @@ def list_tools(call: Call) -> dict[str, Any]:
         result["nextCursor"] = encode_cursor(end)
     # Private when the list depends on who asks: an authenticated caller, or tools hidden
     # from this one.
-    private = call.caller.is_authenticated or len(tools) < call.served()
+    private = call.caller.is_authenticated or len(tools) < exchange.served()
     result["cacheScope"] = "private" if private else "public"
     result["ttlMs"] = mcp_settings.CACHE_TTL_MS
     return result
 
 
-def client_name(call: Call) -> str:
-    """Name the client: its ``clientInfo`` (2026-07-28 ``_meta``), else its User-Agent."""
-    info = call.message.meta.get(versions.CLIENT_INFO_META_KEY)
-    name = info.get("name") if isinstance(info, dict) else None
-    if not isinstance(name, str):
-        name = call.request.META.get("HTTP_USER_AGENT", "")
-    return name[:200]
-
-
-def call_tool(call: Call) -> ToolResult | InputRequiredResult | Work:
+def call_tool(call: Call) -> ToolResult | InputRequiredResult | Invocation:
     params = call.message.params
     name = params.get("name")
     if not isinstance(name, str):
         raise JSONRPCError(INVALID_PARAMS, "Invalid params: name must be a string")
-    tool = call.tool(name)
+    tool = call.exchange.tool(name)
     if tool is None:  # unknown, or hidden from this caller: the same answer
-        raise call.refusal(name)
+        raise call.exchange.refusal(name)
     arguments = params.get("arguments")
     if arguments is None:
         arguments = {}
@@ -236,26 +246,11 @@ def call_tool(call: Call) -> ToolResult | InputRequiredResult | Work:
     if call.era.modern:  # only 2026-07-28 can ask the client for input (docs/input.md)
         capabilities = call.message.meta.get(versions.CLIENT_CAPABILITIES_META_KEY)
         inputs = receive(params, capabilities, Binding.of(tool.name, arguments, call.caller))
-    invocation = Invocation(
-        call.request,
-        call.caller,
-        tool,
-        params,
-        arguments,
-        call.endpoint.get_formatter(),
-        protocol_version=call.version,
-        client_name=client_name(call),
-        inputs=inputs,
-    )
+    invocation = Invocation(call, tool, arguments, inputs)
     ended = invocation.prepare()
     if ended is not None:
         return ended  # refused, declined or asking before the view ran: nothing to stream
-    return Work(
-        run=invocation.run,
-        name=tool.name,
-        notifies=call.message.progress_token is not None or tool.options.stream,
-        timed_out=invocation.timed_out,
-    )
+    return invocation  # the view is still to run, here or in a streaming worker
 
 
 Handler = Callable[[Call], Any]

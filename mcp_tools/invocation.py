@@ -1,23 +1,23 @@
 """One tool invocation: arguments checked, the view run as the caller, its answer formatted.
 
-An ``Invocation`` is made on the /mcp request's thread, where ``prepare`` checks the
-arguments, builds the view's request and asks for the user's confirmation where the tool
-wants it. ``run`` then runs the view there or in a streaming worker. Whether refused or
-run, every call ends in ``finish``: result processors, output schema enforcement, and the
-``tool_called`` signal (the call log is one receiver); a round that ends asking the client
-for input ends in ``input_required`` instead (docs/input.md).
+An ``Invocation`` is made on the /mcp request's thread for one ``tools/call`` message (its
+``handlers.Call``), where ``prepare`` checks the arguments, builds the view's request and
+asks for the user's confirmation where the tool wants it. ``run`` then runs the view there
+or in a streaming worker. Whether refused or run, every call ends in ``finish``: result
+processors, output schema enforcement, and the ``tool_called`` signal (the call log is one
+receiver); a round that ends asking the client for input ends in ``input_required`` instead
+(docs/input.md).
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.http import HttpRequest
 from django.utils import timezone
 
 from . import arguments, request_state
-from .authentication import Caller
 from .context import ToolCallContext, attach_notifier
 from .dispatch import call_view, release
 from .enforcement import enforce
@@ -34,41 +34,40 @@ from .input_requests import (
 )
 from .processors import run_processors
 from .protocol.results import InputRequiredResult, ToolResult
-from .resource_metadata import ENDPOINT_PATH_ATTRIBUTE
 from .routes import NoPath
 from .signals import tool_called
 from .tools import Tool
+
+if TYPE_CHECKING:
+    from .handlers import Call
 
 
 class Invocation:
     """One ``tools/call`` of one tool, from its arguments to its finished result."""
 
     def __init__(
-        self,
-        request: HttpRequest,
-        caller: Caller,
-        tool: Tool,
-        params: dict[str, Any],
-        args: dict[str, Any],
-        formatter: BaseFormatter,
-        *,
-        protocol_version: str = "",
-        client_name: str = "",
-        inputs: Inputs | None = None,
+        self, call: Call, tool: Tool, args: dict[str, Any], inputs: Inputs | None = None
     ) -> None:
-        self.request = request
-        self.caller = caller
+        self.call = call
         self.tool = tool
-        self.params = params
+        #: The arguments as received (before any conversion).
         self.args = args
-        self.formatter = formatter
-        self.protocol_version = protocol_version
-        self.client_name = client_name
         #: What this round may ask the client; None where it can ask nothing.
         self.inputs = inputs
+        self.formatter: BaseFormatter = call.endpoint.get_formatter()
         self.started_at = timezone.now()
         self._started = time.perf_counter()
         self.inner: HttpRequest | None = None
+
+    @property
+    def name(self) -> str:
+        """Names the call in thread names and log notifications: the tool's name."""
+        return self.tool.name
+
+    @property
+    def notifies(self) -> bool:
+        """Whether the client wants its notifications (a progress token, or ``stream=True``)."""
+        return self.call.message.progress_token is not None or self.tool.options.stream
 
     def prepare(self) -> ToolResult | InputRequiredResult | None:
         """Check the arguments, build the view's request, and ask for confirmation if due.
@@ -81,16 +80,17 @@ class Invocation:
         lines, split = arguments.prepare(self.tool, self.args)
         if lines:
             return self.finish(ToolResult.error("\n".join(lines)))
+        call = self.call
         context = ToolCallContext(
-            params=self.params,
+            params=call.message.params,
             tool_name=self.tool.name,
-            endpoint_path=getattr(self.request, ENDPOINT_PATH_ATTRIBUTE, None),
+            endpoint_path=call.exchange.endpoint_path,
             inputs=self.inputs,
         )
-        identity = self.caller.identity_for(self.tool.view_class)
+        identity = call.caller.identity_for(self.tool.view_class)
         try:
             self.inner = build_inner_request(
-                self.request, self.tool, split, context, identity=identity
+                call.request, self.tool, split, context, identity=identity
             )
         except NoPath as exc:
             return self.finish(ToolResult.error(f"Invalid arguments: {exc.json_path}: {exc}"))
@@ -156,7 +156,8 @@ class Invocation:
         self, result_type: str, status: int | None, is_error: bool, error_ref: str | None
     ) -> None:
         """Send ``tool_called`` for this round of the call."""
-        user = self.caller.user if self.caller.is_authenticated else None
+        call = self.call
+        user = call.caller.user if call.caller.is_authenticated else None
         tool_called.send(
             sender=self.tool.view_class,
             tool=self.tool.name,
@@ -167,8 +168,8 @@ class Invocation:
             is_error=is_error,
             error_ref=error_ref,
             arguments=self.args,
-            protocol_version=self.protocol_version,
-            client_name=self.client_name,
-            request=self.request,
+            protocol_version=call.version,
+            client_name=call.client_name,
+            request=call.request,
             result_type=result_type,
         )

@@ -18,9 +18,10 @@ from django.urls import NoReverseMatch, reverse
 
 from . import server
 from .authentication import Caller
-from .handlers import Call, Work
+from .handlers import Call, Exchange
 from .handlers import call_tool as handle_call
 from .inner_requests import carried_attributes, client_environ
+from .invocation import Invocation
 from .protocol.jsonrpc import JSONRPCError, decoded, parse_message
 from .protocol.projection import project
 from .protocol.versions import LATEST_HANDSHAKE_VERSION, Era
@@ -115,10 +116,10 @@ def call_tool(
     if arguments is not None:
         params["arguments"] = arguments
     message = parse_message({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
-    call = Call(message, Era(protocol_version), request, caller, endpoint)
+    call = Call(Exchange(request, caller, endpoint), message, Era(protocol_version))
     try:
         result = handle_call(call)
-        if isinstance(result, Work):
+        if isinstance(result, Invocation):
             result = result.run(None)
     except JSONRPCError:
         raise

@@ -19,7 +19,7 @@ from rest_framework import mixins
 from rest_framework.views import APIView
 
 from .routes import Route
-from .schemas.introspection import lookup_model_field
+from .schemas.introspection import ViewMethod, lookup_model_field
 
 STANDARD_ACTIONS = ("list", "retrieve", "create", "update", "partial_update", "destroy")
 
@@ -101,10 +101,10 @@ def _basename(route: Route, view_class: type[APIView]) -> str | None:
     return initkwargs.get("basename")
 
 
-def default_name(
-    route: Route, view_class: type[APIView], method: str, action: str | None, several: bool
-) -> str:
+def default_name(operation: ViewMethod, several: bool) -> str:
     """Return ``<basename>_<action>`` for a ViewSet action, else the URL name (or the class's)."""
+    route, view_class = operation.route, operation.view_class
+    method, action = operation.method, operation.action
     if action is not None:
         name = f"{_basename(route, view_class) or snake_case(view_class.__name__)}_{action}"
         actions = getattr(route.callback, "actions", {})
@@ -123,15 +123,10 @@ def _model_names(model: type[Model] | None, basename: str) -> tuple[Any, Any]:
     return words, words + "s"
 
 
-def default_title(
-    route: Route,
-    view_class: type[APIView],
-    method: str,
-    action: str | None,
-    several: bool,
-    model: type[Model] | None = None,
-) -> str:
+def default_title(operation: ViewMethod, several: bool, model: type[Model] | None = None) -> str:
     """Return a human title: from the model's verbose names, else DRF's view name."""
+    route, view_class = operation.route, operation.view_class
+    method, action = operation.method, operation.action
     if action is not None:
         singular, plural = _model_names(model, _basename(route, view_class) or view_class.__name__)
         if action in STANDARD_ACTIONS:
@@ -179,19 +174,12 @@ def _lookup_words(view_class: type[APIView], model: type[Model]) -> Callable[[],
     return words
 
 
-def default_description(
-    handler: Any,
-    view_class: type[APIView],
-    title: str,
-    *,
-    method: str = "GET",
-    action: str | None = None,
-    model: type[Model] | None = None,
-) -> str:
+def default_description(operation: ViewMethod, title: str, model: type[Model] | None = None) -> str:
     """Return the handler's docstring; else, for a standard action on a model, a sentence of
     what it does followed by the class docstring; else the class docstring, else the title.
     """
-    own = docstring(handler)
+    view_class, method, action = operation.view_class, operation.method, operation.action
+    own = docstring(operation.handler)
     if own is not None:
         return own
     class_doc = docstring(view_class)
@@ -220,7 +208,8 @@ def view_label(view_class: type[APIView]) -> str:
     return view_class.__name__ if is_function_view(view_class) else view_class.__qualname__
 
 
-def where(route: Route, view_class: type[APIView], method: str, action: str | None) -> str:
+def where(operation: ViewMethod) -> str:
     """Describe a tool's view for messages: ``TodoViewSet list (GET) at /api/todos/``."""
-    named_action = f" {action}" if action else ""
-    return f"{view_label(view_class)}{named_action} ({method}) at /{route.route}"
+    named_action = f" {operation.action}" if operation.action else ""
+    label = view_label(operation.view_class)
+    return f"{label}{named_action} ({operation.method}) at /{operation.route.route}"

@@ -23,6 +23,7 @@ from rest_framework.viewsets import ViewSetMixin
 from .definitions import Candidate, ToolDefinitionError, build_tool, excluded
 from .problems import describe
 from .routes import Route, iter_routes
+from .schemas.introspection import ViewMethod
 from .tools import NAME_RE, TOOL_METHODS, Tool, ToolOptions, ToolProblem
 
 DUPLICATE_NAME = "mcp_tools.E001"
@@ -154,14 +155,14 @@ class ToolRegistry:
                     warnings.append(ToolProblem(NOT_DRF, declared, params))
                 continue
             cands = list(candidates(route, view_class, self._declarations))
-            for cand in [cand for cand in cands if excluded(route, view_class, cand)]:
+            for cand in [cand for cand in cands if excluded(cand)]:
                 cands.remove(cand)  # left out of the API schema: not a tool either
                 excluded_by.add(cand.declared_by)
             for cand in cands:
                 if cand.options.path is not None and not _same_path(cand.options.path, route):
                     continue
                 try:
-                    found.append(build_tool(route, view_class, cand, several=len(cands) > 1))
+                    found.append(build_tool(cand, several=len(cands) > 1))
                 except ToolDefinitionError as exc:
                     failures.append(exc.problem)
         tools, clashes = _unique(found)
@@ -181,6 +182,10 @@ def candidates(
     route: Route, view_class: type[APIView], declarations: dict[Any, ToolOptions]
 ) -> Iterator[Candidate]:
     """Yield the tools that ``declarations`` make of one routed view."""
+
+    def operation(method: str, action: str | None, handler: Any) -> ViewMethod:
+        return ViewMethod(route, view_class, method, action, handler)
+
     class_options = declarations.get(view_class)
     if issubclass(view_class, ViewSetMixin):
         actions: dict[str, str] = getattr(route.callback, "actions", {}) or {}
@@ -191,11 +196,11 @@ def candidates(
                 continue
             handler_options = declarations.get(handler)
             if handler_options is not None:
-                yield Candidate(method, action, handler, handler_options, handler)
+                yield Candidate(operation(method, action, handler), handler_options, handler)
             elif class_options is not None and (
                 class_options.actions is None or action in class_options.actions
             ):
-                yield Candidate(method, action, handler, class_options, view_class)
+                yield Candidate(operation(method, action, handler), class_options, view_class)
         return
     # An @api_view function: @mcp_tool above @api_view declares the callback itself, below
     # it the function @api_view wraps.
@@ -211,12 +216,12 @@ def candidates(
             continue
         handler_options = declarations.get(handler)
         if handler_options is not None:
-            yield Candidate(method, None, handler, handler_options, handler)
+            yield Candidate(operation(method, None, handler), handler_options, handler)
             continue
         options = class_options or callback_options
         if options is not None and (options.methods is None or method in options.methods):
             declared_by = view_class if class_options else callback
-            yield Candidate(method, None, handler, options, declared_by)
+            yield Candidate(operation(method, None, handler), options, declared_by)
 
 
 #: How many ``functools.wraps`` layers are followed down to a declared function.

@@ -20,10 +20,6 @@ from .context import get_context, http_request
 
 WELL_KNOWN = "/.well-known/oauth-protected-resource"
 
-#: The /mcp request carries its endpoint's path here (inner requests carry it in their
-#: tool-call context), so an authentication class can tell which resource a token is for.
-ENDPOINT_PATH_ATTRIBUTE = "_mcp_endpoint_path"
-
 
 def is_configured() -> bool:
     """Return whether OAuth metadata is configured (an authorization server is named)."""
@@ -73,19 +69,21 @@ def document(request: HttpRequest, path: str, scopes: list[str]) -> dict[str, An
     return data
 
 
-def mark_endpoint(request: HttpRequest) -> None:
-    """Record on the /mcp request that it is addressed to the endpoint at its path."""
-    setattr(request, ENDPOINT_PATH_ATTRIBUTE, request.path)
-
-
 def endpoint_path(request: Any) -> str | None:
-    """Return the path of the endpoint ``request`` is for (the /mcp request, or the inner
-    request of one of its tool calls), or None for any other request."""
+    """Return the path of the endpoint ``request`` is for, or None for any other request.
+
+    The inner request of a tool call carries it in its tool-call context; DRF's request of
+    the /mcp request names the endpoint in its parser context, as a DRF view's names the
+    view (``MCPView.initialize_request``).
+    """
     http = http_request(request)
     context = get_context(http)
     if context is not None:
         return context.endpoint_path
-    return getattr(http, ENDPOINT_PATH_ATTRIBUTE, None)
+    view = (getattr(request, "parser_context", None) or {}).get("view")
+    if callable(getattr(view, "get_resource_metadata_url", None)):
+        return str(http.path)
+    return None
 
 
 def endpoint_resource(request: Any) -> str | None:

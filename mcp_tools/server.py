@@ -18,10 +18,10 @@ from typing import Any
 from django.http import HttpRequest
 
 from . import errors, handlers, tracing
-from .authentication import Caller
 from .conf import mcp_settings
 from .formatters import response_too_large
-from .handlers import Call, Endpoint, Work
+from .handlers import Call, Exchange
+from .invocation import Invocation
 from .protocol import versions
 from .protocol.jsonrpc import (
     INVALID_REQUEST,
@@ -51,23 +51,15 @@ class Answer:
         return cls(error_envelope(request_id, error), error.status, error.headers)
 
 
-@dataclass(frozen=True)
-class Prepared:
-    """A request checked on the request thread, with the work its answer still needs."""
-
-    call: Call
-    work: Work
-    #: The request's span, ended once the work is done (on whichever thread runs it).
-    trace: tracing.NoTrace = tracing.NO_TRACE
-
-
 def prepare(
-    value: Any, *, request: HttpRequest, caller: Caller, endpoint: Endpoint, in_batch: bool = False
-) -> Answer | Prepared | None:
-    """Check one decoded message and do on this thread what answering it takes.
+    value: Any, exchange: Exchange, *, in_batch: bool = False
+) -> Answer | Invocation | None:
+    """Check one decoded message of ``exchange`` and do on this thread what answering it
+    takes.
 
     Returns None for a notification or a response (nothing to answer), the ``Answer`` when
-    the request is answered already, or the ``Prepared`` work of a tool call.
+    the request is answered already, or the ``Invocation`` of a tool call whose view is
+    still to run (``finish`` runs it).
     """
     request_id = None
     trace = tracing.NO_TRACE
@@ -76,14 +68,14 @@ def prepare(
         if not message.is_request:
             return None
         request_id = message.id
-        trace = tracing.begin(message, request)
+        trace = tracing.begin(message, exchange.request)
         if in_batch and (message.method == "initialize" or versions.is_modern(message)):
             raise JSONRPCError(
                 INVALID_REQUEST, f"Invalid Request: {message.method} cannot be batched"
             )
-        era = versions.detect(message, request.META)
+        era = versions.detect(message, exchange.request.META)
         trace.version(era.version)
-        call = Call(message=message, era=era, request=request, caller=caller, endpoint=endpoint)
+        call = Call(exchange, message, era, trace)
         table = handlers.MODERN_HANDLERS if era.modern else handlers.HANDSHAKE_HANDLERS
         handler = table.get(message.method or "")
         if handler is None:
@@ -95,28 +87,30 @@ def prepare(
             )
         with trace.active():
             result = handler(call)
-        if isinstance(result, Work):
-            return Prepared(call, result, trace)  # its span ends in finish()
+        if isinstance(result, Invocation):
+            return result  # its span ends in finish()
         answer = complete(call, result, trace=trace)
     except JSONRPCError as error:
         trace.error(error)
         answer = Answer.error(request_id if request_id is not None else error.request_id, error)
     except Exception as exc:
-        answer = internal_error(request_id, exc, request, trace)
+        answer = internal_error(request_id, exc, exchange.request, trace)
     trace.end()
     return answer
 
 
-def finish(prepared: Prepared, notifier: Any = None, *, limit: int | None = None) -> Answer:
-    """Run the prepared work (its notifications to ``notifier``) and answer with its result.
+def finish(invocation: Invocation, notifier: Any = None, *, limit: int | None = None) -> Answer:
+    """Run the invocation's view (its notifications to ``notifier``) and answer with its
+    result.
 
     ``limit`` bounds the answer's bytes (``MAX_RESPONSE_BYTES`` by default).
     """
-    call, trace = prepared.call, prepared.trace
+    call = invocation.call
+    trace = call.trace
     with trace.active():
         try:
-            answer = complete(call, prepared.work.run(notifier), limit=limit, trace=trace)
-        except JSONRPCError as error:  # a protocol fault found by running the work (-32021)
+            answer = complete(call, invocation.run(notifier), limit=limit, trace=trace)
+        except JSONRPCError as error:  # a protocol fault found by running the view (-32021)
             trace.error(error)
             answer = Answer.error(call.message.id, error)
         except Exception as exc:

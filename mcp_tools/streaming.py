@@ -27,10 +27,11 @@ from . import errors
 from .conf import mcp_settings
 from .encoding import encode_value
 from .exceptions import ClientDisconnected
+from .invocation import Invocation
 from .protocol import jsonrpc
 from .protocol.projection import project_progress
 from .protocol.versions import Era, sends_log
-from .server import Prepared, complete, finish
+from .server import complete, finish
 
 logger = logging.getLogger("mcp_tools")
 
@@ -186,10 +187,10 @@ def sse_event(data: str) -> bytes:
 class Worker(threading.Thread):
     """Run one call off the request thread, as that request's locale and URLconf."""
 
-    def __init__(self, request: HttpRequest, prepared: Prepared, notifier: Notifier) -> None:
+    def __init__(self, request: HttpRequest, invocation: Invocation, notifier: Notifier) -> None:
         super().__init__(name=f"mcp-tools-call-{notifier.spec.logger}", daemon=True)
         self.request = request
-        self.prepared = prepared
+        self.invocation = invocation
         self.notifier = notifier
         self.language = translation.get_language()
         self.urlconf = get_urlconf()
@@ -199,7 +200,7 @@ class Worker(threading.Thread):
         if self.language:
             translation.activate(self.language)
         try:
-            answer = finish(self.prepared, self.notifier)  # never raises
+            answer = finish(self.invocation, self.notifier)  # never raises
             try:
                 save_session(self.request)
             except Exception as exc:
@@ -271,25 +272,25 @@ async def async_events(
         notifier.close()
 
 
-def stream(request: HttpRequest, prepared: Prepared) -> StreamingHttpResponse | None:
-    """Start the prepared call in a worker thread; return the SSE response that relays it.
+def stream(request: HttpRequest, invocation: Invocation) -> StreamingHttpResponse | None:
+    """Start the invocation's view in a worker thread; return the SSE response that relays
+    it.
 
     Returns None when every worker slot is taken: the caller then runs it inline.
     """
     if not slots.acquire():
         return None
     try:
-        call, work = prepared.call, prepared.work
+        call = invocation.call
         timeout = mcp_settings.CALL_TIMEOUT
         # Built now, on the request thread: under ASGI the timeout fires in the event loop,
         # where result processors (user code, maybe touching the database) must not run.
-        assert work.timed_out is not None
-        timed_out = sse_event(complete(call, work.timed_out(timeout)).body)
+        timed_out = sse_event(complete(call, invocation.timed_out(timeout)).body)
         spec = StreamSpec(
             request_id=call.message.id,
             era=call.era,
             progress_token=call.message.progress_token,
-            logger=work.name,
+            logger=invocation.name,
             timeout=timeout,
         )
         channel = Channel()
@@ -303,7 +304,7 @@ def stream(request: HttpRequest, prepared: Prepared) -> StreamingHttpResponse | 
         response["Cache-Control"] = "no-cache, no-transform"
         # Proxies (nginx) would otherwise hold events back until the stream ends.
         response["X-Accel-Buffering"] = "no"
-        Worker(request, prepared, notifier).start()
+        Worker(request, invocation, notifier).start()
     except BaseException:
         slots.release()  # the worker, which releases it, never started
         raise

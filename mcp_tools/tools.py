@@ -10,12 +10,15 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.utils.functional import Promise
 from rest_framework.views import APIView
 
 from .routes import Route
+
+if TYPE_CHECKING:
+    from .schemas.introspection import ViewMethod
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 TOOL_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
@@ -74,10 +77,8 @@ class Tool:
     #: The title and the description, each a ``str`` or a lazy translation of one.
     title: str
     description: str
-    method: str
-    route: Route
-    view_class: type[APIView]
-    action: str | None
+    #: The routed view's method (and action) the tool calls.
+    operation: ViewMethod
     options: ToolOptions
     input_schema: dict[str, Any]
     #: The input validator, compiled once from ``input_schema``.
@@ -101,8 +102,24 @@ class Tool:
     problems: tuple[ToolProblem, ...] = ()
 
     @property
+    def method(self) -> str:
+        return self.operation.method
+
+    @property
+    def route(self) -> Route:
+        return self.operation.route
+
+    @property
+    def view_class(self) -> type[APIView]:
+        return self.operation.view_class
+
+    @property
+    def action(self) -> str | None:
+        return self.operation.action
+
+    @property
     def callback(self) -> Callable[..., Any]:
-        return self.route.callback
+        return self.operation.route.callback
 
     @property
     def has_body(self) -> bool:

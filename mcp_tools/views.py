@@ -54,6 +54,8 @@ from .authentication import (
 )
 from .conf import mcp_settings
 from .formatters import BaseFormatter
+from .handlers import Exchange
+from .invocation import Invocation
 from .protocol import jsonrpc, mediatypes, versions
 from .protocol.jsonrpc import INVALID_REQUEST, JSONRPCError
 from .registry import ToolRegistry
@@ -242,10 +244,15 @@ class MCPView(View):
         """Return DRF's request of the /mcp request, with the endpoint's authenticators.
 
         Its JSON parser serves only DRF's CSRF check for session callers (it reads .POST).
+        Its parser context names this view, as DRF's does: an authentication class reads
+        from it that the request is for this endpoint (its OAuth resource).
         """
         if authenticators is None:
             authenticators = self.get_authenticators()
-        return Request(request, parsers=[JSONParser()], authenticators=authenticators)
+        context = {"view": self, "args": (), "kwargs": {}}
+        return Request(
+            request, parsers=[JSONParser()], authenticators=authenticators, parser_context=context
+        )
 
     def initial(self, request: Request) -> None:
         """Run the endpoint's policy before any message is handled, as DRF's view does."""
@@ -353,7 +360,6 @@ class MCPView(View):
             value = jsonrpc.loads(self.read_body(request), max_depth=mcp_settings.MAX_JSON_DEPTH)
             if isinstance(value, list):
                 self.check_batch(request, value)
-            resource_metadata.mark_endpoint(request)
             caller = self.authenticate(request)
         except JSONRPCError as error:
             return error_response(error)
@@ -367,31 +373,31 @@ class MCPView(View):
             # A fault of the endpoint's own policy (a permission class that raises): the
             # message is read by now, so its answer can name it.
             return answer_response(server.internal_error(jsonrpc.id_of(value), exc, request))
+        exchange = Exchange(request, caller, self)
         if isinstance(value, list):
-            return self.batch(request, caller, value)
-        outcome = server.prepare(value, request=request, caller=caller, endpoint=self)
+            return self.batch(exchange, value)
+        outcome = server.prepare(value, exchange)
         if outcome is None:
             return HttpResponse(status=202)  # a notification or a response
-        if isinstance(outcome, server.Prepared):
+        if isinstance(outcome, Invocation):
             streamed = None
-            if outcome.work.notifies and mediatypes.admits(accepted, EVENT_STREAM):
+            if outcome.notifies and mediatypes.admits(accepted, EVENT_STREAM):
                 streamed = streaming.stream(request, outcome)
             if streamed is not None:
                 return streamed
             outcome = server.finish(outcome)
         return answer_response(outcome)
 
-    def batch(self, request: HttpRequest, caller: Caller, values: list[Any]) -> HttpResponse:
-        """Answer a JSON-RPC batch, item by item, never streamed."""
+    def batch(self, exchange: Exchange, values: list[Any]) -> HttpResponse:
+        """Answer a JSON-RPC batch, item by item, never streamed; its messages share the
+        exchange (one catalog, one set of visibility answers)."""
         bodies = []
         # MAX_RESPONSE_BYTES bounds the batch's answer as sent: each tool call gets what the
         # answers before it left (the brackets and commas of the array counted).
         left = mcp_settings.MAX_RESPONSE_BYTES - 2
         for value in values:
-            outcome = server.prepare(
-                value, request=request, caller=caller, endpoint=self, in_batch=True
-            )
-            if isinstance(outcome, server.Prepared):
+            outcome = server.prepare(value, exchange, in_batch=True)
+            if isinstance(outcome, Invocation):
                 outcome = server.finish(outcome, limit=max(left, 0))
             if outcome is not None:
                 bodies.append(outcome.body)

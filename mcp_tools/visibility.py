@@ -36,7 +36,6 @@ from rest_framework.views import APIView
 
 from .authentication import Caller, authentication_of, missing_scopes, picks_own_authenticators
 from .catalog import Catalog, Rule
-from .schemas.introspection import view_for
 from .tools import Tool
 
 logger = logging.getLogger("mcp_tools")
@@ -114,9 +113,11 @@ def plan_for(catalog: Catalog) -> Plan:
 class Visibility:
     """Decide, for one /mcp request, which tools its caller sees."""
 
-    def __init__(self, request: HttpRequest, caller: Caller) -> None:
+    def __init__(self, request: HttpRequest, caller: Caller, endpoint: Any = None) -> None:
         self.request = request
         self.caller = caller
+        #: The endpoint the request is for: the view's requests are for its resource too.
+        self.endpoint = endpoint
         self._group_ids: frozenset[int] | None = None
         #: Per (method, authentication): the view's request, or None when the view's own
         #: authentication refuses the caller's credentials.
@@ -183,7 +184,7 @@ class Visibility:
         request = self.view_request(tool)
         if request is None:
             return None
-        view = view_for(tool.view_class, tool.route, tool.method, tool.action, request)
+        view = tool.operation.view_with(request)
         try:
             return missing_scopes(self.caller.authenticator, request, view)
         except Exception:
@@ -207,7 +208,7 @@ class Visibility:
         request = self.view_request(tool)
         if request is None:
             return False  # the view's own authentication refuses the caller's credentials
-        view = view_for(tool.view_class, tool.route, tool.method, tool.action, request)
+        view = tool.operation.view_with(request)
         try:
             return all(p.has_permission(request, view) for p in view.get_permissions())
         except APIException:
@@ -244,10 +245,14 @@ class Visibility:
                 self._requests[key] = Request(http)
             else:
                 if picks_own_authenticators(tool.view_class):  # it may read its request
-                    view = view_for(tool.view_class, tool.route, tool.method, tool.action)
+                    view = tool.operation.view
                 else:
                     view = tool.view_class(**getattr(tool.callback, "initkwargs", {}))
-                request = Request(http, authenticators=view.get_authenticators())
+                request = Request(
+                    http,
+                    authenticators=view.get_authenticators(),
+                    parser_context={"view": self.endpoint, "args": (), "kwargs": {}},
+                )
                 try:
                     request.user  # noqa: B018  (authenticate now, as the view would)
                 except APIException:

@@ -25,9 +25,7 @@ from django.test import RequestFactory
 from mcp_tools.models import ExposedTool, ToolCall
 from mcp_tools.views import MCPView
 
-from mcp_tools.handlers import Call
-from mcp_tools.protocol.jsonrpc import parse_message
-from mcp_tools.protocol.versions import Era
+from mcp_tools.handlers import Exchange
 from rest_framework.authtoken.models import Token
 
 def names_for(username, keyword="Token"):
@@ -37,9 +35,7 @@ def names_for(username, keyword="Token"):
         "/mcp", HTTP_HOST="127.0.0.1:8000", HTTP_AUTHORIZATION=f"{keyword} {token.key}"
     )
     caller = MCPView().authenticate(request)
-    message = parse_message({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
-    call = Call(message, Era("2025-11-25"), request, caller, MCPView())
-    return sorted(tool.name for tool in call.tools()[0])
+    return sorted(tool.name for tool in Exchange(request, caller, MCPView()).tools()[0])
 
 print(json.dumps({
     "exposed": ExposedTool.objects.count(),

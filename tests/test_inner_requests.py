@@ -82,16 +82,22 @@ def invoke(name, headers):
     Over MCP these tools are hidden from a caller their views refuse; this runs the view
     anyway, to show that its own checks refuse the call exactly as a direct request.
     """
-    from mcp_tools.formatters import ResponseFormatter
+    from mcp_tools.handlers import Call, Exchange
     from mcp_tools.invocation import Invocation
+    from mcp_tools.protocol.jsonrpc import parse_message
     from mcp_tools.protocol.projection import project_result
+    from mcp_tools.protocol.versions import Era
     from mcp_tools.registry import registry
     from mcp_tools.views import MCPView
 
     request = RequestFactory().post("/mcp", headers=headers)
-    caller = MCPView().authenticate(request)
+    endpoint = MCPView()
+    caller = endpoint.authenticate(request)
     tool = registry.get_tool(name)
-    invocation = Invocation(request, caller, tool, {"name": name}, {}, ResponseFormatter())
+    params = {"name": name}
+    message = parse_message({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+    call = Call(Exchange(request, caller, endpoint), message, Era("2025-11-25"))
+    invocation = Invocation(call, tool, {})
     assert invocation.prepare() is None
     return project_result(invocation.run(), "2025-11-25")
 

@@ -12,9 +12,8 @@ from rest_framework.authtoken.models import Token
 
 from demo_project.clients import configurations
 from mcp_tools import local
-from mcp_tools.handlers import Call
-from mcp_tools.protocol.jsonrpc import JSONRPCError, parse_message
-from mcp_tools.protocol.versions import LATEST_HANDSHAKE_VERSION, Era
+from mcp_tools.handlers import Exchange
+from mcp_tools.protocol.jsonrpc import JSONRPCError
 
 TOKEN_PLACEHOLDER = "<your-token>"
 
@@ -31,9 +30,8 @@ def visible_tools(request: HttpRequest) -> tuple[list[dict[str, Any]], JSONRPCEr
         caller = endpoint.authenticate(local.endpoint_request(path, request))
     except JSONRPCError as refusal:
         return [], refusal
-    message = parse_message({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
-    call = Call(message, Era(LATEST_HANDSHAKE_VERSION), request, caller, endpoint)
-    return [tool.definition() for tool in call.tools()[0]], None
+    exchange = Exchange(request, caller, endpoint)
+    return [tool.definition() for tool in exchange.tools()[0]], None
 
 
 def landing(request: HttpRequest) -> HttpResponse:

@@ -21,14 +21,7 @@ from rest_framework.viewsets import ViewSetMixin
 from ..routes import Route
 from ..tools import BODY_METHODS
 from . import fields, spectacular
-from .introspection import (
-    IntrospectionError,
-    is_list_view,
-    lookup_model_field,
-    model_of,
-    serializer_of,
-    view_for,
-)
+from .introspection import IntrospectionError, ViewMethod, lookup_model_field, serializer_of
 from .queries import query_parameters
 from .spectacular import NOT_DECLARED
 
@@ -81,21 +74,16 @@ def path_parameter_schema(
     return fields.converter_schema(converter, route.group_patterns.get(param))
 
 
-def build_input_schema(
-    route: Route,
-    view_class: type[APIView],
-    method: str,
-    action: str | None,
-    declared: Schema | None = None,
-    model: type[Model] | None = None,
-) -> InputSchema:
+def build_input_schema(operation: ViewMethod, declared: Schema | None = None) -> InputSchema:
     """Build the tool's input schema; raise ``ArgumentClash`` on a name used twice.
 
-    ``model`` is the view's model (``introspection.model_of``), which types a router's lookup.
+    The view's model (``ViewMethod.model``) types a router's lookup.
     """
+    route, view_class = operation.route, operation.view_class
+    method, action = operation.method, operation.action
     params = path_parameters(route)
     result = InputSchema(schema={}, path_params=params)
-    view = view_for(view_class, route, method, action)
+    view = operation.view
     declared_path: dict[str, Schema] = {}
     if declared is not None:
         schema = dict(declared)
@@ -114,7 +102,7 @@ def build_input_schema(
                     schema["$defs"] = body["$defs"]
                 if "additionalProperties" in body:  # a serializer's False, or as declared
                     schema["additionalProperties"] = body["additionalProperties"]
-        if is_list_view(view_class, method, action):
+        if operation.is_list:
             try:
                 found = query_parameters(view)
             except Exception as exc:
@@ -124,8 +112,7 @@ def build_input_schema(
                 required = [*found.required, *required]
         declared_path = _declared_parameters(annotated.parameters, query, required)
         _check_clashes(params, query, properties)
-    if model is None and params:
-        model = model_of(view)
+    model = operation.model if params else None
     path_properties = {p: path_parameter_schema(route, view_class, p, model) for p in params}
     path_properties.update((p, declared_path[p]) for p in params if p in declared_path)
     schema["properties"] = {**path_properties, **query, **properties}

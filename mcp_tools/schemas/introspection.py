@@ -9,6 +9,9 @@ the flag drf-spectacular and drf-yasg set for views that guard ``get_queryset()`
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
@@ -82,6 +85,41 @@ def view_for(
         view.action = action
         view.action_map = dict(getattr(route.callback, "actions", {}) or {})
     return view
+
+
+@dataclass(frozen=True, eq=False)
+class ViewMethod:
+    """One HTTP method (and ViewSet action) of a routed DRF view: what a tool is made of.
+
+    Naming, the schemas, the definition, visibility and the checks all read the view
+    through it; its introspection view is set up once.
+    """
+
+    route: Route
+    view_class: type[APIView]
+    method: str
+    action: str | None
+    #: The method or action that handles it (its docstring describes the tool).
+    handler: Callable[..., Any] | None = None
+
+    @cached_property
+    def view(self) -> Any:
+        """The view set up for this method with a synthetic anonymous request (``view_for``)."""
+        return view_for(self.view_class, self.route, self.method, self.action)
+
+    def view_with(self, request: Request) -> Any:
+        """Return a new view set up for this method to handle ``request`` (a caller's)."""
+        return view_for(self.view_class, self.route, self.method, self.action, request)
+
+    @cached_property
+    def model(self) -> type[Model] | None:
+        """The model the view works on, or None (``model_of``)."""
+        return model_of(self.view)
+
+    @property
+    def is_list(self) -> bool:
+        """Whether the tool lists a collection (its filters and paginator apply)."""
+        return is_list_view(self.view_class, self.method, self.action)
 
 
 def is_list_view(view_class: type[APIView], method: str, action: str | None) -> bool:

@@ -16,11 +16,9 @@ from jsonschema import Draft202012Validator
 from rest_framework import fields as drf_fields
 from rest_framework import serializers
 from rest_framework.settings import api_settings
-from rest_framework.views import APIView
 
-from ..routes import Route
 from . import fields, spectacular
-from .introspection import is_list_view, view_for
+from .introspection import ViewMethod, is_list_view
 from .spectacular import NOT_DECLARED
 
 logger = logging.getLogger("mcp_tools")
@@ -34,9 +32,7 @@ class OutputSchemaTypeError(TypeError):
     """``output_schema=`` is neither a JSON Schema dict nor a Serializer."""
 
 
-def resolve_output_schema(
-    declared: Any, route: Route, view_class: type[APIView], method: str, action: str | None
-) -> Schema | None:
+def resolve_output_schema(declared: Any, operation: ViewMethod) -> Schema | None:
     """Return the output schema from the decorator or the view, or None if unknown.
 
     Raises ``OutputSchemaTypeError`` when ``declared`` is of no usable type.
@@ -49,20 +45,19 @@ def resolve_output_schema(
         return serializer_output_schema(declared)
     if declared is not None:
         raise OutputSchemaTypeError(type(declared).__name__)
-    view = view_for(view_class, route, method, action)
-    responses = spectacular.operation(view, route, method).responses
+    view, method, action = operation.view, operation.method, operation.action
+    responses = spectacular.operation(view, operation.route, method).responses
     if responses is not NOT_DECLARED:
         return declared_output_schema(responses, view, method, action)
-    return view_output_schema(route, view_class, method, action)
+    return view_output_schema(operation)
 
 
-def view_output_schema(
-    route: Route, view_class: type[APIView], method: str, action: str | None
-) -> Schema | None:
+def view_output_schema(operation: ViewMethod) -> Schema | None:
     """Return the schema of what the view's serializer renders for this tool, if known."""
+    method, action = operation.method, operation.action
     if method == "DELETE":
         return None  # DRF's destroy answers 204 with no body
-    view = view_for(view_class, route, method, action)
+    view = operation.view
     get_serializer_class = getattr(view, "get_serializer_class", None)
     if get_serializer_class is None:
         return None

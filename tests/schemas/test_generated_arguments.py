@@ -35,7 +35,7 @@ from mcp_tools import arguments
 from mcp_tools.arguments import declared_types
 from mcp_tools.registry import registry
 from mcp_tools.schemas.inputs import PARTIAL_ACTIONS
-from mcp_tools.schemas.introspection import is_list_view, serializer_of, view_for
+from mcp_tools.schemas.introspection import is_list_view, serializer_of
 from tests.helpers import unrolled
 
 #: Refusals no schema can state: they depend on database rows (or on which URLs exist), or,
@@ -90,7 +90,7 @@ def assert_drf_accepts(tool: Any, args: dict[str, Any]) -> None:
         resolved.namespaces,
         resolved.route,
     )
-    view = view_for(tool.view_class, tool.route, tool.method, tool.action)
+    view = tool.operation.view
     if split.body is not None and tool.options.input_schema is None:
         serializer = serializer_of(view)
         partial = tool.method == "PATCH" or tool.action in PARTIAL_ACTIONS

@@ -180,9 +180,7 @@ def test_the_output_schema_comes_from_the_decorator_else_the_view(
 ):
     tool = resolved(settings, view_class, **options)
     declared = options.get("output_schema")
-    schema = outputs.resolve_output_schema(
-        declared, tool.route, tool.view_class, tool.method, tool.action
-    )
+    schema = outputs.resolve_output_schema(declared, tool.operation)
     assert schema == expected
     advertised = resolved(settings, view_class, include_output_schema=True, **options)
     assert advertised.output_schema == expected
@@ -217,7 +215,7 @@ def test_nested_serializers_render_their_readable_fields():
 def test_a_bad_output_schema_type_is_a_clear_error(settings):
     tool = resolved(settings, api_view_class("J"), output_schema=42, include_output_schema=True)
     with pytest.raises(TypeError):
-        outputs.resolve_output_schema(42, tool.route, tool.view_class, tool.method, tool.action)
+        outputs.resolve_output_schema(42, tool.operation)
     (problem,) = [p for p in tool.problems if p.id == "mcp_tools.E020"]
     assert check_message(problem).msg.startswith(
         "output_schema of tool t must be a JSON Schema dict"
