@@ -19,9 +19,9 @@ from rest_framework.views import APIView
 from . import naming
 from .annotations import tool_annotations
 from .conf import mcp_settings
-from .schemas import inputs, spectacular
+from .schemas import input_schema, spectacular
 from .schemas.introspection import ViewMethod
-from .schemas.outputs import OutputSchemaTypeError, build_validator, resolve_output_schema
+from .schemas.output_schema import OutputSchemaTypeError, build_validator, resolve_output_schema
 from .schemas.validators import argument_validator
 from .tools import BODY_METHODS, NAME_RE, Tool, ToolOptions, ToolProblem
 
@@ -66,7 +66,7 @@ def build_tool(cand: Candidate, several: bool) -> Tool:
             ToolProblem("mcp_tools.E002", obj, {"name": name, "where": where})
         )
     if options.input_schema is not None:
-        invalid = inputs.schema_problem(options.input_schema)
+        invalid = input_schema.schema_problem(options.input_schema)
         if invalid:
             raise ToolDefinitionError(
                 ToolProblem("mcp_tools.E005", obj, {"name": name, "problem": invalid})
@@ -77,8 +77,8 @@ def build_tool(cand: Candidate, several: bool) -> Tool:
         tags = (*options.tags, *(tag for tag in annotated.tags if tag not in options.tags))
         options = dataclasses.replace(options, tags=tags)
     try:
-        arguments = inputs.build_input_schema(operation, options.input_schema)
-    except inputs.ArgumentClash as exc:
+        arguments = input_schema.build_input_schema(operation, options.input_schema)
+    except input_schema.ArgumentClash as exc:
         raise ToolDefinitionError(
             ToolProblem("mcp_tools.E004", obj, {"name": name, "where": where, "clash": str(exc)})
         ) from exc
@@ -180,7 +180,7 @@ def output_side(
 
 
 def _input_problems(
-    name: str, where: str, arguments: inputs.InputSchema, obj: Any
+    name: str, where: str, arguments: input_schema.InputSchema, obj: Any
 ) -> Iterator[ToolProblem]:
     params = {"name": name, "where": where}
     if arguments.serializer_error:
@@ -193,7 +193,7 @@ def _input_problems(
 
 
 def _empty_body(
-    name: str, where: str, arguments: inputs.InputSchema, view_class: type[APIView], obj: Any
+    name: str, where: str, arguments: input_schema.InputSchema, view_class: type[APIView], obj: Any
 ) -> Iterator[ToolProblem]:
     """A body method whose schema names no body field: say where the fields could be declared."""
     if arguments.serializer_error or arguments.body_declared:

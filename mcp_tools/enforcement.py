@@ -1,6 +1,6 @@
 """Output-schema enforcement: a successful result must match the schema its tool advertises.
 
-The schema and its validator are resolved once per tool (``mcp_tools.schemas.outputs``);
+The schema and its validator are resolved once per tool (``mcp_tools.schemas.output_schema``);
 here each result is checked against them (docs/results.md, output schemas).
 """
 

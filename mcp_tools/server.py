@@ -51,7 +51,7 @@ class Answer:
         return cls(error_envelope(request_id, error), error.status, error.headers)
 
 
-def prepare(
+def serve_message(
     value: Any, exchange: Exchange, *, in_batch: bool = False
 ) -> Answer | Invocation | None:
     """Check one decoded message of ``exchange`` and do on this thread what answering it
@@ -59,7 +59,7 @@ def prepare(
 
     Returns None for a notification or a response (nothing to answer), the ``Answer`` when
     the request is answered already, or the ``Invocation`` of a tool call whose view is
-    still to run (``finish`` runs it).
+    still to run (``serve_invocation`` runs it).
     """
     request_id = None
     trace = tracing.NO_TRACE
@@ -88,7 +88,7 @@ def prepare(
         with trace.active():
             result = handler(call)
         if isinstance(result, Invocation):
-            return result  # its span ends in finish()
+            return result  # its span ends in serve_invocation()
         answer = complete(call, result, trace=trace)
     except JSONRPCError as error:
         trace.error(error)
@@ -99,7 +99,9 @@ def prepare(
     return answer
 
 
-def finish(invocation: Invocation, notifier: Any = None, *, limit: int | None = None) -> Answer:
+def serve_invocation(
+    invocation: Invocation, notifier: Any = None, *, limit: int | None = None
+) -> Answer:
     """Run the invocation's view (its notifications to ``notifier``) and answer with its
     result.
 

@@ -31,7 +31,7 @@ from .invocation import Invocation
 from .protocol import jsonrpc
 from .protocol.projection import project_progress
 from .protocol.versions import Era, sends_log
-from .server import complete, finish
+from .server import complete, serve_invocation
 
 logger = logging.getLogger("mcp_tools")
 
@@ -200,7 +200,7 @@ class Worker(threading.Thread):
         if self.language:
             translation.activate(self.language)
         try:
-            answer = finish(self.invocation, self.notifier)  # never raises
+            answer = serve_invocation(self.invocation, self.notifier)  # never raises
             try:
                 save_session(self.request)
             except Exception as exc:

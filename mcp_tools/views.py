@@ -376,7 +376,7 @@ class MCPView(View):
         exchange = Exchange(request, caller, self)
         if isinstance(value, list):
             return self.batch(exchange, value)
-        outcome = server.prepare(value, exchange)
+        outcome = server.serve_message(value, exchange)
         if outcome is None:
             return HttpResponse(status=202)  # a notification or a response
         if isinstance(outcome, Invocation):
@@ -385,7 +385,7 @@ class MCPView(View):
                 streamed = streaming.stream(request, outcome)
             if streamed is not None:
                 return streamed
-            outcome = server.finish(outcome)
+            outcome = server.serve_invocation(outcome)
         return answer_response(outcome)
 
     def batch(self, exchange: Exchange, values: list[Any]) -> HttpResponse:
@@ -396,9 +396,9 @@ class MCPView(View):
         # answers before it left (the brackets and commas of the array counted).
         left = mcp_settings.MAX_RESPONSE_BYTES - 2
         for value in values:
-            outcome = server.prepare(value, exchange, in_batch=True)
+            outcome = server.serve_message(value, exchange, in_batch=True)
             if isinstance(outcome, Invocation):
-                outcome = server.finish(outcome, limit=max(left, 0))
+                outcome = server.serve_invocation(outcome, limit=max(left, 0))
             if outcome is not None:
                 bodies.append(outcome.body)
                 left -= len(outcome.body.encode()) + 1

@@ -1,6 +1,6 @@
 """Output-schema enforcement (docs/results.md, output schemas): a result must match its schema.
 
-Tools are built as tests/schemas/test_outputs.py builds them.
+Tools are built as tests/schemas/test_output_schema.py builds them.
 """
 
 import pytest
@@ -8,7 +8,7 @@ import pytest
 from mcp_tools.enforcement import enforce
 from mcp_tools.protocol.jsonrpc import RawJSON
 from mcp_tools.protocol.results import ToolResult, text_block
-from tests.schemas.test_outputs import ITEM_SCHEMA, api_view_class, resolved
+from tests.schemas.test_output_schema import ITEM_SCHEMA, api_view_class, resolved
 
 
 @pytest.fixture

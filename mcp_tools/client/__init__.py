@@ -9,11 +9,11 @@ Importing this package needs neither Django settings nor, until a client is adap
 
 from ._adapter import AdaptedTool, adapt_tools
 from ._artifacts import ArtifactStore, directory_store, store_artifacts
+from ._blocking import SyncAdaptedTool, adapt_tools_sync
 from ._bounding import Processor, compose, redact, truncate
 from ._errors import InputRequiredError, McpToolError, UnsupportedContentError
 from ._input import INPUT_METHODS, InputHandler, input_callbacks
 from ._output import FilePart, Part, TextPart, ToolOutput, to_tool_output
-from ._sync import SyncAdaptedTool, adapt_tools_sync
 
 __all__ = [
     "AdaptedTool",

@@ -34,7 +34,7 @@ from rest_framework.request import Request
 from mcp_tools import arguments
 from mcp_tools.arguments import declared_types
 from mcp_tools.registry import registry
-from mcp_tools.schemas.inputs import PARTIAL_ACTIONS
+from mcp_tools.schemas.input_schema import PARTIAL_ACTIONS
 from mcp_tools.schemas.introspection import is_list_view, serializer_of
 from tests.helpers import unrolled
 

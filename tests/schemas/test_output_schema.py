@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 from mcp_tools.checks import check_message, check_tools
 from mcp_tools.decorators import mcp_tool
 from mcp_tools.registry import ToolRegistry
-from mcp_tools.schemas import outputs
+from mcp_tools.schemas import output_schema
 from mcp_tools.schemas.fields import openapi_to_json_schema
 
 
@@ -180,7 +180,7 @@ def test_the_output_schema_comes_from_the_decorator_else_the_view(
 ):
     tool = resolved(settings, view_class, **options)
     declared = options.get("output_schema")
-    schema = outputs.resolve_output_schema(declared, tool.operation)
+    schema = output_schema.resolve_output_schema(declared, tool.operation)
     assert schema == expected
     advertised = resolved(settings, view_class, include_output_schema=True, **options)
     assert advertised.output_schema == expected
@@ -206,7 +206,7 @@ def test_limit_offset_pages_are_plain_json_schema():
 
 
 def test_nested_serializers_render_their_readable_fields():
-    schema = outputs.serializer_output_schema(Order())
+    schema = output_schema.serializer_output_schema(Order())
     assert schema["properties"]["items"] == {"type": "array", "items": ITEM_SCHEMA}
     assert schema["properties"]["owner"]["type"] == ["object", "null"]
     assert schema["required"] == ["items", "owner"]
@@ -215,7 +215,7 @@ def test_nested_serializers_render_their_readable_fields():
 def test_a_bad_output_schema_type_is_a_clear_error(settings):
     tool = resolved(settings, api_view_class("J"), output_schema=42, include_output_schema=True)
     with pytest.raises(TypeError):
-        outputs.resolve_output_schema(42, tool.operation)
+        output_schema.resolve_output_schema(42, tool.operation)
     (problem,) = [p for p in tool.problems if p.id == "mcp_tools.E020"]
     assert check_message(problem).msg.startswith(
         "output_schema of tool t must be a JSON Schema dict"
