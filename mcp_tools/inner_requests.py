@@ -62,21 +62,31 @@ TRANSPORT_HEADERS = frozenset(
 )
 
 
+def carries(key: str) -> bool:
+    """Return whether the ``META`` key ``key`` of the /mcp request reaches the view's request."""
+    if key.startswith("HTTP_"):
+        return key not in TRANSPORT_HEADERS and not key.startswith("HTTP_MCP_")
+    return key in CLIENT_META
+
+
+#: ``carries()`` of each key seen so far: header names repeat from request to request.
+#: Bounded, so that a client inventing header names can't grow it.
+_CARRIED: dict[str, bool] = {}
+MAX_REMEMBERED_KEYS = 4096
+
+
 def client_environ(meta: dict[str, Any]) -> dict[str, Any]:
     """Return what of the /mcp request's ``META`` a direct request by the same client would
     carry: its headers (``Authorization``, ``Cookie``, ``Host``, ``X-Forwarded-*``, the
     project's own such as ``X-Tenant-ID``) and the client's address, less the transport's.
     """
-    return {
-        key: value
-        for key, value in meta.items()
-        if (
-            key.startswith("HTTP_")
-            and key not in TRANSPORT_HEADERS
-            and not key.startswith("HTTP_MCP_")
-        )
-        or key in CLIENT_META
-    }
+    known = _CARRIED
+    try:
+        return {key: value for key, value in meta.items() if known[key]}
+    except KeyError:  # a key not seen yet
+        if len(known) < MAX_REMEMBERED_KEYS:
+            known.update((key, carries(key)) for key in meta if key not in known)
+        return {key: value for key, value in meta.items() if carries(key)}
 
 
 @functools.cache

@@ -233,3 +233,20 @@ def test_a_path_argument_beyond_latin_1_reaches_the_view_under_asgi_too(alice):
     )
     result = json.loads(response.content)["result"]  # 2025-03-26: the text carries it
     assert json.loads(result["content"][0]["text"])["path"] == "/t/files/١é/"
+
+
+def test_the_header_filter_remembers_at_most_a_bounded_number_of_names(monkeypatch):
+    from mcp_tools import inner_requests
+
+    monkeypatch.setattr(inner_requests, "_CARRIED", {})
+    monkeypatch.setattr(inner_requests, "MAX_REMEMBERED_KEYS", 3)
+    meta = {"HTTP_X_A": "1", "HTTP_MCP_METHOD": "tools/call", "wsgi.input": None}
+    assert inner_requests.client_environ(meta) == {"HTTP_X_A": "1"}
+    assert inner_requests._CARRIED == {
+        "HTTP_X_A": True,
+        "HTTP_MCP_METHOD": False,
+        "wsgi.input": False,
+    }
+    hostile = {f"HTTP_X_{n}": str(n) for n in range(10)}
+    assert inner_requests.client_environ(hostile) == hostile  # answered all the same
+    assert len(inner_requests._CARRIED) == 3  # and nothing more remembered
