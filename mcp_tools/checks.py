@@ -302,6 +302,10 @@ def check_settings(app_configs: Configs = None, **kwargs: object) -> list[checks
             params = {"key": key, "value": value, "bound": bound, "default": DEFAULTS[key]}
             messages.append(check_message(ToolProblem("mcp_tools.E052", key, params)))
     messages += _formatter_problems(given.get("FORMATTER_CLASS", DEFAULTS["FORMATTER_CLASS"]))
+    skip = given.get("DISPATCH_SKIP_MIDDLEWARE", [])
+    if not isinstance(skip, list | tuple) or not all(isinstance(path, str) for path in skip):
+        params = {"value": skip}
+        messages.append(check_message(ToolProblem("mcp_tools.E054", None, params)))
     return messages
 
 

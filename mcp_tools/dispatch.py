@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Any, cast
 
 from django.core.exceptions import MiddlewareNotUsed
 from django.core.handlers.base import BaseHandler
@@ -27,7 +27,7 @@ from django.utils.module_loading import import_string
 
 from .conf import mcp_settings
 from .context import get_context
-from .exceptions import ClientDisconnected
+from .exceptions import ClientDisconnected, InputUnavailable, ToolError
 from .input_requests import InputRequired
 
 Handler = Callable[[HttpRequest], HttpResponseBase]
@@ -70,7 +70,7 @@ class Chain:
         """Build the chain of ``paths`` (``MIDDLEWARE``) minus ``skip``, as Django's
         ``BaseHandler.load_middleware`` builds a sync one."""
         chain = cls()
-        handler: Handler = chain.run_view
+        handler = cast(Handler, convert_exception_to_response(chain.run_view))
         handler_is_async = False
         for path in reversed(paths):
             if path in skip:
@@ -88,12 +88,15 @@ class Chain:
                 chain.skipped.insert(0, path)
                 continue
             chain.running.insert(0, path)
+            # Async hooks of an async-only middleware run to completion, as Django runs them.
+            adapt: Callable[..., Any] = _handler.adapt_method_mode
             if hasattr(middleware, "process_view"):
-                chain.view_middleware.insert(0, middleware.process_view)
+                chain.view_middleware.insert(0, adapt(False, middleware.process_view))
             if hasattr(middleware, "process_template_response"):
-                chain.template_response_middleware.append(middleware.process_template_response)
+                hook = adapt(False, middleware.process_template_response)
+                chain.template_response_middleware.append(hook)
             if hasattr(middleware, "process_exception"):
-                chain.exception_middleware.append(middleware.process_exception)
+                chain.exception_middleware.append(adapt(False, middleware.process_exception))
             handler = cast(Handler, convert_exception_to_response(middleware))
             handler_is_async = middleware_is_async
         chain.handler = cast(Handler, _handler.adapt_method_mode(False, handler, handler_is_async))
@@ -112,38 +115,67 @@ class Chain:
         return response
 
     def run_view(self, request: HttpRequest) -> HttpResponseBase:
-        """The end of the chain: the view middleware, the view, its template response."""
+        """The end of the chain, as Django's ``BaseHandler._get_response``: the view
+        middleware, the view, its exception middleware, its template response rendered.
+
+        What the view (or its rendering) raises and no ``process_exception`` answers is held
+        on the call's context: the chain sees a 500, and ``__call__`` raises it again. What
+        the hooks themselves raise is answered by Django's handler, as for a direct request.
+        """
         match = request.resolver_match
         assert match is not None
         callback = match.func
-        try:
-            for process_view in self.view_middleware:
-                response = process_view(request, callback, match.args, match.kwargs)
+        if request.method != request.META["REQUEST_METHOD"]:
+            # A middleware that honours a method override: the tool's method is its own.
+            changed = ToolError(
+                f"A middleware changed the method of this tool call to {request.method}."
+            )
+            return self.view_failed(request, changed)
+        response = None
+        for process_view in self.view_middleware:
+            response = process_view(request, callback, match.args, match.kwargs)
+            if response is not None:
+                break
+        if response is None:
+            try:
+                response = _handler.make_view_atomic(callback)(request, *match.args, **match.kwargs)
+                _handler.check_response(response, callback)
+            except Exception as exc:
+                response = self.view_failed(request, exc)
+                if isinstance(response, _Escaped):
+                    return response
+        if callable(getattr(response, "render", None)):
+            for process in self.template_response_middleware:
+                response = process(request, response)
+                _handler.check_response(response, process, name="process_template_response")
+            try:
+                response = response.render()  # type: ignore[attr-defined]
+            except Exception as exc:
+                response = self.view_failed(request, exc)
+        return response
+
+    def view_failed(self, request: HttpRequest, exc: Exception) -> HttpResponseBase:
+        """Return what the exception middleware answers for ``exc``, else hold ``exc`` on
+        the call's context and return the placeholder the chain sees."""
+        if not _is_control_flow(exc):
+            for process_exception in self.exception_middleware:
+                response = process_exception(request, exc)
                 if response is not None:
                     return response
-            response = _handler.make_view_atomic(callback)(request, *match.args, **match.kwargs)
-            if callable(getattr(response, "render", None)):
-                for process in self.template_response_middleware:
-                    response = process(request, response)
-                response = response.render()  # type: ignore[attr-defined]
-            return response
-        except Exception as exc:
-            if not _is_control_flow(exc):
-                for process_exception in self.exception_middleware:
-                    response = process_exception(request, exc)
-                    if response is not None:
-                        return response
-            context = get_context(request)
-            if context is None:
-                raise
-            context.escaped = exc
-            return _Escaped()
+        context = get_context(request)
+        if context is None:
+            raise exc
+        context.escaped = exc
+        return _Escaped()
 
 
 def _is_control_flow(exc: Exception) -> bool:
-    """Whether ``exc`` ends a tool call by design (an input request, a client gone away):
-    no middleware's ``process_exception`` turns it into an error page."""
-    return isinstance(exc, InputRequired | ClientDisconnected)
+    """Whether ``exc`` ends a tool call by design (an input request, a client gone away, a
+    refusal of the endpoint's own): no middleware's ``process_exception`` turns it into an
+    error page."""
+    return isinstance(exc, InputRequired | ClientDisconnected | ToolError) and not isinstance(
+        exc, InputUnavailable
+    )
 
 
 _chain: tuple[int, Chain] | None = None

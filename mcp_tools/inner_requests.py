@@ -36,9 +36,9 @@ CLIENT_META = frozenset(
 )
 
 #: Headers of the transport, not of the client's request to the view: the view's request
-#: has its own body, media types and encoding; MCP's own headers, a resumed stream's, the
-#: connection's (hop-by-hop, RFC 9110 §7.6.1) and the conditions on the /mcp response
-#: (RFC 9110 §13) never reach the view.
+#: has its own body, media types, encoding and method; MCP's own headers, a resumed
+#: stream's, the connection's (hop-by-hop, RFC 9110 §7.6.1), the conditions on the /mcp
+#: response (RFC 9110 §13) and method overrides never reach the view.
 TRANSPORT_HEADERS = frozenset(
     {
         "HTTP_ACCEPT",
@@ -58,6 +58,10 @@ TRANSPORT_HEADERS = frozenset(
         "HTTP_IF_UNMODIFIED_SINCE",
         "HTTP_IF_RANGE",
         "HTTP_RANGE",
+        # The method is the tool's: no override a middleware could honour.
+        "HTTP_X_HTTP_METHOD_OVERRIDE",
+        "HTTP_X_HTTP_METHOD",
+        "HTTP_X_METHOD_OVERRIDE",
     }
 )
 
@@ -107,10 +111,15 @@ def carried_attributes(outer: HttpRequest, *, every: bool) -> dict[str, Any]:
     if not every:
         return {name: found[name] for name in COPIED_ATTRIBUTES if name in found}
     own = own_attributes()
+    cls = type(outer)
     return {
         name: value
         for name, value in found.items()
-        if name not in own and (not name.startswith("_") or name in COPIED_ATTRIBUTES)
+        if name not in own
+        # What the request class computes and caches (GET, COOKIES, headers): the /mcp
+        # request's own, never the view's.
+        and not hasattr(cls, name)
+        and (not name.startswith("_") or name in COPIED_ATTRIBUTES)
     }
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from django.core.handlers.wsgi import WSGIRequest
 from django.http import HttpRequest
-from django.urls import NoReverseMatch, reverse
+from django.urls import NoReverseMatch, get_script_prefix, reverse
 
 from . import server
 from .authentication import Caller
@@ -25,7 +25,7 @@ from .invocation import Invocation
 from .protocol.jsonrpc import JSONRPCError, decoded, parse_message
 from .protocol.projection import project
 from .protocol.versions import LATEST_HANDSHAKE_VERSION, Era
-from .views import MCPView, endpoint_at, mounted_endpoints
+from .views import MCPView, endpoint_at, endpoint_paths
 
 DEFAULT_ENDPOINT = "mcp_tools:endpoint"
 
@@ -45,16 +45,16 @@ def mounted_endpoint(
     """
     if url_name is not None:
         try:
-            path = reverse(url_name)
+            path = path_info(reverse(url_name))
         except NoReverseMatch:
             raise NoEndpoint(f"No URL named {url_name!r}.") from None
         endpoint = endpoint_at(path)
         if endpoint is None:
             raise NoEndpoint(f"The URL {url_name!r} ({path}) is not an MCP endpoint.")
         return path, endpoint
-    mounted = [("/" + route, endpoint) for route, endpoint in mounted_endpoints()]
+    mounted = endpoint_paths()
     try:
-        default = reverse(DEFAULT_ENDPOINT)
+        default = path_info(reverse(DEFAULT_ENDPOINT))
     except NoReverseMatch:
         default = None
     mounted.sort(key=lambda found: found[0] != default)  # mcp_tools:endpoint first
@@ -62,6 +62,12 @@ def mounted_endpoint(
         raise NoEndpoint("No MCP endpoint is mounted: include mcp_tools.urls in the URLconf.")
     serving = (found for found in mounted if tool is None or found[1].serves_name(tool))
     return next(serving, mounted[0])
+
+
+def path_info(url: str) -> str:
+    """Return the ``PATH_INFO`` of a path ``reverse()`` made: without the script prefix."""
+    prefix = get_script_prefix()
+    return "/" + url[len(prefix) :] if url.startswith(prefix) else url
 
 
 def endpoint_request(
@@ -83,7 +89,7 @@ def endpoint_request(
         {
             "REQUEST_METHOD": "POST",
             "PATH_INFO": path,
-            "SCRIPT_NAME": "",
+            "SCRIPT_NAME": request.META.get("SCRIPT_NAME", "") if request is not None else "",
             "CONTENT_TYPE": "application/json",
             "CONTENT_LENGTH": "0",
             "wsgi.input": io.BytesIO(),

@@ -170,6 +170,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "MCP_TOOLS['FORMATTER_CLASS'] is {value!r}, which is not a formatter: {problem}.",
         "Name a subclass of mcp_tools.formatters.BaseFormatter (ResponseFormatter, or your own).",
     ),
+    "mcp_tools.E054": (
+        "MCP_TOOLS['DISPATCH_SKIP_MIDDLEWARE'] is {value!r}; it must be a list of dotted paths "
+        "of middleware.",
+        "List the middleware to leave out of tool calls, e.g. "
+        '["django.middleware.security.SecurityMiddleware", ...] (docs/dispatch.md).',
+    ),
     "mcp_tools.I060": (
         "Tool calls run through {count} middleware of MIDDLEWARE: {running}. Left out: {skipped}.",
         "The view's request already carries what the left-out classes do "

@@ -60,7 +60,7 @@ from .protocol import jsonrpc, mediatypes, versions
 from .protocol.jsonrpc import INVALID_REQUEST, JSONRPCError
 from .registry import ToolRegistry
 from .registry import registry as default_registry
-from .routes import iter_routes
+from .routes import NoPath, iter_routes
 from .server import Answer
 from .tools import Tool
 
@@ -120,6 +120,17 @@ def _origin_of(text: str) -> tuple[str, str, int] | None:
     if extra or text.endswith(("?", "#")):
         return None
     return scheme, parts.hostname, DEFAULT_PORTS[scheme] if port is None else port
+
+
+#: The hooks of the endpoint's policy a subclass may override, as on a DRF view.
+POLICY_HOOKS = (
+    "initial",
+    "perform_authentication",
+    "check_permissions",
+    "permission_denied",
+    "check_throttles",
+    "throttled",
+)
 
 
 class MCPView(View):
@@ -206,7 +217,7 @@ class MCPView(View):
         too_long = len(request.META.get("HTTP_AUTHORIZATION", "")) > MAX_AUTHORIZATION_BYTES
         # APIClient.force_authenticate() hands DRF's Request a user through these.
         forced = hasattr(request, "_force_auth_user") or hasattr(request, "_force_auth_token")
-        if not (authenticators or too_long or forced) and self._open():
+        if not (authenticators or too_long or forced) and self._open() and self._plain_policy():
             # What DRF would conclude, without building its request: the views
             # authenticate the copied credentials themselves.
             return Caller(user=unauthenticated_user(), auth=None, authentication_classes=())
@@ -231,6 +242,11 @@ class MCPView(View):
             authentication_classes=tuple(type(each) for each in authenticators),
             authenticator=drf_request.successful_authenticator,
         )
+
+    def _plain_policy(self) -> bool:
+        """Whether the policy hooks are this class's own (a subclass may refuse by itself)."""
+        cls = type(self)
+        return all(getattr(cls, name) is getattr(MCPView, name) for name in POLICY_HOOKS)
 
     def _open(self) -> bool:
         """Whether the endpoint reads no credentials, throttles nothing and admits anyone."""
@@ -520,6 +536,22 @@ def mounted_endpoints(resolver: URLResolver | None = None) -> list[tuple[str, MC
         endpoint = endpoint_of(route.callback)
         if endpoint is not None:
             found.append((route.route, endpoint))
+    return found
+
+
+def endpoint_paths(resolver: URLResolver | None = None) -> list[tuple[str, MCPView]]:
+    """Return ``(path, endpoint)`` for every ``MCPView`` mounted at a path without
+    parameters: the ``PATH_INFO`` that reaches it (no script prefix)."""
+    found = []
+    for route in iter_routes(resolver or get_resolver()):
+        endpoint = endpoint_of(route.callback)
+        if endpoint is None:
+            continue
+        try:
+            path, _ = route.resolve({})
+        except NoPath:
+            continue  # mounted at a path with parameters: no one path to call it at
+        found.append((path, endpoint))
     return found
 
 

@@ -245,7 +245,7 @@ class Visibility:
                 self._requests[key] = Request(http)
             else:
                 if picks_own_authenticators(tool.view_class):  # it may read its request
-                    view = tool.operation.view
+                    view = tool.operation.view_with()
                 else:
                     view = tool.view_class(**getattr(tool.callback, "initkwargs", {}))
                 request = Request(

@@ -625,3 +625,9 @@ def test_the_dispatch_check_is_silent_with_only_djangos_classes(settings):
     assert check_dispatch() == []
     settings.MCP_TOOLS = {**settings.MCP_TOOLS, "DISPATCH": "direct"}
     assert check_dispatch() == []
+
+
+@pytest.mark.parametrize("value", ["django.middleware.gzip.GZipMiddleware", [1], None])
+def test_a_skip_list_that_is_no_list_of_dotted_paths_is_an_error(settings, value):
+    ((id_, _, _),) = settings_messages(settings, DISPATCH_SKIP_MIDDLEWARE=value)
+    assert id_ == "mcp_tools.E054"

@@ -298,3 +298,22 @@ def test_the_policy_runs_in_drfs_order_from_initial(refusing_endpoints, alice, m
         monkeypatch.setattr(MCPView, hook, spy)
     assert refusal("/mcp-no-wait", f"Token {alice.token}")[0] == 200
     assert order == ["perform_authentication", "check_permissions", "check_throttles"]
+
+
+class OnlyFromTheOffice(MCPView):
+    """An open endpoint (no credentials read) whose own hook refuses outside one address."""
+
+    authentication_classes = []
+    permission_classes = [AllowAny]
+
+    def check_permissions(self, request):
+        if request.META.get("REMOTE_ADDR") != "10.0.0.1":
+            self.permission_denied(request, message="Only from the office.")
+
+
+def test_an_open_endpoint_still_runs_a_subclasss_own_hooks(settings):
+    module = types.ModuleType("office_urls")
+    module.urlpatterns = [path("mcp-office", OnlyFromTheOffice.as_view())]
+    settings.ROOT_URLCONF = module
+    status_code, error, _ = refusal("/mcp-office")
+    assert (status_code, error["message"]) == (403, "Only from the office.")

@@ -27,6 +27,7 @@ def mcp_with_headers(alice):
             "Mcp-Session-Id": "ignored",
             "Last-Event-ID": "ignored",
             "Accept-Encoding": "gzip",
+            "X-HTTP-Method-Override": "DELETE",
             "If-None-Match": '"etag-of-the-mcp-answer"',
         }
     )
@@ -50,8 +51,9 @@ def test_the_clients_headers_reach_the_view_less_the_transports(mcp_with_headers
     headers = set(mcp_with_headers.call_tool("echo", {"word": "x"})["structuredContent"]["headers"])
     # As a direct request from the same client: the project's own headers too. The test
     # client sends no Host header (Django falls back to SERVER_NAME) and an empty Cookie
-    # header; MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID, Accept-Encoding and the
-    # conditions on the /mcp answer stay behind, and Accept is the view request's own.
+    # header; MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID, Accept-Encoding, method
+    # overrides and the conditions on the /mcp answer stay behind, and Accept is the view
+    # request's own.
     assert headers == {
         "HTTP_ACCEPT",
         "HTTP_ACCEPT_LANGUAGE",
@@ -250,3 +252,14 @@ def test_the_header_filter_remembers_at_most_a_bounded_number_of_names(monkeypat
     hostile = {f"HTTP_X_{n}": str(n) for n in range(10)}
     assert inner_requests.client_environ(hostile) == hostile  # answered all the same
     assert len(inner_requests._CARRIED) == 3  # and nothing more remembered
+
+
+def test_direct_dispatch_never_carries_what_the_mcp_request_computes_of_its_own(alice):
+    from mcp_tools.inner_requests import carried_attributes
+
+    outer = RequestFactory().post("/mcp?search=injected&page_size=100000", HTTP_MCP_SESSION_ID="x")
+    outer.tenant = "acme"
+    outer.GET, outer.COOKIES, outer.headers  # noqa: B018  (what a middleware may read)
+    carried = carried_attributes(outer, every=True)
+    assert carried["tenant"] == "acme"
+    assert not {"GET", "COOKIES", "headers", "POST", "FILES"} & set(carried)

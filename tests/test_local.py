@@ -117,3 +117,14 @@ def test_mcp_call_goes_through_the_endpoint_it_is_told(alice):
         call_command("mcp_call", "r_png", "--user", "alice", "--endpoint", "mcp_tools:endpoint")
     with pytest.raises(CommandError, match="No URL named 'nowhere'."):
         call_command("mcp_call", "r_png", "--endpoint", "nowhere")
+
+
+def test_an_endpoint_is_found_behind_a_script_prefix(settings):
+    from django.urls import set_script_prefix
+
+    set_script_prefix("/app/")
+    try:
+        assert local.mounted_endpoint("mcp_tools:endpoint")[0] == "/mcp"
+        assert local.mounted_endpoint(tool="r_png")[0] == "/staff/mcp"
+    finally:
+        set_script_prefix("/")

@@ -270,3 +270,61 @@ def test_the_chain_is_built_once_and_again_when_the_settings_change(settings):
     settings.MIDDLEWARE = [*DJANGO_DEFAULT]
     assert dispatch.chain() is not first
     assert dispatch.chain().running == []
+
+
+# -- The chain as Django's handler runs it (in-process: Django's test client) ---------------
+
+
+@pytest.fixture
+def in_process(settings, alice):
+    """Set MIDDLEWARE and return alice's MCP client and a plain HTTP client."""
+    from mcp_tools.test import MCPClient
+
+    def clients(*extra):
+        settings.MIDDLEWARE = [*DJANGO_DEFAULT, *extra]
+        headers = {"Authorization": f"Token {alice.token}"}
+        return MCPClient(headers=headers), HttpClient(headers=headers)
+
+    return clients
+
+
+def test_an_async_only_middlewares_process_view_runs_to_completion(in_process):
+    mcp, http = in_process(OWN + "AsyncOnlyGateMiddleware")
+    assert http.get("/m/async-gate/").status_code == 403
+    result = mcp.call_tool("async_gate")
+    assert result["isError"] is True
+    assert "closed by an async hook" in result["content"][0]["text"]
+
+
+def test_a_template_response_from_process_view_is_rendered(in_process):
+    mcp, http = in_process(OWN + "TemplatePageMiddleware")
+    assert http.get("/m/page/").content == b"page for the middleware"
+    result = mcp.call_tool("page")
+    assert (result["isError"], result["content"][0]["text"]) == (False, "page for the middleware")
+
+
+def test_what_a_hook_raises_is_djangos_500_not_the_exception_middlewares(in_process):
+    from tests.middleware_app.middleware import BrokenHookMiddleware
+
+    BrokenHookMiddleware.seen.clear()
+    mcp, http = in_process(OWN + "BrokenHookMiddleware")
+    http.raise_request_exception = False
+    assert http.get("/m/broken-hook/").status_code == 500
+    result = mcp.call_tool("broken_hook")
+    assert result["isError"] is True and result["content"][0]["text"] == "Internal server error"
+    assert BrokenHookMiddleware.seen == []  # as Django: process_exception is for the view
+
+
+def test_a_view_that_returns_nothing_is_a_masked_error_with_a_reference(in_process):
+    mcp, _ = in_process(OWN + "ViewNameMiddleware")
+    result = mcp.call_tool("returns_nothing")
+    assert result["isError"] is True and result["content"][0]["text"] == "Internal server error"
+    assert result["_meta"]["django-mcp-tools/errorRef"]
+
+
+def test_a_middleware_that_changes_the_method_refuses_the_tool_call(in_process):
+    mcp, _ = in_process(OWN + "AlwaysDeleteMiddleware")
+    result = mcp.call_tool("overridden")
+    assert result["isError"] is True
+    text = result["content"][0]["text"]
+    assert text == "A middleware changed the method of this tool call to DELETE."

@@ -107,8 +107,9 @@ class ViewMethod:
         """The view set up for this method with a synthetic anonymous request (``view_for``)."""
         return view_for(self.view_class, self.route, self.method, self.action)
 
-    def view_with(self, request: Request) -> Any:
-        """Return a new view set up for this method to handle ``request`` (a caller's)."""
+    def view_with(self, request: Request | None = None) -> Any:
+        """Return a new view set up for this method to handle ``request`` (a caller's; by
+        default a synthetic anonymous one): for code that may keep state on it."""
         return view_for(self.view_class, self.route, self.method, self.action, request)
 
     @cached_property

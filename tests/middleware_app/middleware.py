@@ -3,6 +3,7 @@
 None of it knows about MCP: a tool call must meet it exactly as a direct request does.
 """
 
+from asgiref.sync import markcoroutinefunction
 from django.http import HttpResponseForbidden, HttpResponseRedirect, JsonResponse
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
@@ -95,3 +96,75 @@ class ExceptionPageMiddleware:
         if isinstance(exception, LookupError):
             return JsonResponse({"detail": f"Conflict: {exception}"}, status=409)
         return None
+
+
+class AsyncOnlyGateMiddleware:
+    """An async-only middleware whose process_view answers for /m/async-gate/ (Django runs
+    it to completion in a sync chain)."""
+
+    sync_capable = False
+    async_capable = True
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+        markcoroutinefunction(self)  # as Django's docs ask of async middleware
+
+    async def __call__(self, request):
+        return await self.get_response(request)
+
+    async def process_view(self, request, view_func, view_args, view_kwargs):
+        if request.path.startswith("/m/async-gate/"):
+            return JsonResponse({"gate": "closed by an async hook"}, status=403)
+        return None
+
+
+class TemplatePageMiddleware:
+    """Answer /m/page/ from process_view with a TemplateResponse (rendered by Django)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        if request.path.startswith("/m/page/"):
+            from django.template import engines
+            from django.template.response import TemplateResponse
+
+            template = engines["django"].from_string("page for {{ who }}")
+            return TemplateResponse(request, template, {"who": "the middleware"})
+        return None
+
+
+class BrokenHookMiddleware:
+    """A process_view that fails for /m/broken-hook/; its process_exception must not see it."""
+
+    seen = []
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        if request.path.startswith("/m/broken-hook/"):
+            raise ValueError("the hook broke")
+        return None
+
+    def process_exception(self, request, exception):
+        BrokenHookMiddleware.seen.append(str(exception))
+        return None
+
+
+class AlwaysDeleteMiddleware:
+    """Turn every request under /m/overridden/ into a DELETE, whatever it carries."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.path.startswith("/m/overridden/"):
+            request.method = "DELETE"
+        return self.get_response(request)

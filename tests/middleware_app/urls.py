@@ -19,4 +19,9 @@ urlpatterns = [
     path("open-report/", views.open_report, name="open-report"),
     path("login-report/", login_required_again(views.login_report), name="login-report"),
     path("verified/", views.VerifiedView.as_view(), name="verified"),
+    path("async-gate/", views.async_gate, name="async-gate"),
+    path("page/", views.page, name="page"),
+    path("broken-hook/", views.broken_hook, name="broken-hook"),
+    path("returns-nothing/", views.returns_nothing, name="returns-nothing"),
+    path("overridden/", views.overridden, name="overridden"),
 ]

@@ -92,3 +92,34 @@ class VerifiedView(APIView):
     @mcp_tool(name="verified_secret")
     def get(self, request):
         return Response({"secret": "two factors"})
+
+
+@mcp_tool(name="async_gate")
+@api_view(["GET"])
+def async_gate(request):
+    return Response({"open": True})
+
+
+@mcp_tool(name="page")
+@api_view(["GET"])
+def page(request):
+    return Response({"from": "the view"})
+
+
+@mcp_tool(name="broken_hook")
+@api_view(["GET"])
+def broken_hook(request):
+    return Response({"from": "the view"})
+
+
+@mcp_tool(name="returns_nothing")
+@api_view(["GET"])
+def returns_nothing(request):
+    return None
+
+
+@mcp_tool(name="overridden")
+@api_view(["GET"])
+def overridden(request):
+    """A GET tool; a method override must not turn its call into another method."""
+    return Response({"method": request.method})
