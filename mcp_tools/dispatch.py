@@ -99,6 +99,10 @@ class Chain:
                 chain.exception_middleware.append(adapt(False, middleware.process_exception))
             handler = cast(Handler, convert_exception_to_response(middleware))
             handler_is_async = middleware_is_async
+        if not chain.running:
+            # Nothing runs but the view: no hook can raise, nothing to adapt or convert.
+            chain.handler = chain.run_view
+            return chain
         chain.handler = cast(Handler, _handler.adapt_method_mode(False, handler, handler_is_async))
         return chain
 

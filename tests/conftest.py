@@ -95,8 +95,9 @@ def pytest_sessionfinish(session, exitstatus):
         shutil.rmtree(location, ignore_errors=True)
 
 
-#: Fixtures that start a server, a browser or a database server (tests/services.py).
-E2E_FIXTURES = {"live_server", "browser", "chromium", "postgres", "redis"}
+#: Fixtures that start a server, a browser or a database server (tests/services.py, and
+#: test_streaming's gunicorn and uvicorn servers).
+E2E_FIXTURES = {"live_server", "browser", "chromium", "postgres", "redis", "server"}
 #: Modules whose tests start processes of their own: Node clients, served projects, wrk.
 E2E_MODULES = {
     "test_bench",
@@ -107,6 +108,7 @@ E2E_MODULES = {
     "test_docs",
     "test_imports",
     "test_inspector_strict",
+    "test_oauth_flow",
     "test_results_clients",
     "test_scale_out",
     "test_tutorial",
