@@ -137,40 +137,40 @@ def test_an_operator_restricts_a_tool_to_a_group(operator, live_server, mcp, ali
     assert mcp.call_tool("echo", {"word": "back"})["structuredContent"]["word"] == "back"
 
 
-def test_an_operator_tries_a_json_tool_and_an_image_tool(operator, live_server, tmp_path):
+def try_echo(browser, base_url, word):
+    """Try the echo tool with ``word`` in the admin; return its structured content's text."""
     from mcp_tools.models import ExposedTool
 
     echo = ExposedTool.objects.get(name="echo")
-    operator.get(f"{live_server.url}/admin/mcp_tools/exposedtool/{echo.pk}/try/")
-    wait_for(operator, "#id_argument_word").send_keys("hello")
-    operator.find_element(By.CSS_SELECTOR, "input[name=_call]").click()
-    structured = wait_for(operator, "pre.mcp-structured").text
-    assert '"word": "hello"' in structured and '"user": "root"' in structured
-    save_screenshot(operator, tmp_path, "admin-try-it")
+    browser.get(f"{base_url}/admin/mcp_tools/exposedtool/{echo.pk}/try/")
+    wait_for(browser, "#id_argument_word").send_keys(word)
+    browser.find_element(By.CSS_SELECTOR, "input[name=_call]").click()
+    return wait_for(browser, "pre.mcp-structured").text
+
+
+def try_image(browser, base_url):
+    """Try the image tool in the admin; assert the page shows the image it answered."""
+    from mcp_tools.models import ExposedTool
 
     png = ExposedTool.objects.get(name="r_png")
-    operator.get(f"{live_server.url}/admin/mcp_tools/exposedtool/{png.pk}/try/")
-    wait_for(operator, "input[name=_call]").click()
-    image = wait_for(operator, "img.mcp-image")
-    assert operator.execute_script("return arguments[0].naturalWidth", image) > 0
+    browser.get(f"{base_url}/admin/mcp_tools/exposedtool/{png.pk}/try/")
+    wait_for(browser, "input[name=_call]").click()
+    image = wait_for(browser, "img.mcp-image")
+    assert browser.execute_script("return arguments[0].naturalWidth", image) > 0
+
+
+def test_an_operator_tries_a_json_tool_and_an_image_tool(operator, live_server, tmp_path):
+    structured = try_echo(operator, live_server.url, "hello")
+    assert '"word": "hello"' in structured and '"user": "root"' in structured
+    save_screenshot(operator, tmp_path, "admin-try-it")
+    try_image(operator, live_server.url)
 
 
 @pytest.mark.urls("tests.admin_endpoint_urls")
 def test_try_it_calls_through_the_mounted_oauth_and_tagged_endpoints(operator, live_server):
     """mcp_tools:endpoint takes OAuth tokens and sessions and serves only the tools tagged
     ``echoes``; a tool without the tag is tried through the staff endpoint that serves it."""
-    from mcp_tools.models import ExposedTool
-
-    echo = ExposedTool.objects.get(name="echo")
-    operator.get(f"{live_server.url}/admin/mcp_tools/exposedtool/{echo.pk}/try/")
-    wait_for(operator, "#id_argument_word").send_keys("through-oauth")
-    operator.find_element(By.CSS_SELECTOR, "input[name=_call]").click()
-    structured = wait_for(operator, "pre.mcp-structured").text
+    structured = try_echo(operator, live_server.url, "through-oauth")
     assert '"word": "through-oauth"' in structured and '"user": "root"' in structured
     assert "Unsupported media type" not in operator.page_source
-
-    png = ExposedTool.objects.get(name="r_png")
-    operator.get(f"{live_server.url}/admin/mcp_tools/exposedtool/{png.pk}/try/")
-    wait_for(operator, "input[name=_call]").click()
-    image = wait_for(operator, "img.mcp-image")
-    assert operator.execute_script("return arguments[0].naturalWidth", image) > 0
+    try_image(operator, live_server.url)
