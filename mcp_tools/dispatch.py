@@ -195,20 +195,17 @@ def chain() -> Chain:
     return _chain[1]
 
 
+#: The chain of ``DISPATCH = "direct"``: the view alone, run as the end of any chain.
+_direct = Chain.load([], [])
+
+
 def call_view(request: HttpRequest) -> HttpResponseBase:
     """Call the view of ``request`` (the inner request of a tool call) and return its
     rendered response: through the middleware chain, or alone with ``DISPATCH = "direct"``.
 
     An exception that escapes the view rolls back the view's atomic block and propagates.
     """
-    if mcp_settings.DISPATCH == DIRECT:
-        match = request.resolver_match
-        assert match is not None
-        response = _handler.make_view_atomic(match.func)(request, *match.args, **match.kwargs)
-        if callable(getattr(response, "render", None)):
-            response = response.render()  # type: ignore[attr-defined]
-        return response
-    return chain()(request)
+    return (_direct if mcp_settings.DISPATCH == DIRECT else chain())(request)
 
 
 def release(response: HttpResponseBase) -> None:
