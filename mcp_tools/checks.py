@@ -56,12 +56,13 @@ POSITIVE = (
 NON_NEGATIVE = ("CACHE_TTL_MS",)
 OPTIONAL_POSITIVE = ("PAGE_SIZE",)  # None: one page
 
+#: django-oauth-toolkit's DRF authentication: the class that reads OAuth access tokens.
+DOT_AUTHENTICATION = "oauth2_provider.contrib.rest_framework.authentication.OAuth2Authentication"
+
 #: Authentication classes (by a class of their MRO) and the app their credentials live in.
 REQUIRED_APPS = {
     "rest_framework.authentication.TokenAuthentication": "rest_framework.authtoken",
-    "oauth2_provider.contrib.rest_framework.authentication.OAuth2Authentication": (
-        "oauth2_provider"
-    ),
+    DOT_AUTHENTICATION: "oauth2_provider",
 }
 
 
@@ -251,15 +252,36 @@ def check_well_known(app_configs: Configs = None, **kwargs: object) -> list[chec
     """With OAuth metadata configured, the RFC 9728 documents must be served at the root."""
     from django.urls import NoReverseMatch, reverse
 
-    from .resource_metadata import WELL_KNOWN, is_configured
+    from .resource_metadata import WELL_KNOWN, is_configured, public_origin
+    from .views import mounted_endpoints
 
     if not is_configured():
         return []
+    messages = []
     try:
         found = reverse("mcp_tools_well_known:resource-metadata") == WELL_KNOWN
     except NoReverseMatch:
         found = False
-    return [] if found else [check_message(ToolProblem("mcp_tools.W042", None, {}))]
+    if not found:
+        messages.append(check_message(ToolProblem("mcp_tools.W042", None, {})))
+    if public_origin() is None:
+        messages.append(check_message(ToolProblem("mcp_tools.E044", None, {})))
+    for route, endpoint in mounted_endpoints():
+        authenticators = endpoint.get_authenticators()
+        if not any(_reads_oauth_tokens(authenticator) for authenticator in authenticators):
+            names = ", ".join(type(a).__name__ for a in authenticators) or "none"
+            params = {"route": route, "classes": names}
+            messages.append(check_message(ToolProblem("mcp_tools.W044", route, params)))
+    return messages
+
+
+def _reads_oauth_tokens(authenticator: object) -> bool:
+    """Whether ``authenticator`` is django-oauth-toolkit's token authentication or a subclass
+    (``mcp_tools.contrib.oauth``'s), told by name: DOT need not be installed to ask."""
+    return any(
+        f"{cls.__module__}.{cls.__qualname__}" == DOT_AUTHENTICATION
+        for cls in type(authenticator).__mro__
+    )
 
 
 @checks.register("mcp_tools")

@@ -154,6 +154,23 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "clients at a document that answers 404.",
         "Add path('', include('mcp_tools.urls.well_known')) to the root URLconf, with no prefix.",
     ),
+    "mcp_tools.E044": (
+        "OAuth metadata is configured (MCP_TOOLS['OAUTH_AUTHORIZATION_SERVERS']), but neither "
+        "MCP_TOOLS['PUBLIC_URL'] nor MCP_TOOLS['OAUTH_RESOURCE'] is set: the endpoints don't "
+        "know their own resource identifier, so they accept no token and serve no RFC 9728 "
+        "document.",
+        "Set MCP_TOOLS['PUBLIC_URL'] to the endpoint's public URL, e.g. "
+        "'https://example.com/mcp'. It is never taken from the Host or X-Forwarded-Host "
+        "header, which the client chooses.",
+    ),
+    "mcp_tools.W044": (
+        "OAuth metadata is configured (MCP_TOOLS['OAUTH_AUTHORIZATION_SERVERS']), but the MCP "
+        "endpoint /{route} has no OAuth authentication class ({classes}): clients are sent "
+        "to an authorization server whose tokens it does not accept.",
+        "Add 'mcp_tools.contrib.oauth.authentication.OAuth2ResourceAuthentication' to "
+        "MCP_TOOLS['AUTHENTICATION_CLASSES'] (docs/oauth.md). If a class of yours reads the "
+        "tokens, add 'mcp_tools.W044' to SILENCED_SYSTEM_CHECKS.",
+    ),
     "mcp_tools.W050": (
         "MCP_TOOLS[{key!r}] is not a setting of mcp_tools, so it is ignored.",
         "{hint}",

@@ -2,18 +2,22 @@
 
 OAuth metadata is configured when ``MCP_TOOLS["OAUTH_AUTHORIZATION_SERVERS"]`` names at
 least one issuer. Then every endpoint (each ``MCPView`` in the URLconf) is a protected
-resource whose identifier is its own absolute URL (or ``OAUTH_RESOURCE``), described at the
+resource whose identifier is its public URL (or ``OAUTH_RESOURCE``), described at the
 RFC 9728 path form ``/.well-known/oauth-protected-resource/<endpoint path>``, which the 401
 challenge names in ``resource_metadata``. Nothing here needs an OAuth library: the tokens
 themselves are checked by the endpoint's authentication classes (``mcp_tools.contrib.oauth``
 for django-oauth-toolkit).
+
+The public origin comes from settings, ``OAUTH_RESOURCE`` or ``PUBLIC_URL``, never from the
+request: ``Host`` and ``X-Forwarded-Host`` are the client's to choose, and a token's audience
+must not be (docs/oauth.md). Without either setting no token is accepted as the endpoint's
+and no document is served; check ``mcp_tools.E044`` says so at start-up.
 """
 
 from __future__ import annotations
 
 from typing import Any
-
-from django.http import HttpRequest
+from urllib.parse import urlsplit
 
 from .conf import mcp_settings
 from .context import get_context, http_request
@@ -26,39 +30,59 @@ def is_configured() -> bool:
     return bool(mcp_settings.OAUTH_AUTHORIZATION_SERVERS)
 
 
-def absolute(request: HttpRequest, location: str) -> str:
-    """Return ``location`` as an absolute URL: a path is joined to the request's origin.
+def public_origin() -> str | None:
+    """Return the site's public origin (``https://example.com``) from settings, or None.
+
+    ``PUBLIC_URL`` (the endpoint's public URL) names it; else ``OAUTH_RESOURCE``. Only the
+    scheme and the authority are kept: an endpoint's path is the path it is served at.
+    """
+    for url in (mcp_settings.PUBLIC_URL, mcp_settings.OAUTH_RESOURCE):
+        parts = urlsplit(str(url or ""))
+        if parts.scheme in ("http", "https") and parts.netloc:
+            return f"{parts.scheme}://{parts.netloc}"
+    return None
+
+
+def absolute(location: str) -> str | None:
+    """Return ``location`` as an absolute URL: a path is joined to the public origin.
 
     No trailing slash is added or kept for the origin itself (``/`` → ``https://host``): an
-    issuer and a resource identifier are compared as strings.
+    issuer and a resource identifier are compared as strings. None: a path, and no origin.
     """
     if not location.startswith("/"):
         return location
-    url = request.build_absolute_uri(location)
-    return url[:-1] if location == "/" else url
+    origin = public_origin()
+    if origin is None:
+        return None
+    return origin if location == "/" else origin + location
 
 
-def authorization_servers(request: HttpRequest) -> list[str]:
+def authorization_servers() -> list[str]:
     """Return the issuers of ``OAUTH_AUTHORIZATION_SERVERS``, made absolute."""
-    return [absolute(request, issuer) for issuer in mcp_settings.OAUTH_AUTHORIZATION_SERVERS]
+    issuers = (absolute(issuer) for issuer in mcp_settings.OAUTH_AUTHORIZATION_SERVERS)
+    return [issuer for issuer in issuers if issuer is not None]
 
 
-def resource_identifier(request: HttpRequest, path: str) -> str:
+def resource_identifier(path: str) -> str | None:
     """Return the resource identifier of the endpoint at ``path``: ``OAUTH_RESOURCE``, else
-    the endpoint's absolute URL."""
-    return absolute(request, mcp_settings.OAUTH_RESOURCE or path)
+    the endpoint's public URL; None when settings name neither."""
+    return absolute(mcp_settings.OAUTH_RESOURCE or path)
 
 
-def metadata_url(request: HttpRequest, path: str) -> str:
+def metadata_url(path: str) -> str | None:
     """Return the URL of the RFC 9728 document of the endpoint at ``path`` (its path form)."""
-    return request.build_absolute_uri(WELL_KNOWN + path)
+    return absolute(WELL_KNOWN + path)
 
 
-def document(request: HttpRequest, path: str, scopes: list[str]) -> dict[str, Any]:
-    """Return the RFC 9728 protected-resource metadata of the endpoint at ``path``."""
+def document(path: str, scopes: list[str]) -> dict[str, Any] | None:
+    """Return the RFC 9728 protected-resource metadata of the endpoint at ``path``, or None
+    when settings name no public origin."""
+    resource = resource_identifier(path)
+    if resource is None:
+        return None
     data: dict[str, Any] = {
-        "resource": resource_identifier(request, path),
-        "authorization_servers": authorization_servers(request),
+        "resource": resource,
+        "authorization_servers": authorization_servers(),
         "bearer_methods_supported": ["header"],
     }
     if scopes:
@@ -84,13 +108,3 @@ def endpoint_path(request: Any) -> str | None:
     if callable(getattr(view, "get_resource_metadata_url", None)):
         return str(http.path)
     return None
-
-
-def endpoint_resource(request: Any) -> str | None:
-    """Return the resource identifier of the endpoint ``request`` is for, or None.
-
-    A tool call's inner request is a request to the endpoint's resource: a token bound to
-    the endpoint (RFC 8707) is valid there, wherever the view is mounted.
-    """
-    path = endpoint_path(request)
-    return resource_identifier(http_request(request), path) if path is not None else None

@@ -331,13 +331,13 @@ class MCPView(View):
         """Return the RFC 9728 document of this endpoint at ``path``; None without OAuth."""
         if not resource_metadata.is_configured():
             return None
-        return resource_metadata.document(request, path, self.get_oauth_scopes())
+        return resource_metadata.document(path, self.get_oauth_scopes())
 
     def get_resource_metadata_url(self, request: HttpRequest) -> str | None:
         """Return where the challenge points clients: this endpoint's RFC 9728 document."""
         if not resource_metadata.is_configured():
             return None
-        return resource_metadata.metadata_url(request, request.path)
+        return resource_metadata.metadata_url(request.path)
 
     # -- the transport ---------------------------------------------------------------------
 

@@ -187,6 +187,7 @@ def test_the_oauth_challenge_only_with_oauth_metadata(settings):
     settings.MCP_TOOLS = {
         **settings.MCP_TOOLS,
         "OAUTH_AUTHORIZATION_SERVERS": ["https://as.example"],
+        "PUBLIC_URL": "http://testserver/mcp",
     }
     response, _ = answer("/mcp")
     assert response.status_code == 401

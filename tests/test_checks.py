@@ -429,10 +429,61 @@ def test_oauth_metadata_without_the_well_known_urls_w042(settings):
     from django.urls import include
 
     urlpatterns = [path("", include("mcp_tools.urls"))]
-    found = _auth_messages(settings, urlpatterns, OAUTH_AUTHORIZATION_SERVERS=["/"])
+    found = _auth_messages(settings, urlpatterns, **OAUTH_SET_UP)
     assert set(found) == {"mcp_tools.W042"}
     urlpatterns.append(path("", include("mcp_tools.urls.well_known")))
-    assert _auth_messages(settings, urlpatterns, OAUTH_AUTHORIZATION_SERVERS=["/"]) == {}
+    assert _auth_messages(settings, urlpatterns, **OAUTH_SET_UP) == {}
+
+
+OAUTH_SET_UP = {
+    "OAUTH_AUTHORIZATION_SERVERS": ["/"],
+    "PUBLIC_URL": "https://example.com/mcp",
+    "AUTHENTICATION_CLASSES": [
+        "mcp_tools.contrib.oauth.authentication.OAuth2ResourceAuthentication"
+    ],
+}
+
+
+@pytest.mark.parametrize("named", ["PUBLIC_URL", "OAUTH_RESOURCE"])
+def test_oauth_metadata_needs_the_public_url_from_settings_e044(settings, named):
+    from django.urls import include
+
+    urlpatterns = [
+        path("", include("mcp_tools.urls")),
+        path("", include("mcp_tools.urls.well_known")),
+    ]
+    unnamed = {**OAUTH_SET_UP, "PUBLIC_URL": None}
+    found = _auth_messages(settings, urlpatterns, **unnamed)
+    assert set(found) == {"mcp_tools.E044"}
+    assert found["mcp_tools.E044"].level == checks.ERROR
+    assert "never taken from the Host or X-Forwarded-Host header" in found["mcp_tools.E044"].hint
+    # A relative or schemeless value names no origin either.
+    assert set(_auth_messages(settings, urlpatterns, **{**unnamed, named: "/mcp"})) == {
+        "mcp_tools.E044"
+    }
+    assert (
+        _auth_messages(settings, urlpatterns, **{**unnamed, named: "https://example.com/mcp"}) == {}
+    )
+
+
+def test_oauth_metadata_without_an_oauth_authentication_class_w044(settings):
+    from django.urls import include
+
+    urlpatterns = [
+        path("", include("mcp_tools.urls")),
+        path("", include("mcp_tools.urls.well_known")),
+    ]
+    token_only = {
+        **OAUTH_SET_UP,
+        "AUTHENTICATION_CLASSES": ["mcp_tools.authentication.BearerTokenAuthentication"],
+    }
+    found = _auth_messages(settings, urlpatterns, **token_only)
+    assert set(found) == {"mcp_tools.W044"}
+    assert found["mcp_tools.W044"].msg == (
+        "OAuth metadata is configured (MCP_TOOLS['OAUTH_AUTHORIZATION_SERVERS']), but the MCP "
+        "endpoint /mcp has no OAuth authentication class (BearerTokenAuthentication): clients "
+        "are sent to an authorization server whose tokens it does not accept."
+    )
 
 
 def test_an_oauth_endpoint_without_an_authorization_server_w043(settings):

@@ -9,6 +9,7 @@ import secrets
 from datetime import timedelta
 
 import pytest
+from django.test import Client
 from django.utils import timezone
 from oauth2_provider.models import get_access_token_model, get_application_model
 
@@ -32,6 +33,7 @@ def oauth_project(settings):
         **settings.MCP_TOOLS,
         "OAUTH_AUTHORIZATION_SERVERS": ["/"],
         "OAUTH_SCOPES": ["notes:read"],
+        "PUBLIC_URL": RESOURCE,
     }
 
 
@@ -266,3 +268,16 @@ def types_view(permission_classes, attributes):
     from rest_framework.views import APIView
 
     return type("V", (APIView,), {"permission_classes": permission_classes, **attributes})()
+
+
+def test_without_a_public_url_no_token_is_the_endpoints_and_no_document_is_served(settings, mint):
+    # Check mcp_tools.E044 stops `manage.py check`; a server started without it fails closed.
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "PUBLIC_URL": None}
+    caller = client(mint())
+    response = caller.send(caller.message("tools/list"))
+    assert response.status_code == 401
+    assert MCPClient.answer_of(response)["error"]["message"] == (
+        "This server does not know its own resource identifier: no token can be checked."
+    )
+    assert "resource_metadata" not in response["WWW-Authenticate"]
+    assert Client().get("/.well-known/oauth-protected-resource/mcp").status_code == 404

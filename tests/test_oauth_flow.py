@@ -331,6 +331,31 @@ def test_a_token_not_for_this_resource_now_is_refused_with_401(oauth_server, nam
     assert fixture["tokens"][name] not in response.text
 
 
+@pytest.mark.parametrize("header", ["Host", "X-Forwarded-Host"])
+def test_the_audience_is_the_public_url_whatever_host_the_client_names(oauth_server, header):
+    # The server believes X-Forwarded-Host and admits any Host (tests/oauth_app/settings.py):
+    # a token for another resource server stays refused, and no document names that host.
+    base, fixture = oauth_server
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    headers["Authorization"] = f"Bearer {fixture['tokens']['other_host']}"
+    headers[header] = "other-rs.example"
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    response = httpx2.post(f"{base}/mcp", json=message, headers=headers, timeout=30)
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"] == CHALLENGE.format(base=base)
+    assert response.json()["error"]["message"] == "The access token is not valid for this resource."
+    evil = {header: "evil.example"}
+    for path in (
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-protected-resource",
+    ):
+        document = httpx2.get(f"{base}{path}", headers=evil, timeout=30).json()
+        assert document["resource"] == f"{base}/mcp"
+        assert document["authorization_servers"] == [base]
+    anonymous = httpx2.post(f"{base}/mcp", json=message, headers=evil, timeout=30)
+    assert "evil.example" not in anonymous.headers["www-authenticate"]
+
+
 def test_the_good_minted_token_lists_what_its_scope_opens(oauth_server):
     base, fixture = oauth_server
     response = post_mcp(base, fixture["tokens"]["good"])

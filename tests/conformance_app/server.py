@@ -21,6 +21,7 @@ from tests.processes import stop
 REPO = Path(__file__).resolve().parents[2]
 #: The environment variable the test settings read their SQLite file from.
 DATABASE_ENV = "MCP_TESTS_DATABASE"
+PUBLIC_URL_ENV = "MCP_TESTS_PUBLIC_URL"
 
 
 def free_port() -> int:
@@ -95,6 +96,8 @@ def serve(
         database = migrated_database(settings, folder)
     environ = {
         **os.environ,
+        # The endpoint's public URL, which OAuth settings read (tests/oauth_app/settings.py).
+        PUBLIC_URL_ENV: f"http://127.0.0.1:{port}/mcp",
         **(env or {}),
         "DJANGO_SETTINGS_MODULE": settings,
         DATABASE_ENV: str(database),

@@ -16,9 +16,10 @@ from oauth2_provider.oauth2_backends import get_oauthlib_core
 from rest_framework.permissions import AND, OR
 from rest_framework.request import Request
 
-from mcp_tools.resource_metadata import endpoint_resource
+from mcp_tools.resource_metadata import endpoint_path, resource_identifier
 
 UNBOUND = "The access token names no resource (RFC 8707): it was not issued for this server."
+UNNAMED = "This server does not know its own resource identifier: no token can be checked."
 
 
 class OAuth2ResourceAuthentication(OAuth2Authentication):
@@ -42,9 +43,13 @@ class OAuth2ResourceAuthentication(OAuth2Authentication):
     require_audience = True
 
     def authenticate(self, request: Any) -> tuple[Any, Any] | None:
-        resource = endpoint_resource(request)
-        if resource is None:
+        path = endpoint_path(request)
+        if path is None:
             return super().authenticate(request)
+        resource = resource_identifier(path)
+        if resource is None:  # no PUBLIC_URL or OAUTH_RESOURCE: check mcp_tools.E044
+            request.oauth2_error = {"error": "invalid_token", "error_description": UNNAMED}
+            return None
         core = get_oauthlib_core()
         # The endpoint's resource, not the URL of the view a tool call runs, is what the
         # token must be for: DOT compares the token's resource indicators with this URI.

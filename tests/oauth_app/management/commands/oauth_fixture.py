@@ -52,6 +52,8 @@ class Command(BaseCommand):
             "good": self.mint("notes:read", [resource]),
             "expired": self.mint("notes:read", [resource], expires=expired),
             "other_audience": self.mint("notes:read", ["https://other.example/mcp"]),
+            # For another resource server, at a host a client can name in X-Forwarded-Host.
+            "other_host": self.mint("notes:read", ["http://other-rs.example/mcp"]),
             "unbound": self.mint("notes:read", []),
             "under_scoped": self.mint("profile", [resource]),
         }
