@@ -24,7 +24,7 @@ from .context import get_context
 from .exceptions import InputUnavailable
 from .protocol import inputs
 from .protocol.jsonrpc import INVALID_PARAMS, MISSING_CAPABILITY, JSONRPCError
-from .request_state import Binding, read
+from .request_state import Binding, Confirmation, State, read
 from .tools import Tool
 
 #: Keys the package asks under itself; a view's own keys may not start with it.
@@ -62,6 +62,10 @@ class Inputs:
     binding: Binding
     #: The answers the view has read in this run: what the next round's state carries.
     used: dict[str, Any] = field(default_factory=dict)
+    #: The accepted confirmation among ``answers``, named by the state that asked for it.
+    confirmation: Confirmation | None = None
+    #: The confirmation this run holds (``Confirmation.hold``): given back if it asks again.
+    held: Confirmation | None = None
 
 
 def receive(params: Mapping[str, Any], capabilities: Any, binding: Binding) -> Inputs:
@@ -70,10 +74,14 @@ def receive(params: Mapping[str, Any], capabilities: Any, binding: Binding) -> I
     Raises ``JSONRPCError`` (-32602) unless ``inputResponses`` is a valid ``InputResponses``
     object within ``MAX_INPUT_BYTES`` and a ``requestState`` is one this server signed for
     this tool, these arguments and this caller, not expired.
+
+    A retry's answer replaces an earlier round's for the same key. An answer may come before
+    its question (the view's ask checks it against what it asks), except an ``accept`` of
+    the confirmation: taken only from the retry of the round that put it to the user, while
+    a ``decline`` or ``cancel`` stands whenever it comes.
     """
-    answers: dict[str, Any] = {}
-    if "requestState" in params:
-        answers = read(params["requestState"], binding)
+    state = read(params["requestState"], binding) if "requestState" in params else State()
+    responses: dict[str, Any] = {}
     if "inputResponses" in params:
         try:
             responses = inputs.check_responses(params["inputResponses"])
@@ -84,9 +92,17 @@ def receive(params: Mapping[str, Any], capabilities: Any, binding: Binding) -> I
             raise JSONRPCError(
                 INVALID_PARAMS, f"Invalid params: inputResponses exceed {limit} bytes"
             )
-        # An answer given in an earlier round stands: the state signed it for this call.
-        answers = {**responses, **answers}
-    return Inputs(dict(capabilities or {}), answers, binding)
+    if CONFIRM_KEY not in state.asked and _accepted(responses.get(CONFIRM_KEY)):
+        # A "yes" to a question never put to the user is no answer; a "no" stands.
+        responses = {key: value for key, value in responses.items() if key != CONFIRM_KEY}
+    answers = {**state.answers, **responses}
+    confirmation = state.confirmation
+    if CONFIRM_KEY in responses:
+        confirmation = Confirmation(state.id, state.issued_at)
+    if confirmation is None or confirmation.expired():
+        answers.pop(CONFIRM_KEY, None)  # asked again, with a state of its own
+        confirmation = None
+    return Inputs(dict(capabilities or {}), answers, binding, confirmation=confirmation)
 
 
 def request_input(request: Any, requests: Mapping[str, Any]) -> dict[str, Any]:
@@ -216,6 +232,9 @@ def confirmation_message(template: str, tool: Tool, arguments: Mapping[str, Any]
 def confirm(request: Any, message: str) -> bool:
     """Ask the user to allow this call; True when accepted, False when declined or cancelled.
 
+    An acceptance runs the view once: it is held for this run in the shared cache, and a
+    second run on the same acceptance (a replayed retry) asks the user again.
+
     True at once where the client can't be asked (the handshake era, a client without
     elicitation): it runs as before, under the client's own approval of destructive tools.
     """
@@ -225,8 +244,18 @@ def confirm(request: Any, message: str) -> bool:
     asked: dict[str, Any] = {"method": inputs.ELICIT, "params": params}
     if channel is None or not inputs.declares(channel.capabilities, asked):
         return True
-    answer = _ask(request, {CONFIRM_KEY: asked})[CONFIRM_KEY]
-    return bool(answer["action"] == "accept")
+    acceptance = channel.confirmation
+    if acceptance is not None and _accepted(channel.answers.get(CONFIRM_KEY)):
+        if acceptance.hold():
+            channel.held = acceptance
+        else:  # another run has taken (or spent) this acceptance: ask the user again
+            channel.answers.pop(CONFIRM_KEY)
+            channel.confirmation = None
+    return _accepted(_ask(request, {CONFIRM_KEY: asked})[CONFIRM_KEY])
+
+
+def _accepted(answer: Any) -> bool:
+    return isinstance(answer, dict) and answer.get("action") == "accept"
 
 
 class _Formatter(string.Formatter):

@@ -25,6 +25,7 @@ from .formatters import BaseFormatter
 from .inner_requests import build_inner_request
 from .input_requests import (
     CANCELLED,
+    CONFIRM_KEY,
     InputRequired,
     Inputs,
     confirm,
@@ -147,8 +148,12 @@ class Invocation:
 
     def input_required(self, asked: InputRequired) -> InputRequiredResult:
         """End this round asking the client ``asked.requests``; sign what it answered so far."""
-        assert self.inputs is not None, "only a call that can ask raises InputRequired"
-        state = request_state.issue(self.inputs.binding, self.inputs.used)
+        channel = self.inputs
+        assert channel is not None, "only a call that can ask raises InputRequired"
+        confirmed = channel.confirmation if CONFIRM_KEY in channel.used else None
+        if channel.held is not None:
+            channel.held.release()  # this run ends asking: the retry runs the view again
+        state = request_state.issue(channel.binding, channel.used, list(asked.requests), confirmed)
         self.report("input_required", None, False, None)
         return InputRequiredResult(asked.requests, state)
 

@@ -3,18 +3,23 @@
 Everything a retry needs travels through the client, signed with Django's signing
 (``SECRET_KEY``, and ``SECRET_KEY_FALLBACKS`` while keys rotate): the answers of earlier
 rounds, bound to the tool, a digest of the arguments and the caller, with a timestamp
-that expires after ``INPUT_STATE_MAX_AGE``. Any worker of any host resumes any call;
-nothing is kept server-side (docs/input.md).
+that expires after ``INPUT_STATE_MAX_AGE``, and the keys its round asked, the only ones a
+retry may answer. Any worker of any host resumes any call; the one thing kept server-side
+is which accepted confirmations a view has already run on, in the shared cache until they
+expire, so an accepted confirmation runs the view once (docs/input.md).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+import secrets
+import time
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.core import signing
+from django.core.cache import caches
 
 from .authentication import Caller
 from .conf import mcp_settings
@@ -22,7 +27,9 @@ from .protocol.jsonrpc import INVALID_PARAMS, JSONRPCError
 
 SALT = "mcp_tools.request_state"
 #: Bumped when the payload's shape changes: older states are then refused, never misread.
-VERSION = 1
+VERSION = 2
+#: The shared cache's keys of confirmations in use or spent.
+SPENT_PREFIX = "mcp_tools:confirmation:"
 
 
 @dataclass(frozen=True)
@@ -52,8 +59,52 @@ def caller_key(caller: Caller) -> str:
     return f"{user._meta.label_lower}:{user.pk}"
 
 
-def issue(binding: Binding, answers: dict[str, Any]) -> str:
-    """Return the signed state that carries ``answers`` to the next round.
+@dataclass(frozen=True)
+class Confirmation:
+    """An accepted confirmation: named by the state that asked for it, and when it asked."""
+
+    id: str
+    asked_at: float
+
+    def expired(self) -> bool:
+        return time.time() - self.asked_at > mcp_settings.INPUT_STATE_MAX_AGE
+
+    def hold(self) -> bool:
+        """Take this confirmation for one run of the view; False when a run has it already.
+
+        One atomic ``add`` in the shared cache, kept until every state that can carry the
+        confirmation has expired. ``release()`` gives it back when the run ends asking for
+        more input (the view will run again on the retry).
+        """
+        timeout = mcp_settings.INPUT_STATE_MAX_AGE
+        return bool(caches[mcp_settings.CACHE].add(SPENT_PREFIX + self.id, 1, timeout=timeout))
+
+    def release(self) -> None:
+        caches[mcp_settings.CACHE].delete(SPENT_PREFIX + self.id)
+
+
+@dataclass(frozen=True)
+class State:
+    """What a ``requestState`` carries back: the answers so far and what its round asked."""
+
+    answers: dict[str, Any] = field(default_factory=dict)
+    #: The keys of the input requests this state was issued with.
+    asked: frozenset[str] = frozenset()
+    #: This state's own name: a confirmation answered against it is named by it.
+    id: str = ""
+    issued_at: float = 0.0
+    #: The accepted confirmation among ``answers``, if any.
+    confirmation: Confirmation | None = None
+
+
+def issue(
+    binding: Binding,
+    answers: dict[str, Any],
+    asked: list[str],
+    confirmation: Confirmation | None = None,
+) -> str:
+    """Return the signed state that carries ``answers`` to the next round, which may answer
+    the keys in ``asked``.
 
     Raises ``JSONRPCError`` (-32602) when it would be larger than ``MAX_INPUT_BYTES``.
     """
@@ -63,6 +114,10 @@ def issue(binding: Binding, answers: dict[str, Any]) -> str:
         "args": binding.arguments,
         "caller": binding.caller,
         "answers": answers,
+        "asked": sorted(asked),
+        "id": secrets.token_urlsafe(12),
+        "at": time.time(),
+        "confirmed": [confirmation.id, confirmation.asked_at] if confirmation else None,
     }
     state = signing.dumps(payload, salt=SALT, compress=True)
     limit = mcp_settings.MAX_INPUT_BYTES
@@ -71,8 +126,8 @@ def issue(binding: Binding, answers: dict[str, Any]) -> str:
     return state
 
 
-def read(state: object, binding: Binding) -> dict[str, Any]:
-    """Return the answers ``state`` carries, after checking it belongs to ``binding``.
+def read(state: object, binding: Binding) -> State:
+    """Return what ``state`` carries, after checking it belongs to ``binding``.
 
     Raises ``JSONRPCError`` (-32602) with a clear message for a state that is not a
     string, is too large, was not signed here (forged, truncated, tampered), has expired,
@@ -97,8 +152,15 @@ def read(state: object, binding: Binding) -> dict[str, Any]:
         raise _invalid("requestState was issued to another caller")
     if payload.get("args") != binding.arguments:
         raise _invalid("requestState was issued for other arguments")
-    answers = payload.get("answers")
-    return answers if isinstance(answers, dict) else {}
+    # Signed by this server in this shape (``issue``): read as written.
+    confirmed = payload["confirmed"]
+    return State(
+        answers=payload["answers"],
+        asked=frozenset(payload["asked"]),
+        id=payload["id"],
+        issued_at=payload["at"],
+        confirmation=Confirmation(*confirmed) if confirmed else None,
+    )
 
 
 def _invalid(message: str) -> JSONRPCError:

@@ -129,3 +129,79 @@ def test_the_default_message_shows_each_argument_bounded():
 def test_confirm_takes_true_false_or_a_message(value):
     with pytest.raises(ImproperlyConfigured, match="confirm"):
         mcp_tool("x", confirm=value, registry=ToolRegistry())
+
+
+# An accepted confirmation runs the view once -------------------------------------------------
+
+ACCEPT = {CONFIRM_KEY: {"action": "accept"}}
+ANN = {"name": {"action": "accept", "content": {"name": "Ann"}}}
+
+
+def confirmed_round(asking):
+    """Ask ask_then_act's confirmation and accept it: return the round that asks the name."""
+    first = result(asking, "ask_then_act")
+    second = result(
+        asking, "ask_then_act", inputResponses=ACCEPT, requestState=first["requestState"]
+    )
+    assert list(second["inputRequests"]) == ["name"]
+    return first, second
+
+
+def test_a_replayed_round_after_the_confirmation_acts_once(asking):
+    _, second = confirmed_round(asking)
+    answers = {"inputResponses": ANN, "requestState": second["requestState"]}
+    assert result(asking, "ask_then_act", **answers)["structuredContent"] == {"entries": 1}
+    for _ in range(3):  # the same state, within INPUT_STATE_MAX_AGE: the user is asked again
+        again = result(asking, "ask_then_act", **answers)
+        assert list(again["inputRequests"]) == [CONFIRM_KEY]
+    assert Entry.objects.count() == 1
+
+
+def test_a_replayed_acceptance_branches_into_one_run(asking):
+    first, second = confirmed_round(asking)
+    # Accepting the first round's question again gives another name round ...
+    branch = result(
+        asking, "ask_then_act", inputResponses=ACCEPT, requestState=first["requestState"]
+    )
+    assert list(branch["inputRequests"]) == ["name"]
+    for state in (second["requestState"], branch["requestState"]):
+        result(asking, "ask_then_act", inputResponses=ANN, requestState=state)
+    # ... but the one acceptance ran the view to its end once.
+    assert Entry.objects.count() == 1
+
+
+def test_a_later_decline_overrides_the_acceptance_the_state_carries(asking):
+    _, second = confirmed_round(asking)
+    declined = result(
+        asking,
+        "ask_then_act",
+        inputResponses={**ANN, CONFIRM_KEY: {"action": "decline"}},
+        requestState=second["requestState"],
+    )
+    assert texts(declined) == ["Cancelled by the user"]
+    assert Entry.objects.count() == 0
+
+
+def test_an_unsolicited_acceptance_is_no_confirmation(asking, entry):
+    # Never asked: the accept in the first call's inputResponses is ignored, the user asked.
+    unasked = result(asking, "entry_remove", {"pk": entry.pk}, inputResponses=ACCEPT)
+    assert list(unasked["inputRequests"]) == [CONFIRM_KEY]
+    assert Entry.objects.filter(pk=entry.pk).exists()
+
+
+def test_an_acceptance_older_than_a_states_lifetime_is_asked_again(alice):
+    # A fresh state may carry an acceptance from many rounds ago: past INPUT_STATE_MAX_AGE
+    # from its question, no state that asked it is alive, and no hold remembers it.
+    import time
+
+    from mcp_tools.authentication import Caller
+    from mcp_tools.input_requests import receive
+    from mcp_tools.request_state import Binding, Confirmation, issue
+
+    binding = Binding.of("ask_then_act", {}, Caller(alice, None, ()))
+    for age, kept in ((10.0, True), (901.0, False)):  # INPUT_STATE_MAX_AGE: 900 s
+        old = Confirmation("asked-long-ago", time.time() - age)
+        state = issue(binding, {**ACCEPT}, ["name"], old)
+        inputs = receive({"requestState": state}, {"elicitation": {}}, binding)
+        assert (CONFIRM_KEY in inputs.answers) is kept
+        assert (inputs.confirmation == old) is kept

@@ -417,3 +417,39 @@ def test_an_admin_change_made_through_one_instance_is_seen_by_the_other_on_its_n
             "SELECT enabled FROM mcp_tools_exposedtool WHERE name = 'todo_list'"
         ).fetchall()
     assert enabled is True
+
+
+def test_an_accepted_confirmation_runs_the_view_once_whichever_instance_gets_the_replay(
+    cluster,
+):
+    # todo_destroy asks first. Accepted on one instance, it runs there; the same accepted
+    # retry sent again, to either instance, asks the user again: the spent acceptance is
+    # remembered in the shared Redis (docs/input.md), not in the process that ran it.
+    from mcp_tools.input_requests import CONFIRM_KEY
+    from mcp_tools.test import MCPClient
+
+    user = cluster.user()
+    first, second = cluster.urls
+    shaper = MCPClient(protocol_version="2026-07-28", client_capabilities={"elicitation": {}})
+
+    def call(url, name, **params):
+        message = shaper.message("tools/call", {"name": name, **params})
+        headers = {**shaper.headers_for(message), "Authorization": f"Token {user.token}"}
+        response = httpx2.post(f"{url}/mcp", json=message, headers=headers, timeout=30)
+        validate_exchange("2026-07-28", message, response.status_code, response.content)
+        return response.json()["result"]
+
+    todo = call(first, "todo_create", arguments={"title": "Once"})["structuredContent"]
+    arguments = {"pk": todo["id"]}
+    asked = call(first, "todo_destroy", arguments=arguments)
+    assert list(asked["inputRequests"]) == [CONFIRM_KEY]
+    accepted = {
+        "arguments": arguments,
+        "inputResponses": {CONFIRM_KEY: {"action": "accept"}},
+        "requestState": asked["requestState"],
+    }
+    done = call(second, "todo_destroy", **accepted)
+    assert done["resultType"] == "complete" and done["isError"] is False, done
+    for url in (first, second, first):
+        again = call(url, "todo_destroy", **accepted)
+        assert list(again["inputRequests"]) == [CONFIRM_KEY], again

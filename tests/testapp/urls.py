@@ -35,6 +35,7 @@ urlpatterns = [
     path("entries/trim/", views.entry_trim, name="entry-trim"),
     path("entries/count/", views.entry_count, name="entry-count"),
     path("ask-confirmed/", views.ask_confirmed, name="ask-confirmed"),
+    path("ask-then-act/", views.ask_then_act, name="ask-then-act"),
     path("traced/", views.traced_work, name="traced-work"),
     *router.urls,
 ]

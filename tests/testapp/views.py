@@ -301,6 +301,15 @@ def ask_confirmed(request):
     return Response({"name": (name["content"] or {}).get("name")})
 
 
+@mcp_tool("ask_then_act", confirm=True)
+@api_view(["POST"])
+def ask_then_act(request):
+    """Once confirmed, ask a name, then act: one Entry per run that gets this far."""
+    name = elicit(request, "name", "Label?", NAME_FORM)
+    Entry.objects.create(label=(name["content"] or {}).get("name", "?"))
+    return Response({"entries": Entry.objects.count()})
+
+
 @mcp_tool("traced_work", stream=True)
 @api_view(["GET"])
 def traced_work(request):
