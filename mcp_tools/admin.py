@@ -27,8 +27,8 @@ from .models import ExposedTool, ToolCall
 from .protocol.jsonrpc import INVALID_PARAMS, JSONRPCError
 from .protocol.results import ERROR_REF_META_KEY
 from .protocol.versions import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION
-from .registry import registry
 from .tools import Tool
+from .views import served_registries
 
 #: How many recent calls of a tool its p50 duration is taken over.
 P50_SAMPLE = 500
@@ -40,8 +40,24 @@ def pretty(value: Any) -> str:
 
 
 def code_tools() -> dict[str, Tool]:
-    """Return the tools of the project's URLconf as clients see them now (admin state on)."""
-    return catalog_for(registry.tools()).tools
+    """Return the tools of every registry the URLconf serves as clients see them now (admin
+    state on); of a name two registries use, the first's (``mcp_tools.W007``)."""
+    return _first_of_each_name([catalog_for(each.tools()).tools for each in served_registries()])
+
+
+def declared_tools() -> dict[str, Tool]:
+    """Return the tools of every registry the URLconf serves as the code declares them."""
+    return _first_of_each_name([each.tools().by_name for each in served_registries()])
+
+
+def _first_of_each_name(tool_sets: list[dict[str, Tool]]) -> dict[str, Tool]:
+    if len(tool_sets) == 1:
+        return tool_sets[0]  # one registry (most projects): its own mapping, nothing copied
+    tools: dict[str, Tool] = {}
+    for each in tool_sets:
+        for name, tool in each.items():
+            tools.setdefault(name, tool)
+    return tools
 
 
 def window_start() -> Any:
@@ -142,13 +158,15 @@ class ExposedToolAdmin(admin.ModelAdmin):
         return False
 
     def has_delete_permission(self, request: HttpRequest, obj: ExposedTool | None = None) -> bool:
-        # A registered tool's row would come back at the next sync: only stale rows go.
-        if obj is not None and obj.registered:
+        # A registered tool's row would come back at the next sync, without its rules: only
+        # stale rows go. Asked of the registries too, in case no sync has flagged it yet.
+        if obj is not None and (obj.registered or obj.name in declared_tools()):
             return False
         return super().has_delete_permission(request, obj)
 
     def changelist_view(self, request: HttpRequest, extra_context: Any = None) -> HttpResponse:
-        sync.sync_tools()  # tools added to the code since the last migrate show up at once
+        # Tools added to the code since the last migrate show up at once.
+        sync.sync_tools(*served_registries())
         context = {
             "call_log": mcp_settings.CALL_LOG,
             "window_days": mcp_settings.CALL_LOG_WINDOW_DAYS,
@@ -217,12 +235,12 @@ class ExposedToolAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("the code's title"))
     def code_title(self, obj: ExposedTool) -> str:
-        tool = registry.tools().get(obj.name)
+        tool = declared_tools().get(obj.name)
         return tool.title if tool is not None else "-"
 
     @admin.display(description=_("the code's description"))
     def code_description(self, obj: ExposedTool) -> str:
-        tool = registry.tools().get(obj.name)
+        tool = declared_tools().get(obj.name)
         return tool.description if tool is not None else "-"
 
     @admin.display(description=_("annotations"))

@@ -1,6 +1,12 @@
+import logging
+from typing import Any
+
 from django.apps import AppConfig
+from django.core.exceptions import ImproperlyConfigured
 from django.db.models import signals
 from django.utils.translation import gettext_lazy as _
+
+logger = logging.getLogger("mcp_tools")
 
 
 class MCPToolsConfig(AppConfig):
@@ -16,8 +22,21 @@ class MCPToolsConfig(AppConfig):
         from .signals import tool_called
 
         tool_called.connect(calllog.record, dispatch_uid="mcp_tools.calllog")
-        signals.post_migrate.connect(sync.sync_after_migrate, sender=self)
+        signals.post_migrate.connect(sync_after_migrate, sender=self)
         signals.post_save.connect(sync.publish_after_change, sender=ExposedTool)
         signals.post_delete.connect(sync.publish_after_change, sender=ExposedTool)
         signals.m2m_changed.connect(sync.groups_changed, sender=ExposedTool.allowed_groups.through)
         signals.pre_delete.connect(sync.group_deleted, sender=Group)
+
+
+def sync_after_migrate(sender: AppConfig, **kwargs: Any) -> None:
+    """``post_migrate`` receiver: sync the rows of every registry the URLconf serves, once
+    this app's tables exist."""
+    from .sync import sync_tools
+    from .views import served_registries
+
+    try:
+        sync_tools(*served_registries())
+    except ImproperlyConfigured as exc:
+        # A misconfigured tool is reported by the system checks; migrate still succeeds.
+        logger.warning("mcp_sync after migrate skipped: %s", exc)

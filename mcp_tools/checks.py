@@ -81,16 +81,64 @@ def _describe_obj(obj: Any) -> str:
 def check_tools(
     app_configs: Configs = None, registry: ToolRegistry | None = None, **kwargs: object
 ) -> list[checks.CheckMessage]:
-    """Resolve every declared tool against the URLconf and report what can't become a tool."""
-    from .registry import registry as default_registry
-
-    registry = registry or default_registry
-    messages = [check_message(problem) for problem in registry.inspect().problems]
-    messages.extend(
-        check_message(ToolProblem("mcp_tools.W001", obj, {"view": _describe_obj(obj)}))
-        for obj in registry.unrouted()
-    )
+    """Resolve every declared tool against the URLconf and report what can't become a tool:
+    the tools of ``registry``, or of every registry the URLconf serves."""
+    messages = []
+    for each in _registries(registry):
+        messages += [check_message(problem) for problem in each.inspect().problems]
+        messages.extend(
+            check_message(ToolProblem("mcp_tools.W001", obj, {"view": _describe_obj(obj)}))
+            for obj in each.unrouted()
+        )
     return messages
+
+
+def _registries(registry: ToolRegistry | None) -> Sequence[ToolRegistry]:
+    from .views import served_registries
+
+    return (registry,) if registry is not None else served_registries()
+
+
+@checks.register("mcp_tools")
+def check_shared_names(app_configs: Configs = None, **kwargs: object) -> list[checks.CheckMessage]:
+    """Report a tool name two registries give to different views: one admin row rules both."""
+    from .naming import where
+    from .views import mounted_endpoints, served_registries
+
+    registries = served_registries()
+    if len(registries) == 1:
+        return []
+    served_at: dict[int, list[str]] = {}
+    for route, endpoint in mounted_endpoints():
+        served_at.setdefault(id(endpoint.get_registry()), []).append(f"/{route}")
+
+    def label(tool: Tool, registry: ToolRegistry) -> str:
+        routes = served_at.get(id(registry))
+        served = f"served at {', '.join(routes)}" if routes else "the default registry, unserved"
+        return f"{where(tool.operation)} ({served})"
+
+    first: dict[str, tuple[Tool, ToolRegistry]] = {}
+    messages = []
+    for registry in registries:
+        for tool in registry.inspect():
+            if tool.name not in first:
+                first[tool.name] = (tool, registry)
+                continue
+            other, other_registry = first[tool.name]
+            if _operation(tool) == _operation(other):
+                continue  # one view declared in both registries: one tool, served twice
+            params = {
+                "name": tool.name,
+                "first": label(other, other_registry),
+                "second": label(tool, registry),
+            }
+            messages.append(check_message(ToolProblem("mcp_tools.W007", tool.declared_by, params)))
+    return messages
+
+
+def _operation(tool: Tool) -> tuple[Any, ...]:
+    """What makes two tools one: the same routed view's method (and action)."""
+    return (tool.view_class, tool.method, tool.action, tool.route.route)
 
 
 @checks.register("mcp_tools")
@@ -129,17 +177,18 @@ def check_permissions(
     from django.core.exceptions import ImproperlyConfigured
     from rest_framework.exceptions import APIException
 
-    from .registry import registry as default_registry
     from .schemas.introspection import synthetic_request
 
-    try:
-        tools = list((registry or default_registry).tools())
-    except ImproperlyConfigured:
-        return []  # reported by check_tools
+    tools: dict[tuple[Any, ...], Tool] = {}  # a view two registries declare: checked once
+    for each in _registries(registry):
+        try:
+            tools.update((_operation(tool), tool) for tool in each.tools())
+        except ImproperlyConfigured:
+            continue  # reported by check_tools
     # An anonymous caller, and a signed-in one (an unsaved user: no database row needed).
     callers: list[Any] = [AnonymousUser(), get_user_model()(is_active=True)]
     messages = []
-    for tool in tools:
+    for tool in tools.values():
         try:
             for user in callers:
                 request = synthetic_request(tool.method, "/" + tool.route.route)

@@ -84,6 +84,13 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Set " + SCHEMA_CLASS_SETTING + ", as drf-spectacular's installation asks, and make "
         "the annotations readable for a synthetic anonymous request.",
     ),
+    "mcp_tools.W007": (
+        "Tool name {name!r} is given to two views by two registries: {first} and {second}; "
+        "one admin row (ExposedTool) holds the rules of both, and the admin shows the first.",
+        "Give one of them another name with @mcp_tool(name=...). If they are one tool on "
+        "purpose, silence mcp_tools.W007: the admin's switch, allowed groups and overrides "
+        "then apply to both.",
+    ),
     "mcp_tools.E020": (
         "output_schema of tool {name} must be a JSON Schema dict or a Serializer class, not {type}",
         "Pass a JSON Schema dict or a Serializer class as output_schema.",

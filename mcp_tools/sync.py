@@ -1,10 +1,13 @@
-"""Keep the ``ExposedTool`` rows in step with the registry, and publish admin changes.
+"""Keep the ``ExposedTool`` rows in step with the registries, and publish admin changes.
 
-``sync_tools`` runs after every ``migrate`` and with ``manage.py mcp_sync``: a row for each
-registered tool (new tools enabled, as the code declares them), and a tool the code no
-longer registers keeps its row, flagged ``registered=False``, so its rules survive a
-deploy that removes it for a while. Every change to the rows publishes a new version of the
-admin state (``catalog.publish``) once the transaction commits.
+``sync_tools`` runs after every ``migrate``, with ``manage.py mcp_sync`` and on the admin's
+list of tools, for every registry the URLconf serves (``views.served_registries``): a row
+for each registered tool (new tools enabled, as the code declares them), and a tool no
+registry registers any more keeps its row, flagged ``registered=False``, so its rules
+survive a deploy that removes it for a while. A row is a tool name's: a name two
+registries use has one row, whose rules hold for both (docs/admin.md). Every change to
+the rows publishes a new version of the admin state (``catalog.publish``) once the
+transaction commits.
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 from django.utils import timezone
 
@@ -31,11 +33,20 @@ class SyncResult:
     registered_again: list[str]
 
 
-def sync_tools(registry: ToolRegistry | None = None, urlconf: str | None = None) -> SyncResult:
-    """Create a row for each registered tool and flag the rows of tools no longer registered."""
+def sync_tools(*registries: ToolRegistry, urlconf: str | None = None) -> SyncResult:
+    """Create a row for each tool of ``registries`` (default: the default registry) and flag
+    the rows of tools none of them registers.
+
+    Raises ``ImproperlyConfigured`` (and changes nothing) when a registry can't build its
+    tools: a row flagged on a half-read registry could be deleted, and its rules lost.
+    """
     from .models import ExposedTool
 
-    names = {tool.name for tool in (registry or default_registry).tools(urlconf)}
+    names = {
+        tool.name
+        for registry in registries or (default_registry,)
+        for tool in registry.tools(urlconf)
+    }
     with transaction.atomic():
         rows = {row.name: row for row in ExposedTool.objects.select_for_update()}
         created = sorted(names - set(rows))
@@ -49,15 +60,6 @@ def sync_tools(registry: ToolRegistry | None = None, urlconf: str | None = None)
         if created or gone or back:
             transaction.on_commit(catalog.publish)
     return SyncResult(created, gone, back)
-
-
-def sync_after_migrate(sender: Any, **kwargs: Any) -> None:
-    """``post_migrate`` receiver: sync the rows once this app's tables exist."""
-    try:
-        sync_tools()
-    except ImproperlyConfigured as exc:
-        # A misconfigured tool is reported by the system checks; migrate still succeeds.
-        logger.warning("mcp_sync after migrate skipped: %s", exc)
 
 
 def publish_after_change(sender: Any, raw: bool = False, **kwargs: Any) -> None:

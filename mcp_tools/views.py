@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
+from weakref import WeakKeyDictionary
 
 from django.core.exceptions import (
     BadRequest,
@@ -31,7 +32,15 @@ from django.http import (
     JsonResponse,
     UnreadablePostError,
 )
-from django.urls import NoReverseMatch, Resolver404, URLResolver, get_resolver, resolve, reverse
+from django.urls import (
+    NoReverseMatch,
+    Resolver404,
+    URLResolver,
+    get_resolver,
+    get_urlconf,
+    resolve,
+    reverse,
+)
 from django.utils.log import log_response
 from django.views import View
 from django.views.decorators.csrf import csrf_exempt
@@ -553,6 +562,28 @@ def endpoint_paths(resolver: URLResolver | None = None) -> list[tuple[str, MCPVi
             continue  # mounted at a path with parameters: no one path to call it at
         found.append((path, endpoint))
     return found
+
+
+#: The registries each URLconf serves, found once per resolver (a new URLconf is a new one).
+_served: WeakKeyDictionary[URLResolver, tuple[ToolRegistry, ...]] = WeakKeyDictionary()
+
+
+def served_registries(urlconf: str | None = None) -> tuple[ToolRegistry, ...]:
+    """Return the registries whose tools ``urlconf`` serves, each once: the default registry,
+    then the registry of every other ``MCPView`` it mounts, in URLconf order.
+
+    The default registry is always there, mounted or not: its tools are the project's.
+    """
+    resolver = get_resolver(urlconf if urlconf is not None else get_urlconf())
+    served = _served.get(resolver)
+    if served is None:
+        found = [default_registry]
+        for _, endpoint in mounted_endpoints(resolver):
+            registry = endpoint.get_registry()
+            if all(registry is not known for known in found):
+                found.append(registry)
+        served = _served[resolver] = tuple(found)
+    return served
 
 
 class ProtectedResourceMetadataView(View):

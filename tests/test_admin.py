@@ -293,3 +293,51 @@ def test_the_call_log_filters(admin_client, query, count):
     )
     changelist = admin_client.get("/admin/mcp_tools/toolcall/", query)
     assert changelist.context["cl"].result_count == count
+
+
+# -- a registry of its own: MCPView.as_view(registry=...) ------------------------------------
+
+partner_registry = pytest.mark.urls("tests.registry_endpoint_urls")
+
+
+@partner_registry
+def test_a_custom_registrys_tools_are_rows_like_the_default_ones(admin_client):
+    ExposedTool.objects.filter(name="partner_quote").delete()  # new since the last migrate
+    page = admin_client.get(CHANGELIST, {"q": "partner_quote"}).content.decode()
+    assert ExposedTool.objects.get(name="partner_quote").registered is True
+    assert '<td class="field-http">GET /partner/quotes/&lt;pk&gt;/</td>' in page
+    assert "A partner&#x27;s quote" in page
+    page = admin_client.get(change_url("partner_quote")).content.decode()
+    assert "Quote the price of one item to a partner." in page  # the code's description
+    assert "&quot;pk&quot;" in page  # its input schema
+    assert "&quot;readOnlyHint&quot;: true" in page
+
+
+@partner_registry
+def test_a_restriction_row_of_a_custom_registrys_tool_cant_be_deleted(admin_client):
+    # Made before a sync knew of the tool, and flagged as no longer registered by one that
+    # read the default registry alone: the registries, not the flag, say it is registered.
+    ExposedTool.objects.filter(name="partner_quote").delete()
+    row = ExposedTool.objects.create(name="partner_quote", enabled=False, registered=False)
+    delete = reverse("admin:mcp_tools_exposedtool_delete", args=[row.pk])
+    assert admin_client.post(delete, {"post": "yes"}).status_code == 403
+    admin_client.get(CHANGELIST)  # the sync, as the list of tools runs it
+    assert admin_client.post(delete, {"post": "yes"}).status_code == 403
+    selected = {"action": "delete_selected", "_selected_action": [row.pk], "post": "yes"}
+    assert admin_client.post(CHANGELIST, selected).status_code == 403
+    assert ExposedTool.objects.filter(name="partner_quote", enabled=False).exists()
+
+
+@partner_registry
+def test_try_it_calls_a_custom_registrys_tool_through_its_endpoint(admin_client):
+    ExposedTool.objects.get_or_create(name="partner_quote")
+    page = admin_client.get(try_url("partner_quote")).content.decode()
+    assert 'name="argument_pk"' in page
+    assert "The code no longer registers this tool." not in page
+    response = admin_client.post(try_url("partner_quote"), {"argument_pk": "3"})
+    assert response.context["error"] is None
+    assert response.context["result"]["structuredContent"] == {
+        "pk": 3,
+        "price": 30,
+        "user": "root",
+    }

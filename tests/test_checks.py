@@ -290,6 +290,77 @@ def test_file_fields_are_a_warning(settings):
     ]
 
 
+# -- registries other than the default one -------------------------------------------------
+
+
+def served_beside_the_default(settings, registries, *patterns, project="tests.urls"):
+    """Serve each registry at /other/mcp, /other1/mcp, ... beside ``project``'s URLs (the
+    test project, whose /mcp serves the default registry)."""
+    from django.urls import include
+
+    from mcp_tools.views import MCPView
+
+    module = types.ModuleType("other_registry_urls")
+    module.urlpatterns = [
+        *patterns,
+        *(
+            path(f"other{index or ''}/mcp", MCPView.as_view(registry=registry))
+            for index, registry in enumerate(registries)
+        ),
+        path("", include(project)),
+    ]
+    settings.ROOT_URLCONF = module
+
+
+def test_a_name_two_registries_give_to_different_views_is_a_warning(settings):
+    from mcp_tools.checks import check_shared_names
+    from mcp_tools.views import MCPView
+
+    other = ToolRegistry()
+
+    @mcp_tool("echo", registry=other)
+    @api_view(["GET"])
+    def other_echo(request):
+        return Response()
+
+    served_beside_the_default(
+        settings,
+        [other],
+        path("other/echo/", other_echo),
+        path("mcp", MCPView.as_view()),
+        project="tests.testapp.urls",
+    )
+    assert check_shared_names() == [
+        checks.Warning(
+            "Tool name 'echo' is given to two views by two registries: EchoView (GET) at "
+            "/echo/<slug:word>/ (served at /mcp) and other_echo (GET) at /other/echo/ (served "
+            "at /other/mcp); one admin row (ExposedTool) holds the rules of both, and the "
+            "admin shows the first.",
+            hint="Give one of them another name with @mcp_tool(name=...). If they are one tool "
+            "on purpose, silence mcp_tools.W007: the admin's switch, allowed groups and "
+            "overrides then apply to both.",
+            obj=other_echo,
+            id="mcp_tools.W007",
+        )
+    ]
+
+
+def test_one_view_that_two_registries_declare_is_one_tool(settings):
+    from mcp_tools.checks import check_shared_names
+
+    one, other = ToolRegistry(), ToolRegistry()
+    view = mcp_tool("shared", registry=one)(mcp_tool("shared", registry=other)(get_view("S")))
+    served_beside_the_default(settings, [one, other], path("shared/", view.as_view()))
+    assert check_shared_names() == []
+
+
+def test_the_tools_of_every_served_registry_are_checked(settings):
+    other = ToolRegistry()
+    view = mcp_tool("typed", registry=other, input_schema={"type": "array"})(get_view("T"))
+    served_beside_the_default(settings, [other], path("typed/", view.as_view()))
+    assert [message.id for message in check_tools()] == ["mcp_tools.E005"]
+
+
 # -- the admin state's cache ----------------------------------------------------------------
 
 

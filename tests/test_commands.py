@@ -101,6 +101,90 @@ def test_mcp_sync_creates_flags_and_restores_rows():
     assert run("mcp_sync")[0].strip() == "The exposed tools are in sync."
 
 
+@pytest.mark.urls("tests.registry_endpoint_urls")
+def test_mcp_sync_keeps_the_rows_of_every_registry_an_endpoint_serves():
+    # A restriction row made for the partner registry's tool before any sync knew of it.
+    ExposedTool.objects.create(name="partner_quote", enabled=False, registered=False)
+    out, _ = run("mcp_sync")
+    assert "Registered again: partner_quote" in out
+    assert "No longer registered" not in out  # the default registry's rows stay registered
+    assert ExposedTool.objects.get(name="partner_quote").registered is True
+    ExposedTool.objects.filter(name="partner_quote").delete()
+    assert "New: partner_quote" in run("mcp_sync")[0]
+    assert run("mcp_sync")[0].strip() == "The exposed tools are in sync."
+
+
+@pytest.mark.urls("tests.registry_endpoint_urls")
+def test_migrate_syncs_every_registry_an_endpoint_serves():
+    ExposedTool.objects.filter(name="partner_quote").delete()
+    call_command("migrate", verbosity=0)  # nothing to apply: post_migrate all the same
+    assert ExposedTool.objects.get(name="partner_quote").registered is True
+
+
+@pytest.mark.urls("tests.registry_endpoint_urls")
+def test_mcp_list_and_mcp_show_know_every_registry_an_endpoint_serves():
+    lines = {line.split()[0]: line for line in run("mcp_list")[0].splitlines()}
+    assert "GET /partner/quotes/<pk>/" in lines["partner_quote"]
+    assert "todo_list" in lines  # and the default registry's
+    definition = json.loads(run("mcp_show", "partner_quote")[0])
+    assert definition["title"] == "A partner's quote"
+    assert definition["inputSchema"]["properties"]["pk"]["type"] == "integer"
+
+
+def test_a_name_two_registries_use_is_shown_as_the_default_registry_has_it(settings):
+    import types
+
+    from django.urls import include, path
+    from rest_framework.decorators import api_view
+    from rest_framework.response import Response
+
+    from mcp_tools.decorators import mcp_tool
+    from mcp_tools.registry import ToolRegistry
+    from mcp_tools.views import MCPView
+
+    other = ToolRegistry()
+    view = mcp_tool("echo", registry=other, title="The other echo")(
+        api_view(["GET"])(lambda request: Response())
+    )
+    module = types.ModuleType("clashing_registry_urls")
+    module.urlpatterns = [
+        path("other/echo/", view),
+        path("other/mcp", MCPView.as_view(registry=other)),
+        path("", include("tests.urls")),
+    ]
+    settings.ROOT_URLCONF = module
+    lines = [line for line in run("mcp_list")[0].splitlines() if line.split()[0] == "echo"]
+    assert len(lines) == 1 and "GET /t/echo/<word>/" in lines[0]  # the admin's one row
+    assert "word" in json.loads(run("mcp_show", "echo")[0])["inputSchema"]["properties"]
+
+
+def test_mcp_sync_refuses_a_misconfigured_registry_clearly(settings):
+    import types
+
+    from django.urls import path
+    from rest_framework.response import Response
+    from rest_framework.views import APIView
+
+    from mcp_tools.decorators import mcp_tool
+    from mcp_tools.registry import ToolRegistry
+    from mcp_tools.views import MCPView
+
+    broken = ToolRegistry()
+    view = mcp_tool("bad", registry=broken, input_schema={"type": "nope"})(
+        type("Bad", (APIView,), {"get": lambda self, request: Response()})
+    )
+    module = types.ModuleType("broken_registry_urls")
+    module.urlpatterns = [
+        path("bad/", view.as_view()),
+        path("b/mcp", MCPView.as_view(registry=broken)),
+    ]
+    settings.ROOT_URLCONF = module
+    rows = set(ExposedTool.objects.values_list("name", "registered"))
+    with pytest.raises(CommandError, match="^Nothing synced: The input_schema of tool 'bad'"):
+        run("mcp_sync")
+    assert set(ExposedTool.objects.values_list("name", "registered")) == rows  # none flagged
+
+
 def test_mcp_prune_deletes_old_calls_in_batches(monkeypatch):
     monkeypatch.setattr("mcp_tools.management.commands.mcp_prune.BATCH", 2)
     now = timezone.now()

@@ -316,3 +316,32 @@ def test_a_get_probe_is_answered_405_without_a_warning_in_the_log(mcp):
             logger.removeHandler(handler)
     assert (response.status_code, response["Allow"]) == (405, "POST")
     assert [r.getMessage() for r in records if r.levelno >= logging.WARNING] == []
+
+
+# -- the endpoints the URLconf mounts -------------------------------------------------------
+
+
+def test_served_registries_are_the_default_then_each_mounted_one_once(settings):
+    import types
+
+    from django.urls import path
+
+    from mcp_tools.registry import ToolRegistry, registry
+    from mcp_tools.views import served_registries
+
+    first, second = ToolRegistry(), ToolRegistry()
+    module = types.ModuleType("served_urls")
+    module.urlpatterns = [
+        path("a/mcp", MCPView.as_view(registry=second)),
+        path("b/mcp", MCPView.as_view(registry=first, tags=["x"])),
+        path(
+            "<slug:tenant>/mcp", MCPView.as_view(registry=first)
+        ),  # no one path: served all the same
+        path("c/mcp", MCPView.as_view(registry=second)),
+    ]
+    settings.ROOT_URLCONF = module
+    assert served_registries() == (registry, second, first)
+    module = types.ModuleType("unserved_urls")
+    module.urlpatterns = []
+    settings.ROOT_URLCONF = module  # a new URLconf: found again
+    assert served_registries() == (registry,)  # its tools are the project's, mounted or not

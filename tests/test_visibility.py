@@ -11,7 +11,8 @@ import types
 
 import pytest
 from django.contrib.auth.models import Group
-from django.urls import include, path
+from django.test import Client
+from django.urls import include, path, reverse
 from mcp import MCPError
 from rest_framework.permissions import DjangoModelPermissions
 from rest_framework.response import Response
@@ -97,6 +98,40 @@ def test_the_views_permission_classes_decide_who_sees_a_tool(mcp_url, alice, mod
     names, outcome = run(names_and_call(mcp_url, alice.token, mode, "staff_only"))
     assert "staff_only" in names
     assert outcome.structured_content == {"staff": True}
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.urls("tests.registry_endpoint_urls")
+@pytest.mark.parametrize(("mode", "version"), MODES)
+def test_a_restriction_of_a_custom_registrys_tool_holds_for_its_endpoints_callers(
+    live_server, alice, django_user_model, mode, version
+):
+    # partner_quote is served by /partner/mcp, MCPView.as_view(registry=partner). Its row
+    # was made by hand before a sync knew of the tool (flagged as no longer registered).
+    ops = Group.objects.create(name="ops")
+    row = ExposedTool.objects.create(name="partner_quote", registered=False)
+    row.allowed_groups.add(ops)
+    root = django_user_model.objects.create_superuser("root", "root@example.com", "root-pw")
+    admin = Client()
+    admin.force_login(root)
+    assert admin.get("/admin/mcp_tools/exposedtool/").status_code == 200  # it syncs
+    delete = admin.post(
+        reverse("admin:mcp_tools_exposedtool_delete", args=[row.pk]), {"post": "yes"}
+    )
+
+    # The rules stay: the row is the registered tool's, and deleting it is refused.
+    url, wire = f"{live_server.url}/partner/mcp", Wire()
+    names, outcome = run(names_and_call(url, alice.token, mode, "partner_quote", {"pk": 2}, wire))
+    assert "partner_quote" not in names
+    assert_unknown(outcome, "partner_quote")
+    alice.groups.add(ops)
+    names, outcome = run(names_and_call(url, alice.token, mode, "partner_quote", {"pk": 2}, wire))
+    assert names == {"partner_quote"}
+    assert outcome.structured_content == {"pk": 2, "price": 20, "user": "alice"}
+    for request, status, _, body in wire.posts():
+        validate_exchange(version, request, status, body)
+    assert delete.status_code == 403
+    assert ExposedTool.objects.get(name="partner_quote").registered is True
 
 
 class NeedsAQueryset(APIView):

@@ -1,4 +1,4 @@
-"""List the project's tools as the registry resolves them, with the admin's switches."""
+"""List the project's tools as the registries resolve them, with the admin's switches."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from mcp_tools.catalog import catalog_for
-from mcp_tools.registry import registry
+from mcp_tools.catalog import Rule, catalog_for
+from mcp_tools.tools import Tool
+from mcp_tools.views import served_registries
 
 
 class Command(BaseCommand):
@@ -17,14 +18,18 @@ class Command(BaseCommand):
         parser.add_argument("--tag", help="Only the tools with this tag.")
 
     def handle(self, *args: Any, tag: str | None, **options: Any) -> None:
-        catalog = catalog_for(registry.tools())
-        tools = [tool for tool in catalog if tag is None or tag in tool.options.tags]
+        # Every registry an endpoint serves; a name two registries use, once (the admin's row).
+        tools: dict[str, tuple[Tool, Rule]] = {}
+        for each in served_registries():
+            catalog = catalog_for(each.tools())
+            for tool in catalog:
+                if tag is None or tag in tool.options.tags:
+                    tools.setdefault(tool.name, (tool, catalog.rule(tool.name)))
         if not tools:
             self.stdout.write("No tools.")
             return
-        width = max(len(tool.name) for tool in tools)
-        for tool in tools:
-            rule = catalog.rule(tool.name)
+        width = max(len(name) for name in tools)
+        for tool, rule in tools.values():
             state = "enabled " if rule.enabled else "disabled"
             groups = " (groups)" if rule.group_ids else ""
             route = f"{tool.method} /{tool.route.template}"

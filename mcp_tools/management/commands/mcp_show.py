@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from mcp_tools.catalog import catalog_for
 from mcp_tools.protocol.projection import project_tool
 from mcp_tools.protocol.versions import LATEST_HANDSHAKE_VERSION, SUPPORTED_VERSIONS
-from mcp_tools.registry import registry
+from mcp_tools.views import served_registries
 
 
 class Command(BaseCommand):
@@ -26,10 +26,12 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, name: str, protocol_version: str, **options: Any) -> None:
-        catalog = catalog_for(registry.tools())
-        tool = catalog.tools.get(name)
-        if tool is None:
+        # The first registry an endpoint serves that has the name, as mcp_list shows it.
+        catalogs = (catalog_for(each.tools()) for each in served_registries())
+        catalog = next((catalog for catalog in catalogs if name in catalog.tools), None)
+        if catalog is None:
             raise CommandError(f"Unknown tool {name!r}: see manage.py mcp_list.")
+        tool = catalog.tools[name]
         definition = project_tool(tool.definition(), protocol_version)
         self.stdout.write(json.dumps(definition, indent=2, ensure_ascii=False))
         rule = catalog.rule(name)

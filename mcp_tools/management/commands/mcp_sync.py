@@ -4,19 +4,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand
+from django.core.exceptions import ImproperlyConfigured
+from django.core.management.base import BaseCommand, CommandError
 
 from mcp_tools.sync import sync_tools
+from mcp_tools.views import served_registries
 
 
 class Command(BaseCommand):
     help = (
-        "Create a row for each registered tool and flag the rows of tools the code no longer "
-        "registers (migrate does this too)."
+        "Create a row for each tool of every registry the URLconf serves, and flag the rows "
+        "of tools no registry registers any more (migrate does this too)."
     )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        result = sync_tools()
+        try:
+            result = sync_tools(*served_registries())
+        except ImproperlyConfigured as exc:
+            raise CommandError(f"Nothing synced: {exc}") from None
         for label, names in [
             ("New", result.created),
             ("No longer registered", result.unregistered),
