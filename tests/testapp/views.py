@@ -301,7 +301,7 @@ def ask_confirmed(request):
     return Response({"name": (name["content"] or {}).get("name")})
 
 
-@mcp_tool("ask_then_act", confirm=True)
+@mcp_tool("ask_then_act", confirm=True, input_schema={"type": "object", "properties": {}})
 @api_view(["POST"])
 def ask_then_act(request):
     """Once confirmed, ask a name, then act: one Entry per run that gets this far."""
