@@ -2,17 +2,20 @@
 
 The admin state (``ExposedTool`` rows) is read from the database once per version, not per
 request. Every change saved in admin publishes a new version stamp in the shared cache
-(``MCP_TOOLS["CACHE"]``); each request reads that stamp (one cache read) and a worker
-reloads the rows only when it changed, so a change reaches every worker of every host on
-its next request. When the cache has no stamp (evicted, restarted, a cache that keeps
-nothing), the stamp is computed from the database itself, so it is always the same for the
-same state.
+(``MCP_TOOLS["CACHE"]``). A process reads that stamp at most once per
+``ADMIN_STATE_MAX_AGE`` (one cache read) and reloads the rows only when it changed, so a
+change reaches every worker of every host within that time. When the cache has no stamp
+(evicted, restarted), the stamp is computed from the database itself, so it is always the
+same for the same state; with a per-process cache (``LocMemCache``, ``DummyCache``), which
+can't carry a stamp to other processes, it is always computed from the database (one
+query per ``ADMIN_STATE_MAX_AGE``; check ``mcp_tools.W032``).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 import uuid
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -20,6 +23,8 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from django.core.cache import caches
+from django.core.cache.backends.dummy import DummyCache
+from django.core.cache.backends.locmem import LocMemCache
 from django.db.models import Count, Max
 
 from .conf import mcp_settings
@@ -80,24 +85,35 @@ def database_version() -> str:
     return f"{stamp['rows']}@{changed}"
 
 
-def current_version() -> str:
-    """Return the admin state's version stamp: one read of the shared cache."""
+def is_per_process(cache: Any) -> bool:
+    """Whether ``cache`` can't carry a stamp to other processes (each keeps its own, or none)."""
+    return isinstance(cache, LocMemCache | DummyCache)
+
+
+def read_version() -> str:
+    """Read the admin state's version stamp: the shared cache's, else the database's."""
     cache = caches[mcp_settings.CACHE]
+    if is_per_process(cache):
+        return database_version()
     version = cache.get(VERSION_KEY)
     if version is None:
         version = database_version()
         cache.add(VERSION_KEY, version, timeout=None)
-    return version
+    return str(version)
 
 
 def publish() -> str:
-    """Publish a new version of the admin state: every worker reloads it on its next request.
+    """Publish a new version of the admin state: every worker reloads it within
+    ``ADMIN_STATE_MAX_AGE``, this process at once.
 
     Called after every change saved through the models (admin, ``mcp_sync``); call it after
     changing rows with ``QuerySet.update()``, which sends no signal.
     """
     version = f"{database_version()}#{uuid.uuid4().hex[:12]}"
-    caches[mcp_settings.CACHE].set(VERSION_KEY, version, timeout=None)
+    cache = caches[mcp_settings.CACHE]
+    if not is_per_process(cache):
+        cache.set(VERSION_KEY, version, timeout=None)
+    catalogs.saw(version)
     return version
 
 
@@ -167,9 +183,26 @@ class _Catalogs:
         self._lock = threading.Lock()
         self._state: AdminState | None = None
         self._catalogs: WeakKeyDictionary[ToolSet, Catalog] = WeakKeyDictionary()
+        #: The version stamp last read, and when (``time.monotonic()``).
+        self._seen: tuple[str, float] | None = None
+
+    def version(self) -> str:
+        """Return the admin state's version stamp, read at most once per
+        ``ADMIN_STATE_MAX_AGE``."""
+        seen = self._seen
+        now = time.monotonic()
+        if seen is not None and now - seen[1] < mcp_settings.ADMIN_STATE_MAX_AGE:
+            return seen[0]
+        version = read_version()
+        self._seen = (version, now)
+        return version
+
+    def saw(self, version: str) -> None:
+        """Take ``version`` as read now: this process published it."""
+        self._seen = (version, time.monotonic())
 
     def get(self, toolset: ToolSet) -> Catalog:
-        version = current_version()
+        version = self.version()
         catalog = self._catalogs.get(toolset)
         if catalog is not None and catalog.version == version:
             return catalog
@@ -186,9 +219,16 @@ class _Catalogs:
         with self._lock:
             self._state = None
             self._catalogs = WeakKeyDictionary()
+            self._seen = None
 
 
 catalogs = _Catalogs()
+
+
+def current_version() -> str:
+    """Return the admin state's version stamp as this process knows it (at most
+    ``ADMIN_STATE_MAX_AGE`` old)."""
+    return catalogs.version()
 
 
 def catalog_for(toolset: ToolSet) -> Catalog:

@@ -53,7 +53,7 @@ POSITIVE = (
     "CALL_LOG_WINDOW_DAYS",
     "TRUNCATE_TEXT_LENGTH",
 )
-NON_NEGATIVE = ("CACHE_TTL_MS",)
+NON_NEGATIVE = ("CACHE_TTL_MS", "ADMIN_STATE_MAX_AGE")
 OPTIONAL_POSITIVE = ("PAGE_SIZE",)  # None: one page
 
 #: django-oauth-toolkit's DRF authentication: the class that reads OAuth access tokens.
@@ -143,7 +143,7 @@ def _operation(tool: Tool) -> tuple[Any, ...]:
 
 @checks.register("mcp_tools")
 def check_admin_cache(app_configs: Configs = None, **kwargs: object) -> list[checks.CheckMessage]:
-    """The admin state's version stamp needs a cache every worker shares."""
+    """The admin state's version stamp, spent confirmations and throttles want a shared cache."""
     from django.core.cache import caches
     from django.core.cache.backends.dummy import DummyCache
     from django.core.cache.backends.locmem import LocMemCache
@@ -159,9 +159,13 @@ def check_admin_cache(app_configs: Configs = None, **kwargs: object) -> list[che
             )
         ]
     backend = caches[alias]
-    params = {"alias": alias, "backend": type(backend).__name__}
+    params = {
+        "alias": alias,
+        "backend": type(backend).__name__,
+        "max_age": mcp_settings.ADMIN_STATE_MAX_AGE,
+    }
     if isinstance(backend, LocMemCache) and not mcp_settings.debug:
-        return [check_message(ToolProblem("mcp_tools.E030", alias, params))]
+        return [check_message(ToolProblem("mcp_tools.W032", alias, params))]
     if isinstance(backend, DummyCache):
         return [check_message(ToolProblem("mcp_tools.W031", alias, params))]
     return []

@@ -97,10 +97,12 @@ DEFAULTS: dict[str, Any] = {
         "django.middleware.http.ConditionalGetMiddleware",
     ],
     # Admin (docs/admin.md): the cache alias that carries the admin state's version stamp to
-    # every worker (it must be shared: not a per-process cache in production), the call log
-    # ("off", "errors" or "all"), whether it keeps argument values (else their names only),
-    # and the window of the admin's call figures, in days.
+    # every worker (a per-process cache makes each process read it from the database), how
+    # long a process trusts the stamp it read, in seconds (an admin change reaches every
+    # worker within it), the call log ("off", "errors" or "all"), whether it keeps argument
+    # values (else their names only), and the window of the admin's call figures, in days.
     "CACHE": "default",
+    "ADMIN_STATE_MAX_AGE": 1,
     "CALL_LOG": "errors",
     "CALL_LOG_ARGUMENTS": False,
     "CALL_LOG_WINDOW_DAYS": 7,

@@ -106,19 +106,23 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Make has_permission() answer without the object or a queryset the view builds "
         "late (has_object_permission is the place for object checks).",
     ),
-    "mcp_tools.E030": (
+    "mcp_tools.W032": (
         "MCP_TOOLS['CACHE'] is {alias!r}, a {backend}: a cache each process keeps for "
-        "itself, so a change made in admin reaches only the process that made it.",
+        "itself. Each process reads the admin state's version from the database instead (one "
+        "query per ADMIN_STATE_MAX_AGE, {max_age} s), and remembers spent confirmations, and "
+        "the views' throttles count, for itself alone.",
         "Point MCP_TOOLS['CACHE'] at a cache every worker shares (Redis, Memcached, the "
-        "database cache), or run with DEBUG on for a single-process development server.",
+        "database cache).",
     ),
     "mcp_tools.E031": (
         "MCP_TOOLS['CACHE'] names the cache alias {alias!r}, which CACHES does not define.",
         "Add it to CACHES, or set MCP_TOOLS['CACHE'] to one of {aliases}.",
     ),
     "mcp_tools.W031": (
-        "MCP_TOOLS['CACHE'] is {alias!r}, a {backend}: the admin state's version is read "
-        "from the database on every request.",
+        "MCP_TOOLS['CACHE'] is {alias!r}, a {backend}: it keeps nothing, so each process "
+        "reads the admin state's version from the database (one query per "
+        "ADMIN_STATE_MAX_AGE, {max_age} s), and no accepted confirmation is remembered as "
+        "spent: a replayed one runs the view again.",
         "Point MCP_TOOLS['CACHE'] at a cache every worker shares (Redis, Memcached, the "
         "database cache).",
     ),

@@ -109,6 +109,7 @@ E2E_MODULES = {
     "test_imports",
     "test_inspector_strict",
     "test_oauth_flow",
+    "test_per_process_cache",
     "test_results_clients",
     "test_scale_out",
     "test_tutorial",

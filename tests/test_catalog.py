@@ -6,11 +6,19 @@ import types
 import pytest
 from django.core.cache import caches
 from django.urls import path
+from django.utils.timezone import now
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from mcp_tools import catalog
-from mcp_tools.catalog import VERSION_KEY, catalog_for, current_version, database_version
+from mcp_tools.catalog import (
+    VERSION_KEY,
+    catalog_for,
+    catalogs,
+    current_version,
+    database_version,
+    read_version,
+)
 from mcp_tools.decorators import mcp_tool
 from mcp_tools.models import ExposedTool
 from mcp_tools.registry import ToolRegistry
@@ -27,10 +35,53 @@ def test_the_version_is_one_cache_read_and_the_database_its_fallback(
 ):
     cache().delete(VERSION_KEY)
     with django_assert_num_queries(1):  # no stamp in the cache: computed from the rows
-        version = current_version()
+        version = read_version()
     assert version == database_version()
     with django_assert_num_queries(0):  # then it is in the cache
-        assert current_version() == version
+        assert read_version() == version
+
+
+def test_a_process_reads_the_stamp_at_most_once_per_admin_state_max_age(settings, monkeypatch):
+    reads = []
+    monkeypatch.setattr(catalog, "read_version", lambda: reads.append(1) or f"v{len(reads)}")
+    clock = [100.0]
+    monkeypatch.setattr(catalog.time, "monotonic", lambda: clock[0])
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "ADMIN_STATE_MAX_AGE": 2}
+    assert [current_version() for _ in range(50)] == ["v1"] * 50
+    clock[0] += 1.9
+    assert current_version() == "v1"
+    clock[0] += 0.2  # past the age: read again
+    assert current_version() == "v2" and len(reads) == 2
+    # What this process publishes it knows at once.
+    published = catalog.publish()
+    assert current_version() == published and len(reads) == 2
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "ADMIN_STATE_MAX_AGE": 0}
+    catalogs.clear()
+    current_version(), current_version()
+    assert len(reads) == 4  # 0: every request reads it
+
+
+@pytest.mark.parametrize(
+    "backend",
+    [
+        "django.core.cache.backends.locmem.LocMemCache",
+        "django.core.cache.backends.dummy.DummyCache",
+    ],
+)
+def test_a_per_process_cache_takes_the_stamp_from_the_database(
+    settings, backend, django_assert_num_queries
+):
+    # A stamp in a per-process cache would reach no other process: the database's is
+    # the same for every process, so a change made anywhere is seen everywhere.
+    settings.CACHES = {**settings.CACHES, "local": {"BACKEND": backend}}
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "CACHE": "local"}
+    before = read_version()
+    assert before == database_version()
+    ExposedTool.objects.filter(name="todo_list").update(enabled=False, changed_at=now())
+    with django_assert_num_queries(1):
+        after = read_version()
+    assert after == database_version() != before
+    assert caches["local"].get(VERSION_KEY) is None  # nothing published there
 
 
 def test_a_saved_change_publishes_a_new_version(django_capture_on_commit_callbacks):
