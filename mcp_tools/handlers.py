@@ -56,6 +56,8 @@ class Endpoint(Protocol):
 
     def serves(self, tool: Tool) -> bool: ...
 
+    def throttle_call(self) -> None: ...
+
 
 @dataclass(eq=False)
 class Exchange:
@@ -65,6 +67,16 @@ class Exchange:
     request: HttpRequest
     caller: Caller
     endpoint: Endpoint
+    #: The ``tools/call`` messages seen so far (a batch has several).
+    calls: int = 0
+
+    def count_call(self) -> None:
+        """Count a ``tools/call`` against the endpoint's throttles: the request itself was
+        counted once, so each further call of a batch is counted as a request of its own.
+        Raises the endpoint's 429 refusal (-32029) when a throttle refuses it."""
+        self.calls += 1
+        if self.calls > 1:
+            self.endpoint.throttle_call()
 
     @property
     def endpoint_path(self) -> str:
@@ -230,6 +242,7 @@ def list_tools(call: Call) -> dict[str, Any]:
 
 
 def call_tool(call: Call) -> ToolResult | InputRequiredResult | Invocation:
+    call.exchange.count_call()  # before anything of the tool is looked at
     params = call.message.params
     name = params.get("name")
     if not isinstance(name, str):

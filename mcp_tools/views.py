@@ -158,6 +158,8 @@ class MCPView(View):
     formatter_class: type[BaseFormatter] | None = None
     #: The scopes a client should ask for (None: ``OAUTH_SCOPES``), docs/oauth.md.
     oauth_scopes: Sequence[str] | None = None
+    #: DRF's request of the /mcp request once the policy admitted it (``throttle_call``).
+    _checked: Request | None = None
 
     @classmethod
     def as_view(cls, **initkwargs: Any) -> Any:
@@ -240,6 +242,8 @@ class MCPView(View):
             self.initial(drf_request)
         except exceptions.APIException as exc:
             raise refusal(drf_request, self, exc) from exc
+        else:
+            self._checked = drf_request
         finally:
             if middleware_user is found:
                 found.pop("user", None)
@@ -328,6 +332,21 @@ class MCPView(View):
     def throttled(self, request: Request, wait: float | None) -> None:
         """Raise DRF's ``Throttled``: answered 429 with ``Retry-After``."""
         raise exceptions.Throttled(wait)
+
+    def throttle_call(self) -> None:
+        """Count one more ``tools/call`` of this request (a batch's) against the throttles.
+
+        The request was counted once when it came in; each further call counts as a
+        request would, so a batch of twenty calls can't pass a throttle of four a minute.
+        Raises the 429 refusal as a ``JSONRPCError`` for that call.
+        """
+        checked = self._checked
+        if checked is None:
+            return  # no policy ran (an open endpoint with no throttles)
+        try:
+            self.check_throttles(checked)
+        except exceptions.APIException as exc:
+            raise refusal(checked, self, exc) from exc
 
     # -- OAuth metadata (docs/oauth.md) ----------------------------------------------------
 

@@ -9,7 +9,7 @@ import os
 
 from tests.settings import *  # noqa: F403
 
-ROOT_URLCONF = "tests.admin_urls"
+ROOT_URLCONF = "tests.scale_urls"
 
 DATABASES = {
     "default": {

@@ -1,6 +1,7 @@
 """An endpoint's DRF policy: authentication, permission and throttle classes, per endpoint."""
 
 import base64
+import json
 import types
 
 import pytest
@@ -93,6 +94,45 @@ def test_an_endpoint_throttle_counts_each_mcp_request_once(two_endpoints, alice)
     error = MCPClient.answer_of(refused)["error"]
     assert error["code"] == -32029
     assert error["message"].startswith("Request was throttled.")
+
+
+class FourPerMinute(UserRateThrottle):
+    rate = "4/minute"
+    scope = "mcp-endpoint-batch-tests"
+
+
+@pytest.mark.parametrize("batches", [1, 4])
+def test_an_endpoint_throttle_counts_every_tools_call_of_a_batch(settings, alice, batches):
+    # Four a minute: the batch's request counts once for its first call, each further call
+    # once more; past four, each call is refused in the batch, and no view runs for it.
+    from django.core.cache import cache
+
+    from demo_project.todos.models import Todo
+
+    module = types.ModuleType("batch_throttled_urls")
+    module.urlpatterns = [
+        path("api/", include("demo_project.todos.urls")),
+        path("mcp-batched", MCPView.as_view(throttle_classes=[FourPerMinute])),
+    ]
+    settings.ROOT_URLCONF = module
+    cache.clear()
+    client = MCPClient(mcp_path="/mcp-batched", headers={"Authorization": f"Token {alice.token}"})
+    answers = []
+    for _ in range(batches):
+        batch = [
+            {**client.message("tools/call", {"name": "todo_create", "arguments": {"title": "t"}})}
+            for _ in range(20 // batches)
+        ]
+        response = client.send(batch, headers={"MCP-Protocol-Version": "2025-03-26"})
+        if response.status_code == 429:  # the batch's request itself, past the limit
+            answers.append("request refused")
+            continue
+        assert response.status_code == 200
+        for answer in json.loads(response.content):
+            answers.append("ran" if "result" in answer else answer["error"]["code"])
+    assert answers.count("ran") == 4
+    assert Todo.objects.filter(owner=alice).count() == 4
+    assert set(answers) - {"ran"} <= {-32029, "request refused"}
 
 
 def test_the_get_hooks_choose_the_policy(settings, alice):
