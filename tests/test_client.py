@@ -813,7 +813,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 ESCAPES = json.loads(sys.argv[2])
 TOOLS = [
     {"name": name, "inputSchema": {"type": "object"}}
-    for name in ("big", "declared", "gzip", "encoding", "events", "big_event", "sent")
+    for name in ("big", "declared", "gzip", "encoding", "events", "big_event", "sent", "odd")
 ] + [
     {
         "name": "loud" + ESCAPES,
@@ -884,6 +884,13 @@ class Handler(BaseHTTPRequestHandler):
             return self.events(arguments["count"], arguments["size"])
         if name == "big_event":
             return self.events(0, 0, text("e" * arguments["size"]))
+        if name == "odd":
+            # A header can't hold C0 controls, but it can hold C1 ones (an 8-bit CSI).
+            self.send_response(200)
+            self.send_header("Content-Type", "text/x-odd\x9b2J")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         if name == "sent":
             return self.result({"content": [], "structuredContent": sent})
         if name.startswith("loud"):
