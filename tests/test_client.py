@@ -1092,20 +1092,23 @@ async def test_bounded_http_client_refuses_a_declared_length_unread() -> None:
 @pytest.mark.anyio
 async def test_bounded_http_client_reads_an_event_stream_whole() -> None:
     stream = CountedStream([b"data: x\n\n"] * 1000)
-    transport = answering(stream, **{"Content-Type": "text/event-stream"})
+    transport = answering(stream, **{"Content-Type": "text/event-stream", "Content-Length": "9000"})
     async with bounded_http_client(max_response_bytes=100, transport=transport) as http:
         assert len((await http.get("http://server.test/")).content) == 9000
 
 
 @pytest.mark.anyio
-async def test_bounded_http_client_keeps_its_callers_hooks_and_asks_for_identity() -> None:
+async def test_bounded_http_client_bounds_its_callers_hooks_and_asks_for_identity() -> None:
     seen: list[str] = []
 
     def handler(request: httpx2.Request) -> httpx2.Response:
         seen.append(request.headers["Accept-Encoding"])
-        return httpx2.Response(200, content=b"ok")
+        return httpx2.Response(200, stream=CountedStream([b"more than 10 bytes"]))
 
     async def hook(response: httpx2.Response) -> None:
+        # A hook that reads the body reads it bounded.
+        with pytest.raises(httpx2.StreamError, match="max_response_bytes"):
+            await response.aread()
         seen.append(f"hook {response.status_code}")
 
     http = bounded_http_client(
@@ -1114,10 +1117,11 @@ async def test_bounded_http_client_keeps_its_callers_hooks_and_asks_for_identity
         transport=httpx2.MockTransport(handler),
         event_hooks={"response": [hook]},
     )
-    async with http:
-        assert (await http.get("http://server.test/")).content == b"ok"
+    async with http, http.stream("GET", "http://server.test/"):
+        pass
     assert seen == ["identity", "hook 200"]
     assert http.headers["X-Mine"] == "1"
+    assert (http.timeout.connect, http.timeout.read) == (30, 300)  # the SDK's own defaults
 
 
 # -- Packaging -------------------------------------------------------------------------

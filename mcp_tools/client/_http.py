@@ -7,6 +7,9 @@ from typing import Any
 
 import httpx2
 
+#: The SDK's default timeouts (``create_mcp_http_client``): a call may take minutes to answer.
+DEFAULT_TIMEOUT = httpx2.Timeout(30.0, read=300.0)
+
 #: A body of these is a stream of events, bounded event by event (``max_sse_event_size``).
 EVENT_STREAM = "text/event-stream"
 
@@ -40,7 +43,8 @@ def bounded_http_client(
     are asked for uncompressed, and a compressed one is refused (``CompressedResponse``):
     a few kilobytes of gzip decode to gigabytes.
 
-    The signature up to ``auth`` is the SDK's ``McpHttpClientFactory``; ``options`` go to
+    The signature up to ``auth`` is the SDK's ``McpHttpClientFactory``, its default
+    timeouts the SDK's too (30 s, and 300 s to read); ``options`` go to
     ``httpx2.AsyncClient``.
     """
     if max_response_bytes < 1:
@@ -50,10 +54,15 @@ def bounded_http_client(
         response.stream = BoundedStream(response, max_response_bytes)
 
     hooks = dict(options.pop("event_hooks", None) or {})
-    hooks["response"] = [*hooks.get("response", ()), bound]
-    if timeout is not None:
-        options["timeout"] = timeout
-    client = httpx2.AsyncClient(headers=headers, auth=auth, event_hooks=hooks, **options)
+    # First, so that a hook of the caller's that reads the body reads it bounded too.
+    hooks["response"] = [bound, *hooks.get("response", ())]
+    client = httpx2.AsyncClient(
+        headers=headers,
+        timeout=DEFAULT_TIMEOUT if timeout is None else timeout,
+        auth=auth,
+        event_hooks=hooks,
+        **options,
+    )
     client.headers["Accept-Encoding"] = "identity"
     return client
 
@@ -66,8 +75,8 @@ class BoundedStream(httpx2.AsyncByteStream):
         assert isinstance(stream, httpx2.AsyncByteStream)
         self.stream = stream
         self.limit = limit
-        self.refusal = _refusal(response, limit)
         self.bounded = not response.headers.get("Content-Type", "").startswith(EVENT_STREAM)
+        self.refusal = _refusal(response, limit if self.bounded else None)
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         if self.refusal is not None:
@@ -83,7 +92,7 @@ class BoundedStream(httpx2.AsyncByteStream):
         await self.stream.aclose()
 
 
-def _refusal(response: httpx2.Response, limit: int) -> httpx2.StreamError | None:
+def _refusal(response: httpx2.Response, limit: int | None) -> httpx2.StreamError | None:
     """Return the error a body is refused with before any of it is read, if any."""
     encodings = response.headers.get("Content-Encoding", "identity").replace(" ", "").lower()
     if encodings not in ("", "identity"):
@@ -92,7 +101,7 @@ def _refusal(response: httpx2.Response, limit: int) -> httpx2.StreamError | None
             "it is refused, unread."
         )
     declared = response.headers.get("Content-Length", "")
-    if declared.isdigit() and int(declared) > limit:
+    if limit is not None and declared.isdigit() and int(declared) > limit:
         return _too_large(limit)
     return None
 
