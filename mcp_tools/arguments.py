@@ -60,6 +60,33 @@ def _is_type(value: Any, name: str) -> bool:
     return isinstance(value, _JSON_TYPES[name])
 
 
+#: The levels of a request body above its arguments: the message and its ``params``.
+ENVELOPE_DEPTH = 2
+
+
+def loads(text: str) -> Any:
+    """Decode arguments given as JSON text (``mcp_call --args``, Try it) as a body is read.
+
+    As strictly as the endpoint reads a request body (``jsonrpc.decode``: no ``NaN``, no
+    key twice, no lone surrogate), nested no deeper than arguments may sit in a body of
+    ``MAX_JSON_DEPTH``, and Unicode text: a command line's undecodable bytes arrive as lone
+    surrogates, which no body can hold. Raises ``jsonrpc.NotStrictJSON``.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise jsonrpc.LoneSurrogate(
+            "the text holds a lone UTF-16 surrogate, which is not Unicode text"
+        ) from exc
+    try:
+        return jsonrpc.decode(text, max_depth=mcp_settings.MAX_JSON_DEPTH - ENVELOPE_DEPTH)
+    except jsonrpc.NotStrictJSON as exc:
+        if isinstance(exc.__cause__, json.JSONDecodeError):
+            # Where the text went wrong: the operator can fix it.
+            raise jsonrpc.NotStrictJSON(str(exc.__cause__)) from exc
+        raise
+
+
 def coerce_value(value: Any, schema: Any) -> Any:
     """Return ``value``, or the JSON it encodes when it is a string of a declared type.
 

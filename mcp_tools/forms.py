@@ -7,9 +7,13 @@ from typing import Any
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.forms.fields import InvalidJSONInput, JSONString
 from django.utils.translation import gettext_lazy as _
 
+from . import arguments
+from .conf import mcp_settings
 from .models import ExposedTool
+from .protocol import jsonrpc
 from .protocol.content import check_tool_annotations
 
 #: Longest description an admin may write (tool descriptions are read by models: keep them
@@ -29,6 +33,36 @@ class CodeDefaultSelect(forms.NullBooleanSelect):
         ]
 
 
+class StrictJSONField(forms.JSONField):
+    """A JSON field read as the endpoint reads a request body: strict, nested at most
+    ``MAX_JSON_DEPTH`` deep (Django's own field takes ``NaN`` and recurses without bound)."""
+
+    def parse(self, text: str) -> Any:
+        return jsonrpc.decode(text, max_depth=mcp_settings.MAX_JSON_DEPTH)
+
+    def to_python(self, value: Any) -> Any:
+        if self.disabled or value in self.empty_values or not isinstance(value, str):
+            return super().to_python(value)
+        try:
+            converted = self.parse(value)
+        except jsonrpc.NotStrictJSON as exc:
+            # Where bad JSON went wrong, the admin can fix it.
+            cause = exc.__cause__
+            reason = cause if isinstance(cause, json.JSONDecodeError) else exc
+            raise ValidationError(
+                _("Enter a valid JSON: %(reason)s."), code="invalid", params={"reason": reason}
+            ) from None
+        return JSONString(converted) if isinstance(converted, str) else converted
+
+    def bound_data(self, data: Any, initial: Any) -> Any:
+        if self.disabled or not isinstance(data, str):
+            return super().bound_data(data, initial)
+        try:
+            return self.parse(data)
+        except jsonrpc.NotStrictJSON:
+            return InvalidJSONInput(data)
+
+
 class ExposedToolForm(forms.ModelForm):
     """The overrides of one tool, each checked as the protocol defines it."""
 
@@ -43,6 +77,7 @@ class ExposedToolForm(forms.ModelForm):
             "include_output_schema",
             "allowed_groups",
         ]
+        field_classes = {"annotations": StrictJSONField}
         widgets = {
             "include_structured_content": CodeDefaultSelect,
             "include_output_schema": CodeDefaultSelect,
@@ -76,8 +111,11 @@ class ExposedToolForm(forms.ModelForm):
         return annotations
 
 
-class JSONValueField(forms.JSONField):
-    """A JSON field that shows nothing, rather than ``null``, when it holds nothing."""
+class JSONValueField(StrictJSONField):
+    """Arguments as JSON, read as ``mcp_call --args`` is; nothing shown when they hold nothing."""
+
+    def parse(self, text: str) -> Any:
+        return arguments.loads(text)
 
     def prepare_value(self, value: Any) -> Any:
         return "" if value is None else super().prepare_value(value)

@@ -170,7 +170,32 @@ def test_overrides_saved_in_admin_win_over_the_code(
 @pytest.mark.parametrize(
     ("changes", "field", "message"),
     [
-        ({"annotations": "{not json"}, "annotations", "Enter a valid JSON."),
+        (
+            {"annotations": "{not json"},
+            "annotations",
+            "Enter a valid JSON: Expecting property name enclosed in double quotes: line 1",
+        ),
+        # Read as the endpoint reads a request body: strict, bounded in depth.
+        (
+            {"annotations": "[" * 5000 + "]" * 5000},
+            "annotations",
+            "Enter a valid JSON: JSON nested deeper than 64.",
+        ),
+        (
+            {"annotations": '{"openWorldHint": NaN}'},
+            "annotations",
+            "Enter a valid JSON: NaN is not JSON.",
+        ),
+        (
+            {"annotations": '{"title": "\\ud800"}'},
+            "annotations",
+            "Enter a valid JSON: a string holds a lone UTF-16 surrogate",
+        ),
+        (
+            {"annotations": '{"title": "a", "title": "b"}'},
+            "annotations",
+            "Enter a valid JSON: the key &#x27;title&#x27; appears twice in one object.",
+        ),
         ({"annotations": "[1]"}, "annotations", "Annotations must be a JSON object."),
         (
             {"annotations": '{"readOnly": true}'},
@@ -227,8 +252,24 @@ def test_try_it_renders_an_image(admin_client):
 
 def test_try_it_shows_invalid_json_in_the_form(admin_client):
     response = admin_client.post(try_url("echo"), {"raw": "{oops"})
-    assert "Enter a valid JSON." in response.content.decode()
+    assert "Enter a valid JSON: Expecting property name" in response.content.decode()
     assert response.context["answer"] is None  # nothing was called
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ("[" * 5000 + "]" * 5000, "Enter a valid JSON: JSON nested deeper than 62."),
+        ('{"word": NaN}', "Enter a valid JSON: NaN is not JSON."),
+        ('{"word": "\\udfff"}', "Enter a valid JSON: a string holds a lone UTF-16 surrogate"),
+    ],
+)
+def test_try_it_reads_json_as_the_endpoint_reads_a_body(admin_client, raw, message):
+    response = admin_client.post(try_url("echo"), {"raw": raw})
+    assert response.status_code == 200
+    assert message in response.content.decode()
+    assert response.context["answer"] is None  # nothing was called
+    assert not ToolCall.objects.exists()
 
 
 def test_try_it_shows_argument_errors_as_the_tool_answers_them(admin_client):

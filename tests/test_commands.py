@@ -82,6 +82,48 @@ def test_mcp_call_refuses_clearly(alice, args, message):
         run("mcp_call", *args)
 
 
+LONE_SURROGATE = "a lone UTF-16 surrogate, which is not Unicode text"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "reason"),
+    [
+        ('{"word": NaN}', "NaN is not JSON"),
+        ('{"word": -Infinity}', "-Infinity is not JSON"),
+        ("[" * 100_000 + "]" * 100_000, "JSON nested deeper than 62"),
+        ('{"word": "\\ud800"}', f"a string holds {LONE_SURROGATE}"),
+        # What a command line's undecodable bytes become (os.fsdecode: surrogateescape).
+        ('{"word": "\udcff"}', f"the text holds {LONE_SURROGATE}"),
+        ('{"word": "a", "word": "b"}', "the key 'word' appears twice in one object"),
+        ("{bad", "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
+    ],
+)
+def test_mcp_call_reads_args_as_the_endpoint_reads_a_body(alice, settings, arguments, reason):
+    settings.MCP_TOOLS = {"CALL_LOG": "all"}
+    with pytest.raises(CommandError) as excinfo:
+        run("mcp_call", "echo", "--user", "alice", "--args", arguments)
+    assert str(excinfo.value) == f"--args is not valid JSON: {reason}"
+    assert not ToolCall.objects.exists()  # nothing ran
+
+
+@pytest.mark.parametrize("depth", [62, 63])
+def test_mcp_call_takes_the_arguments_the_endpoint_takes(alice, mcp, depth):
+    # The envelope holds the arguments two levels down: 62 levels of them are a body of 64.
+    arguments = '{"word": "hi", "deep": ' + "[" * (depth - 1) + "]" * (depth - 1) + "}"
+    body = (
+        '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", '
+        f'"params": {{"name": "echo", "arguments": {arguments}}}}}'
+    )
+    endpoint_refuses = mcp.send(body).status_code == 400
+    try:
+        run("mcp_call", "echo", "--user", "alice", "--args", arguments)
+    except CommandError as error:
+        command_refuses = str(error).startswith("--args is not valid JSON")
+    else:
+        command_refuses = False
+    assert endpoint_refuses is command_refuses is (depth > 62)
+
+
 def test_mcp_call_exits_1_when_the_tool_answers_an_error(alice):
     with pytest.raises(CommandError) as excinfo:
         run("mcp_call", "todo_retrieve", "--user", "alice", "--args", '{"pk": 999}')

@@ -24,6 +24,8 @@ _T = TypeVar("_T")
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_READ_TIMEOUT = 300.0
+#: As the server side's ``MAX_RESPONSE_BYTES``: 10 MiB.
+DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +60,7 @@ def adapt_tools_sync(
     input_methods: Iterable[str] = INPUT_METHODS,
     timeout: float = DEFAULT_TIMEOUT,
     read_timeout: float = DEFAULT_READ_TIMEOUT,
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     **client_options: Any,
 ) -> Iterator[list[SyncAdaptedTool]]:
     """Connect to the Streamable HTTP server at ``url`` and yield its tools, adapted.
@@ -66,6 +69,8 @@ def adapt_tools_sync(
     that has no event loop (Django views, management commands, tests, the shell). Both are
     closed when the block ends, also on an exception. ``headers`` are sent with every
     request; ``timeout`` bounds connecting and sending, ``read_timeout`` each response.
+    ``max_response_bytes`` bounds what is read of a response body, and of each event of
+    a stream (``bounded_http_client``).
     ``client_options`` go to ``mcp.Client`` (for example ``mode="legacy"``).
 
     ``on_input_required`` (a plain function, run in a worker thread) answers the input a
@@ -78,7 +83,9 @@ def adapt_tools_sync(
         client_options = {**input_callbacks(handler, input_methods), **client_options}
     with start_blocking_portal(name="mcp-tools-client") as portal:
         connection = portal.wrap_async_context_manager(
-            _connect(url, dict(headers or {}), timeout, read_timeout, client_options)
+            _connect(
+                url, dict(headers or {}), timeout, read_timeout, max_response_bytes, client_options
+            )
         )
         client = _unwrapped(connection.__enter__)
         try:
@@ -121,14 +128,21 @@ async def _connect(
     headers: dict[str, str],
     timeout: float,
     read_timeout: float,
+    max_response_bytes: int,
     client_options: Mapping[str, Any],
 ) -> AsyncIterator[Client]:
     import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
 
-    http = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(timeout, read=read_timeout))
-    transport = streamable_http_client(url, http_client=http)
+    from ._http import bounded_http_client
+
+    http = bounded_http_client(
+        headers,
+        httpx2.Timeout(timeout, read=read_timeout),
+        max_response_bytes=max_response_bytes,
+    )
+    transport = streamable_http_client(url, http_client=http, max_sse_event_size=max_response_bytes)
     # The transport leaves a client it was given open, so this block closes it.
     client = Client(transport, read_timeout_seconds=read_timeout, **client_options)
     async with http, client:

@@ -9,10 +9,11 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from mcp_tools import arguments as tool_arguments
 from mcp_tools import local
 from mcp_tools.authentication import Caller
 from mcp_tools.conf import mcp_settings
-from mcp_tools.protocol.jsonrpc import JSONRPCError
+from mcp_tools.protocol.jsonrpc import JSONRPCError, NotStrictJSON
 from mcp_tools.protocol.versions import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION
 
 
@@ -42,9 +43,10 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
-            arguments = json.loads(options["arguments"])
-        except ValueError as exc:
-            raise CommandError(f"--args is not valid JSON: {exc}") from exc
+            # Read as the endpoint reads a request body, so --args can't pass what it refuses.
+            arguments = tool_arguments.loads(options["arguments"])
+        except NotStrictJSON as exc:
+            raise CommandError(f"--args is not valid JSON: {exc}") from None
         if not isinstance(arguments, dict):
             raise CommandError("--args must be a JSON object, e.g. '{\"pk\": 1}'.")
         user = self.user(options["user"])
