@@ -16,12 +16,17 @@ from typing import Any
 from django.http import HttpRequest, HttpResponseBase
 
 from .conf import mcp_settings
+from .protocol.jsonrpc import clip
 
 logger = logging.getLogger("mcp_tools")
 
 MODES = ("off", "errors", "all")
 #: Argument values longer than this, encoded, are not kept (their names still are).
 MAX_LOGGED_ARGUMENTS = 10_000
+#: Argument names kept per call, and characters kept of each: every stored value is bounded
+#: (a refused call's names are the client's, however many and long).
+MAX_LOGGED_NAMES = 100
+MAX_LOGGED_NAME_LENGTH = 64
 #: Where the endpoint keeps its request's rows until its response has left.
 PENDING = "_mcp_tools_call_log"
 
@@ -57,16 +62,31 @@ def record(
         http_status=status,
         is_error=is_error,
         error_ref=error_ref or "",
-        argument_names=sorted(arguments),
+        argument_names=_names(arguments),
         arguments=_values(arguments) if mcp_settings.CALL_LOG_ARGUMENTS else None,
-        protocol_version=protocol_version,
-        client_name=client_name,
+        protocol_version=_fitted(ToolCall, "protocol_version", protocol_version),
+        client_name=_fitted(ToolCall, "client_name", client_name),
     )
     pending = getattr(request, PENDING, None)
     if pending is None:
         write([row])
     else:
         pending.append(row)
+
+
+def _fitted(model: Any, field: str, value: str) -> str:
+    """Return ``value`` cut to its column's ``max_length`` (a client chose it)."""
+    return value[: model._meta.get_field(field).max_length]
+
+
+def _names(arguments: dict[str, Any]) -> list[str]:
+    """The call's argument names, sorted: at most ``MAX_LOGGED_NAMES``, each clipped, and a
+    last entry that counts the rest."""
+    names = sorted(arguments)
+    kept = [clip(name, MAX_LOGGED_NAME_LENGTH) for name in names[:MAX_LOGGED_NAMES]]
+    if len(names) > MAX_LOGGED_NAMES:
+        kept.append(f"… and {len(names) - MAX_LOGGED_NAMES} more")
+    return kept
 
 
 def _values(arguments: dict[str, Any]) -> Any:

@@ -136,6 +136,8 @@ class Call:
     era: Era
     #: The request's span (a shared no-op without OpenTelemetry), ended once it is answered.
     trace: tracing.NoTrace = tracing.NO_TRACE
+    #: The tool call this request is, once it is one (reported when it is answered).
+    invocation: Invocation | None = None
 
     @property
     def version(self) -> str:
@@ -259,7 +261,7 @@ def call_tool(call: Call) -> ToolResult | InputRequiredResult | Invocation:
     if call.era.modern:  # only 2026-07-28 can ask the client for input (docs/input.md)
         capabilities = call.message.meta.get(versions.CLIENT_CAPABILITIES_META_KEY)
         inputs = receive(params, capabilities, Binding.of(tool.name, arguments, call.caller))
-    invocation = Invocation(call, tool, arguments, inputs)
+    invocation = call.invocation = Invocation(call, tool, arguments, inputs)
     ended = invocation.prepare()
     if ended is not None:
         return ended  # refused, declined or asking before the view ran: nothing to stream

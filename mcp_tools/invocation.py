@@ -58,6 +58,8 @@ class Invocation:
         self.formatter: BaseFormatter = call.endpoint.get_formatter()
         self.started_at = timezone.now()
         self._started = time.perf_counter()
+        #: The finished result and the view's status, until the answer reports them.
+        self._finished: tuple[ToolResult, int | None] | None = None
         self.inner: HttpRequest | None = None
 
     @property
@@ -141,10 +143,21 @@ class Invocation:
         return enforce(self.tool, run_processors(result, self.tool, None))
 
     def finish(self, result: ToolResult, status: int | None = None) -> ToolResult:
-        """Run the result processors, enforce the output schema, report the call."""
+        """Run the result processors and enforce the output schema; ``answered`` reports
+        the call once its answer is built (it may be refused as too large)."""
         result = enforce(self.tool, run_processors(result, self.tool, self.inner))
-        self.report("complete", status, result.is_error, result.error_reference)
+        self._finished = (result, status)
         return result
+
+    def answered(self, result: ToolResult, sent: ToolResult) -> None:
+        """Report the call whose finished ``result`` was answered with ``sent``: itself, or
+        the error of an answer too large to send. Other results (a timeout's, built ahead)
+        report nothing: the view's own result does, when it finishes."""
+        finished = self._finished
+        if finished is None or finished[0] is not result:
+            return
+        self._finished = None
+        self.report("complete", finished[1], sent.is_error, sent.error_reference)
 
     def input_required(self, asked: InputRequired) -> InputRequiredResult:
         """End this round asking the client ``asked.requests``; sign what it answered so far."""

@@ -71,7 +71,7 @@ def serve_message(
         trace = tracing.begin(message, exchange.request)
         if in_batch and (message.method == "initialize" or versions.is_modern(message)):
             raise JSONRPCError(
-                INVALID_REQUEST, f"Invalid Request: {message.method} cannot be batched"
+                INVALID_REQUEST, f"Invalid Request: {clip(message.method or '')} cannot be batched"
             )
         era = versions.detect(message, exchange.request.META)
         trace.version(era.version)
@@ -135,12 +135,16 @@ def complete(
     info = handlers.server_info() if call.era.modern else None
     body = result_envelope(call.message.id, project(result, call.version, info))
     if isinstance(result, ToolResult):
+        sent = result
         bound = mcp_settings.MAX_RESPONSE_BYTES if limit is None else limit
         if utf8_length_exceeds(body, bound):
             name = clip(str(call.message.params.get("name")))
             logger.warning("The answer of tool %s was larger than %d bytes: refused", name, bound)
-            result = response_too_large()
-            body = result_envelope(call.message.id, project(result, call.version, info))
+            sent = response_too_large()
+            body = result_envelope(call.message.id, project(sent, call.version, info))
+        if call.invocation is not None:
+            call.invocation.answered(result, sent)
+        result = sent
     trace.result(result)
     return Answer(body)
 

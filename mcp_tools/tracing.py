@@ -15,13 +15,14 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib.metadata
+import re
 import sys
 from collections.abc import Mapping
 from typing import Any
 
 from django.http import HttpRequest
 
-from .protocol.jsonrpc import INTERNAL_ERROR, JSONRPCError, Message
+from .protocol.jsonrpc import INTERNAL_ERROR, JSONRPCError, Message, clip
 from .protocol.results import InputRequiredResult, ToolResult
 from .tools import NAME_RE
 
@@ -54,6 +55,13 @@ def _loaded() -> bool:
 #: The ``_meta`` keys that carry W3C trace context and baggage (SEP-414), and their bounds.
 CONTEXT_KEYS = {"traceparent": 128, "tracestate": 1024, "baggage": 8192}
 ERROR_REF_ATTRIBUTE = "mcp_tools.error_ref"
+#: A method name as the protocol spells them; any other is named ``_OTHER`` (as
+#: OpenTelemetry names an unknown HTTP method): span names and attributes are bounded, and
+#: never carry a client's control characters.
+METHOD_RE = re.compile(r"[A-Za-z][A-Za-z0-9_./-]{0,63}")
+OTHER_METHOD = "_OTHER"
+#: Characters of a request id an attribute keeps.
+MAX_ID_LENGTH = 128
 RESULT_TYPE_ATTRIBUTE = "mcp_tools.result_type"
 
 
@@ -138,6 +146,8 @@ def begin(message: Message, request: HttpRequest) -> NoTrace:
         # current, for the propagators of what the view calls.
         return NO_TRACE
     method = message.method or ""
+    if not METHOD_RE.fullmatch(method):
+        method = OTHER_METHOD
     name = message.params.get("name") if method in ("tools/call", "prompts/get") else None
     target = name if isinstance(name, str) and NAME_RE.match(name) else None
     parent = remote_context(message.meta)
@@ -161,7 +171,7 @@ def begin(message: Message, request: HttpRequest) -> NoTrace:
         "network.protocol.name": "http",
     }
     if message.id is not None:
-        attributes["jsonrpc.request.id"] = str(message.id)
+        attributes["jsonrpc.request.id"] = clip(str(message.id), MAX_ID_LENGTH)
     if method == "tools/call":
         attributes["gen_ai.operation.name"] = "execute_tool"
         if target:

@@ -148,3 +148,30 @@ def test_the_tool_called_signal_carries_the_call(mcp, alice):
     )
     assert call["error_ref"] is None and call["arguments"] == {"word": "x"}
     assert call["request"].path == "/mcp"
+
+
+def test_every_stored_value_is_bounded_for_a_refused_call(alice):
+    # In the default "errors" mode: a refused call with 6,000 long argument names (about
+    # 1 MB) and a client name past its column keeps bounded values.
+    arguments = {f"{'n' * 150}{i:06}": i for i in range(6_000)}
+    hostile = MCPClient(headers={"Authorization": f"Token {alice.token}", "User-Agent": "u" * 5000})
+    assert hostile.call_tool("echo", arguments)["isError"] is True
+    row = ToolCall.objects.get()
+    assert len(row.argument_names) == 101
+    assert all(len(name) <= 64 for name in row.argument_names[:100])
+    assert row.argument_names[-1] == "… and 5900 more"
+    assert len(row.client_name) == 200
+
+
+def test_an_answer_refused_as_too_large_is_logged_as_an_error(mcp, settings):
+    settings.MCP_TOOLS = {"CACHE": "mcp", "MAX_RESPONSE_BYTES": 10_000}
+    calls = []
+    tool_called.connect(lambda **kwargs: calls.append(kwargs), weak=False, dispatch_uid="t")
+    try:
+        result = mcp.call_tool("r_sized", {"size": 6000})
+    finally:
+        tool_called.disconnect(dispatch_uid="t")
+    assert result["isError"] is True
+    row = ToolCall.objects.get()
+    assert (row.tool_name, row.is_error, row.http_status) == ("r_sized", True, 200)
+    assert [call["is_error"] for call in calls] == [True]

@@ -458,3 +458,11 @@ def test_answers_that_would_make_the_state_too_large_are_refused(asking):
         "message": "Invalid params: the answers of this call exceed 1400 bytes",
     }
     assert ASK_RUNS == ["w"]  # the view ran and asked; its answers could not be carried
+
+
+def test_a_long_input_responses_key_is_clipped_in_the_refusal(asking):
+    key = "k" * 200_000
+    status, failure = error(asking, "ask_word", {"word": "w"}, inputResponses={key: "nope"})
+    assert status == 200 and failure["code"] == -32602
+    assert len(failure["message"]) < 300
+    assert failure["message"].endswith("'] must be an elicitation, sampling or roots result")

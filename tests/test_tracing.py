@@ -226,3 +226,16 @@ def test_the_api_is_taken_up_once_something_imported_it(modern, spans):
     with mock.patch.object(tracing, "trace", None):
         assert modern.call_tool("greet_get")["isError"] is False
     assert [span.name for span in spans.finished] == ["tools/call greet_get"]
+
+
+def test_a_clients_method_and_id_are_bounded_in_the_span(mcp, spans):
+    # 200,000 characters with CR/LF: named _OTHER, as OpenTelemetry names an unknown HTTP
+    # method; the id attribute is clipped.
+    hostile = "x\r\n" * 66_667
+    mcp.send({"jsonrpc": "2.0", "id": "i" * 100_000, "method": hostile})
+    [span] = spans.finished
+    assert span.name == "_OTHER"
+    assert span.attributes["mcp.method.name"] == "_OTHER"
+    assert len(span.attributes["jsonrpc.request.id"]) == 128
+    mcp.rpc("tools/list")
+    assert spans.finished[-1].name == "tools/list"

@@ -345,3 +345,16 @@ def test_served_registries_are_the_default_then_each_mounted_one_once(settings):
     module.urlpatterns = []
     settings.ROOT_URLCONF = module  # a new URLconf: found again
     assert served_registries() == (registry,)  # its tools are the project's, mounted or not
+
+
+def test_a_long_method_a_batch_cannot_carry_is_clipped_in_its_refusal(mcp):
+    from mcp_tools.protocol.versions import PROTOCOL_VERSION_META_KEY
+
+    method = "m" * 200_000
+    message = {"jsonrpc": "2.0", "id": 1, "method": method}
+    message["params"] = {"_meta": {PROTOCOL_VERSION_META_KEY: "2026-07-28"}}
+    response = mcp.send([message], headers={"MCP-Protocol-Version": "2025-03-26"})
+    [answer] = json.loads(response.content)
+    assert answer["error"]["code"] == -32600
+    assert answer["error"]["message"].endswith("… cannot be batched")
+    assert len(response.content) < 500

@@ -15,6 +15,8 @@ from typing import Any
 
 import jsonschema
 
+from .jsonrpc import clip
+
 ELICIT = "elicitation/create"
 SAMPLE = "sampling/createMessage"
 LIST_ROOTS = "roots/list"
@@ -131,7 +133,7 @@ def check_responses(value: object) -> dict[str, dict[str, Any]]:
     for key, response in value.items():
         if not isinstance(response, dict) or response_kind(response) is None:
             raise ValueError(
-                f"inputResponses[{key!r}] must be an elicitation, sampling or roots result"
+                f"inputResponses[{clip(key)!r}] must be an elicitation, sampling or roots result"
             )
     return value
 
