@@ -113,6 +113,9 @@ class Exchange:
         """
         tool = self.catalog.tools.get(name)
         if tool is None or not self.endpoint.serves(tool):
+            # The reads a hidden tool's refusal makes, so that an unknown name and a tool
+            # hidden by its groups take the same time to refuse (docs/security.md).
+            self.visibility.sees_nothing(self.catalog)
             return None
         return tool if self.visibility.sees(tool, self.catalog) else None
 

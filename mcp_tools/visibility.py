@@ -161,6 +161,12 @@ class Visibility:
         key = plan_for(catalog).keys.get(tool.name)
         return self.permitted(tool) if key is None else self.answer(key, tool)
 
+    def sees_nothing(self, catalog: Catalog) -> None:
+        """Do what refusing a tool hidden by its groups does, for a name that is no tool:
+        read the caller's groups when a rule names any (once per request, as for a tool)."""
+        if plan_for(catalog).rule_groups:
+            self.group_ids()
+
     def answer(self, key: Hashable, tool: Tool) -> bool:
         """Return the permission classes' answer shared by the tools of ``key`` (asked once)."""
         answer = self._answers.get(key)
