@@ -295,9 +295,8 @@ class MCPView(View):
             raise exceptions.AuthenticationFailed(TOO_LONG)
         request.user  # noqa: B018  (DRF authenticates on first access, as its view does)
         refused = request.authenticators and request.successful_authenticator is None
-        if refused and "HTTP_AUTHORIZATION" in request.META:
-            if not request.META["HTTP_AUTHORIZATION"]:
-                raise exceptions.NotAuthenticated()  # an empty header is no credentials
+        if refused and request.META.get("HTTP_AUTHORIZATION"):
+            # An empty header is no credentials: the permissions decide, as for none.
             raise exceptions.AuthenticationFailed(refused_credentials(request))
 
     def check_permissions(self, request: Request) -> None:

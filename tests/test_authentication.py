@@ -142,10 +142,21 @@ def test_bad_authorization_headers_get_401_with_the_challenge(authorization, det
     assert body["error"] == {"code": -32001, "message": detail}
 
 
-def test_an_empty_authorization_header_is_no_credentials():
+def test_an_empty_authorization_header_is_no_credentials(settings):
     response, body = answer("/mcp", "")
     assert response.status_code == 401
     assert body["error"]["message"] == "Authentication credentials were not provided."
+    assert 'error="' not in response["WWW-Authenticate"]  # nothing was sent to refuse
+    # On an endpoint that admits anonymous callers it is served as none (docs/security.md).
+    endpoints(
+        settings,
+        mcp={
+            "authentication_classes": [TokenAuthentication, BearerTokenAuthentication],
+            "permission_classes": [AllowAny],
+        },
+    )
+    assert answer("/mcp", "")[0].status_code == 200
+    assert answer("/mcp", "Token nope")[0].status_code == 401
 
 
 def test_an_open_endpoint_still_refuses_a_header_it_cannot_read(settings, alice):

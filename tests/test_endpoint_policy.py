@@ -9,7 +9,7 @@ from django.core.cache import cache
 from django.urls import include, path
 from rest_framework.authentication import BasicAuthentication, TokenAuthentication
 from rest_framework.permissions import AllowAny, BasePermission, IsAdminUser, IsAuthenticated
-from rest_framework.throttling import UserRateThrottle
+from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
 
 from mcp_tools.test import MCPClient, MCPError
 from mcp_tools.views import MCPView
@@ -357,3 +357,36 @@ def test_an_open_endpoint_still_runs_a_subclasss_own_hooks(settings):
     settings.ROOT_URLCONF = module
     status_code, error, _ = refusal("/mcp-office")
     assert (status_code, error["message"]) == (403, "Only from the office.")
+
+
+class AnonOncePerMinute(AnonRateThrottle):
+    rate = "1/minute"
+    scope = "mcp-endpoint-anon-tests"
+
+
+@pytest.mark.parametrize(("num_proxies", "second"), [(None, 200), (0, 429)])
+def test_an_anonymous_throttle_keys_on_the_address_as_drfs_num_proxies_says(
+    settings, num_proxies, second
+):
+    # docs/security.md: with NUM_PROXIES unset, a client's own X-Forwarded-For is its key.
+    from django.core.cache import cache
+
+    module = types.ModuleType("anon_throttled_urls")
+    module.urlpatterns = [
+        path(
+            "mcp-anon",
+            MCPView.as_view(
+                authentication_classes=[],
+                permission_classes=[AllowAny],
+                throttle_classes=[AnonOncePerMinute],
+            ),
+        )
+    ]
+    settings.ROOT_URLCONF = module
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": num_proxies}
+    cache.clear()
+    statuses = []
+    for address in ("198.51.100.1", "198.51.100.2"):
+        client = MCPClient(mcp_path="/mcp-anon", headers={"X-Forwarded-For": address})
+        statuses.append(client.send(client.message("tools/list")).status_code)
+    assert statuses == [200, second]

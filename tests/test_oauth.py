@@ -230,6 +230,14 @@ def test_oauth_tokens_and_bearer_drf_keys_side_by_side(mint, alice, settings):
     assert client(mint()).send(client().message("ping")).status_code == 200
     assert client(alice.token).send(client().message("ping")).status_code == 200
     assert client("neither").send(client().message("ping")).status_code == 401
+    # A DOT token refused for its own reason keeps that reason behind the DRF-key class.
+    for kwargs, reason in (
+        ({"expires": timedelta(minutes=-1)}, "The access token has expired."),
+        ({"resource": ["https://other.example/mcp"]}, NOT_HERE),
+    ):
+        refused = client(mint(**kwargs)).send(client().message("ping"))
+        assert refused.status_code == 401
+        assert MCPClient.answer_of(refused)["error"]["message"] == reason
 
 
 @pytest.mark.parametrize(
@@ -281,3 +289,32 @@ def test_without_a_public_url_no_token_is_the_endpoints_and_no_document_is_serve
     )
     assert "resource_metadata" not in response["WWW-Authenticate"]
     assert Client().get("/.well-known/oauth-protected-resource/mcp").status_code == 404
+
+
+def test_the_step_up_probe_never_stores_the_scopes_it_tries(mint, settings):
+    # A permission class that saves the token it reads (a "last used" stamp, say): the
+    # probe's widened copy must never reach the database.
+    import types
+
+    from django.urls import path
+    from oauth2_provider.contrib.rest_framework.permissions import TokenHasScope
+
+    from mcp_tools.views import MCPView
+
+    class StampsTheToken(TokenHasScope):
+        def has_permission(self, request, view):
+            request.auth.save()
+            return super().has_permission(request, view)
+
+    class ScopedEndpoint(MCPView):
+        authentication_classes = views.ENDPOINT_AUTHENTICATION
+        permission_classes = [StampsTheToken]
+        required_scopes = ["mcp"]
+
+    module = types.ModuleType("stamping_urls")
+    module.urlpatterns = [path("mcp", ScopedEndpoint.as_view(registry=views.registry))]
+    settings.ROOT_URLCONF = module
+    token = mint(scope="notes:read")
+    response = client(token).send(client(token).message("tools/list"))
+    assert response.status_code == 403  # a step-up to "mcp" would help
+    assert get_access_token_model().objects.get(token=token).scope == "notes:read"

@@ -252,9 +252,7 @@ def test_a_tool_hidden_by_its_groups_is_refused_with_the_work_of_an_unknown_name
     # from a name that is no tool (both read the caller's groups once per request).
     from mcp_tools.catalog import publish
 
-    ExposedTool.objects.get(name="todo_create").allowed_groups.add(
-        Group.objects.create(name="ops")
-    )
+    ExposedTool.objects.get(name="todo_create").allowed_groups.add(Group.objects.create(name="ops"))
     publish()
     mcp.list_tools()  # the admin state, loaded once for this version
     answers = {}

@@ -101,8 +101,10 @@ class OAuth2ResourceAuthentication(OAuth2Authentication):
     def insufficient_scope(self, request: Request, view: Any) -> list[str] | None:
         """Return the scopes ``view`` needs when they are all the token lacks, else None.
 
-        The permission classes are asked again with the token granted those scopes (a copy,
-        never saved): only when they then admit the request is a step-up of any use.
+        The permission classes are asked again with the token granted those scopes (a copy
+        that can't be written: its ``save()`` and ``delete()`` do nothing, so a permission
+        class that saves the token it reads never stores the widened scope): only when they
+        then admit the request is a step-up of any use.
         """
         token: Any = request.auth
         if not isinstance(getattr(token, "scope", None), str):
@@ -111,9 +113,14 @@ class OAuth2ResourceAuthentication(OAuth2Authentication):
         if not required or token.allow_scopes(required):
             return None
         granted = copy.copy(token)
+        granted.save = granted.delete = _unwritten  # a probe: never stored
         granted.scope = " ".join(sorted(set(token.scope.split()) | required))
         stepped: Any = copy.copy(request)
         stepped._auth = granted
         if all(permission.has_permission(stepped, view) for permission in view.get_permissions()):
             return sorted(required)
         return None
+
+
+def _unwritten(*args: Any, **kwargs: Any) -> None:
+    """What the step-up probe's token does when asked to save or delete itself: nothing."""
