@@ -10,6 +10,7 @@ projected result, or raise the ``JSONRPCError`` the endpoint would answer; never
 from __future__ import annotations
 
 import io
+import json
 from typing import Any
 
 from django.core.handlers.wsgi import WSGIRequest
@@ -22,8 +23,7 @@ from .handlers import Call, Exchange
 from .handlers import call_tool as handle_call
 from .inner_requests import carried_attributes, client_environ
 from .invocation import Invocation
-from .protocol.jsonrpc import JSONRPCError, decoded, parse_message
-from .protocol.projection import project
+from .protocol.jsonrpc import JSONRPCError, parse_message
 from .protocol.versions import LATEST_HANDSHAKE_VERSION, Era
 from .views import MCPView, endpoint_at, endpoint_paths
 
@@ -127,8 +127,10 @@ def call_tool(
         result = handle_call(call)
         if isinstance(result, Invocation):
             result = result.run(None)
+        # Answered as the endpoint answers it: bounded, projected, and reported.
+        answer = server.complete(call, result)
     except JSONRPCError:
         raise
     except Exception as exc:
         raise server.fault(exc, request) from exc
-    return decoded(project(result, protocol_version, None))
+    return dict(json.loads(answer.body)["result"])

@@ -1,11 +1,13 @@
-"""An admin change reaches every worker on its next request: two server processes sharing one
-database and one cache, the change made through one process's admin (docs/admin.md)."""
+"""An admin change reaches every worker within ADMIN_STATE_MAX_AGE: two server processes
+sharing one database and one cache, the change made through one process's admin
+(docs/admin.md)."""
 
 import asyncio
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -58,6 +60,13 @@ def two_workers():
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def change_in_admin(url, tool, action):
+    """Run an admin action through the worker at ``url``, then wait ADMIN_STATE_MAX_AGE (1 s):
+    the time every worker may trust the version stamp it read before."""
+    admin_action(url, tool, action, ROOT)
+    time.sleep(1.1)
+
+
 def tool_names(url, token):
     async def listing():
         async with connect(f"{url}/mcp", token=token, mode="legacy") as client:
@@ -80,19 +89,19 @@ def call(url, token, name):
 def test_an_admin_change_on_one_worker_reaches_the_other(two_workers):
     first, second, token, _ = two_workers
     assert "todo_list" in tool_names(second, token)  # the second worker's catalog is warm
-    admin_action(first, "todo_list", "disable_tools", ROOT)
+    change_in_admin(first, "todo_list", "disable_tools")
     assert "todo_list" not in tool_names(second, token)
     outcome = call(second, token, "todo_list")
     assert isinstance(outcome, MCPError) and outcome.message == "Unknown tool: todo_list"
-    admin_action(second, "todo_list", "enable_tools", ROOT)
+    change_in_admin(second, "todo_list", "enable_tools")
     assert "todo_list" in tool_names(first, token)
 
 
 def test_without_the_cache_the_database_keeps_the_workers_consistent(two_workers):
     first, second, token, cache = two_workers
-    admin_action(first, "todo_create", "disable_tools", ROOT)
+    change_in_admin(first, "todo_create", "disable_tools")
     assert "todo_create" not in tool_names(second, token)
     shutil.rmtree(cache, ignore_errors=True)  # the shared cache lost every key
-    admin_action(first, "todo_create", "enable_tools", ROOT)
+    change_in_admin(first, "todo_create", "enable_tools")
     shutil.rmtree(cache, ignore_errors=True)  # and again, right after the change
     assert "todo_create" in tool_names(second, token)
