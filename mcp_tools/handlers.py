@@ -230,6 +230,8 @@ def list_tools(call: Call) -> dict[str, Any]:
 
 
 def call_tool(call: Call) -> ToolResult | InputRequiredResult | Invocation:
+    # Before the tool is looked up: the refusal is the same for every tool, known or not.
+    call.message.check_progress_token()
     params = call.message.params
     name = params.get("name")
     if not isinstance(name, str):

@@ -15,6 +15,7 @@ from mcp import Client as SDKClient
 from mcp.client.streamable_http import streamable_http_client
 
 from mcp_tools import ClientDisconnected
+from mcp_tools.models import ToolCall
 from mcp_tools.protocol.versions import Era
 from mcp_tools.streaming import Channel, Event, Notifier, StreamSpec
 from mcp_tools.test import MCPClient
@@ -328,3 +329,36 @@ def test_json_that_is_not_compact_is_reencoded_for_an_sse_data_line(alice, versi
     # Plain JSON answers carry the same, compact.
     plain = mcp.send(call(mcp, tool), headers={"Accept": "application/json"})
     assert json.loads(plain.content)["result"]["structuredContent"] == expected
+
+
+# The progress token's bounds, over a real server -------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("version", ["2025-11-25", MODERN])
+@pytest.mark.parametrize(
+    ("token", "fault"),
+    [("t" * 1_000_000, "is longer than 256 characters"), (10**400, "must be an integer from")],
+    ids=["a megabyte", "400 digits"],
+)
+def test_a_progress_token_past_its_bounds_is_refused_before_the_view_runs(
+    live_server, alice, version, token, fault
+):
+    mcp = MCPClient(protocol_version=version)
+    body = call(mcp, "entry_write", {"progressToken": token}, {"label": "never"})
+    headers = {"Authorization": f"Token {alice.token}", **mcp.headers_for(body)}
+    answer = httpx2.post(f"{live_server.url}/mcp", json=body, headers=headers, timeout=30)
+    assert answer.headers["content-type"] == "application/json"
+    error = answer.json()["error"]
+    assert error["code"] == -32602
+    assert error["message"].startswith(f"Invalid params: _meta.progressToken {fault}")
+    assert len(answer.content) < 500  # nothing of the token comes back
+    assert not Entry.objects.exists()
+    assert not ToolCall.objects.exists()
+    # The longest token taken streams as any other, in both eras.
+    body = call(mcp, "entry_write", {"progressToken": "t" * 256}, {"label": "kept"})
+    headers = {"Authorization": f"Token {alice.token}", **mcp.headers_for(body)}
+    answer = httpx2.post(f"{live_server.url}/mcp", json=body, headers=headers, timeout=30)
+    assert answer.headers["content-type"] == "text/event-stream"
+    assert sse_messages(answer.content)[-1]["result"]["isError"] is False
+    assert list(Entry.objects.values_list("label", flat=True)) == ["kept"]
