@@ -340,6 +340,14 @@ def _relay(item: Event | None, notifier: Notifier, timed_out: bytes) -> tuple[by
     return sse_event(item.data), item.final
 
 
+def stalled(notifier: Notifier) -> None:
+    logger.info(
+        "Tool %s: its stream was ended unread, %g s past CALL_TIMEOUT",
+        notifier.spec.logger,
+        DELIVERY_GRACE,
+    )
+
+
 def sync_events(
     channel: Channel,
     notifier: Notifier,
@@ -354,8 +362,13 @@ def sync_events(
     """
     watchdog = None
     if cut is not None:
+
+        def end() -> None:
+            stalled(notifier)
+            cut()
+
         delay = notifier.deadline + DELIVERY_GRACE - time.monotonic()
-        watchdog = threading.Timer(max(delay, 0), cut)
+        watchdog = threading.Timer(max(delay, 0), end)
         watchdog.name = f"mcp-tools-deadline-{notifier.spec.logger}"
         watchdog.daemon = True
         watchdog.start()
@@ -383,8 +396,15 @@ async def async_events(
     it when the client disconnects.
     """
     task = asyncio.current_task()
-    delay = notifier.deadline + DELIVERY_GRACE - time.monotonic()
-    cutoff = asyncio.get_running_loop().call_later(max(delay, 0), task.cancel) if task else None
+    cutoff = None
+    if task is not None:
+
+        def end() -> None:
+            stalled(notifier)
+            task.cancel()
+
+        delay = notifier.deadline + DELIVERY_GRACE - time.monotonic()
+        cutoff = asyncio.get_running_loop().call_later(max(delay, 0), end)
     try:
         done = False
         while not done:

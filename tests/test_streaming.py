@@ -359,6 +359,11 @@ def test_a_progress_token_past_its_bounds_is_refused_before_the_view_runs(
     assert len(answer.content) < 500  # nothing of the token comes back
     assert not Entry.objects.exists()
     assert not ToolCall.objects.exists()
+    # Before the tool is looked up: a name that doesn't exist gets the same refusal.
+    body = call(mcp, "no_such_tool", {"progressToken": token})
+    headers = {"Authorization": f"Token {alice.token}", **mcp.headers_for(body)}
+    answer = httpx2.post(f"{live_server.url}/mcp", json=body, headers=headers, timeout=30)
+    assert answer.json()["error"]["message"] == error["message"]
     # The longest token taken streams as any other, in both eras.
     body = call(mcp, "entry_write", {"progressToken": "t" * 256}, {"label": "kept"})
     headers = {"Authorization": f"Token {alice.token}", **mcp.headers_for(body)}
@@ -436,7 +441,8 @@ def test_the_answer_of_a_view_stopped_by_the_time_limit_is_the_timeout():
     assert list(events) == [b"timed out"]
 
 
-def test_a_sync_stream_suspended_past_its_grace_cuts_the_connection(monkeypatch):
+def test_a_sync_stream_suspended_past_its_grace_cuts_the_connection(monkeypatch, caplog):
+    caplog.set_level("INFO", "mcp_tools")
     monkeypatch.setattr(streaming, "DELIVERY_GRACE", 0.1)
     cuts = []
     notifier = make_notifier(timeout=0.1)
@@ -445,6 +451,7 @@ def test_a_sync_stream_suspended_past_its_grace_cuts_the_connection(monkeypatch)
     next(events)  # the server writes it, and the client never takes it: never resumed
     time.sleep(0.5)
     assert cuts == [1]
+    assert caplog.messages == ["Tool tool: its stream was ended unread, 0.1 s past CALL_TIMEOUT"]
     events.close()
     assert notifier.closed.is_set()
     # A stream that ends in time never cuts.
