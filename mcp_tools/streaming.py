@@ -340,7 +340,7 @@ def _relay(item: Event | None, notifier: Notifier, timed_out: bytes) -> tuple[by
     return sse_event(item.data), item.final
 
 
-def stalled(notifier: Notifier) -> None:
+def _log_ended_unread(notifier: Notifier) -> None:
     logger.info(
         "Tool %s: its stream was ended unread, %g s past CALL_TIMEOUT",
         notifier.spec.logger,
@@ -364,7 +364,7 @@ def sync_events(
     if cut is not None:
 
         def end() -> None:
-            stalled(notifier)
+            _log_ended_unread(notifier)
             cut()
 
         delay = notifier.deadline + DELIVERY_GRACE - time.monotonic()
@@ -400,7 +400,7 @@ async def async_events(
     if task is not None:
 
         def end() -> None:
-            stalled(notifier)
+            _log_ended_unread(notifier)
             task.cancel()
 
         delay = notifier.deadline + DELIVERY_GRACE - time.monotonic()
