@@ -35,6 +35,9 @@ class ServerSpec:
     env: dict[str, str] = field(default_factory=dict)
     #: gunicorn forks its worker: the resident memory to read is the child's.
     forks_worker: bool = False
+    #: The folder it runs in and imports from (the repository, unless another is made up of
+    #: links: another checkout's ``mcp_tools`` beside this one's ``bench``, say).
+    root: Path = ROOT
 
 
 @dataclass
@@ -144,11 +147,16 @@ def start(spec: ServerSpec, ready_path: str, log_dir: Path, timeout: float = 60.
     """Start ``spec`` on a free port, pinned to the server core; wait until it answers."""
     port = free_port()
     argv = ["taskset", "-c", SERVER_CORE, *(arg.format(port=port) for arg in spec.argv)]
-    env = {**os.environ, **spec.env, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {**os.environ, **spec.env, "PYTHONPATH": str(spec.root), "PYTHONDONTWRITEBYTECODE": "1"}
     log = log_dir / f"{spec.name}-{port}.log"
     with log.open("wb") as out:
         process = subprocess.Popen(
-            argv, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            argv,
+            cwd=spec.root,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
     server = Server(spec, port, process, log)
     try:

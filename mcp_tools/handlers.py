@@ -248,6 +248,8 @@ def list_tools(call: Call) -> dict[str, Any]:
 
 def call_tool(call: Call) -> ToolResult | InputRequiredResult | Invocation:
     call.exchange.count_call()  # before anything of the tool is looked at
+    # Before the tool is looked up: the refusal is the same for every tool, known or not.
+    call.message.check_progress_token()
     params = call.message.params
     name = params.get("name")
     if not isinstance(name, str):

@@ -3,6 +3,11 @@
 The view runs in a worker thread that feeds a channel; the response iterates that channel,
 with a sync iterator under WSGI and an async one under ASGI, so neither server buffers the
 stream (Django consumes a sync iterator whole under ASGI, and an async one under WSGI).
+
+Every part is bounded, whether the client reads or not (docs/protocol.md): the channel
+holds ``MAX_PENDING`` characters of events besides the answer, ``CALL_TIMEOUT`` stops the
+view from its own side, and a response its client stopped reading ends ``DELIVERY_GRACE``
+seconds later.
 """
 
 from __future__ import annotations
@@ -10,12 +15,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
+import socket
 import threading
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from django.core.handlers.asgi import ASGIRequest
 from django.db import connections
@@ -38,36 +45,101 @@ logger = logging.getLogger("mcp_tools")
 EVENT_STREAM = "text/event-stream"
 
 
+#: The most JSON text (in characters) a stream holds for its client besides its answer.
+#: Past it, ``log_message`` waits for the client to read (until ``CALL_TIMEOUT``), and a
+#: progress report replaces the one still waiting: progress says where the call is, so the
+#: latest is all a client needs. ``MAX_STREAMS`` streams hold at most that many times this.
+MAX_PENDING = 256 * 1024
+#: Seconds past ``CALL_TIMEOUT`` a client has to take the stream's last event before the
+#: stream is ended without it (a client that stopped reading).
+DELIVERY_GRACE = 5.0
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
     """One JSON-RPC message for the stream; the final one (the answer) ends it."""
 
     data: str
     final: bool = False
+    #: A progress notification: a later one replaces it while it waits to be sent.
+    replaceable: bool = False
 
 
 class Channel:
-    """A thread-safe queue read by a thread (``get``) or by an event loop (``aget``)."""
+    """A bounded thread-safe queue, fed by the view's thread (``put``) and read by a thread
+    (``get``) or by an event loop (``aget``).
 
-    def __init__(self) -> None:
+    It holds at most ``limit`` characters of events, or one larger event alone, besides the
+    final event, which it always takes: the answer is never dropped. Once closed (nobody
+    reads any more) it holds nothing.
+    """
+
+    def __init__(self, limit: int = MAX_PENDING) -> None:
+        self.limit = limit
         self._items: deque[Event] = deque()
+        self._size = 0
+        self._closed = False
         self._condition = threading.Condition()
         self._waker: Callable[[], None] | None = None
 
-    def put(self, item: Event) -> None:
+    @property
+    def size(self) -> int:
+        """Return the characters of the events waiting to be read."""
+        return self._size
+
+    def put(self, item: Event, deadline: float = math.inf) -> bool:
+        """Queue ``item``, waiting for room until ``deadline`` (``time.monotonic()``).
+
+        Returns False, ``item`` dropped, when the channel is closed or ``deadline`` passes
+        first. A replaceable event first drops the one still queued.
+        """
         with self._condition:
+            if self._closed:
+                return False
+            if item.replaceable:
+                self._drop_replaceable()
+            if not item.final:
+                timeout = None if deadline == math.inf else max(deadline - time.monotonic(), 0)
+                fits = self._condition.wait_for(lambda: self._fits(item), timeout=timeout)
+                if not fits or self._closed:
+                    return False
             self._items.append(item)
+            self._size += len(item.data)
             self._condition.notify_all()
             waker = self._waker
         if waker is not None:
             waker()
+        return True
+
+    def _fits(self, item: Event) -> bool:
+        return self._closed or not self._items or self._size + len(item.data) <= self.limit
+
+    def _drop_replaceable(self) -> None:
+        if any(queued.replaceable for queued in self._items):
+            self._items = deque(queued for queued in self._items if not queued.replaceable)
+            self._size = sum(len(queued.data) for queued in self._items)
+
+    def _pop(self) -> Event | None:
+        if not self._items:
+            return None
+        item = self._items.popleft()
+        self._size -= len(item.data)
+        self._condition.notify_all()  # room for a waiting put
+        return item
+
+    def close(self) -> None:
+        """Drop what is queued, and wake and refuse every ``put``: nobody reads any more."""
+        with self._condition:
+            self._closed = True
+            self._items.clear()
+            self._size = 0
+            self._condition.notify_all()
 
     def get(self, timeout: float) -> Event | None:
         """Return the next item, or None when ``timeout`` seconds pass first."""
         with self._condition:
-            if not self._condition.wait_for(lambda: self._items, timeout=max(timeout, 0)):
-                return None
-            return self._items.popleft()
+            self._condition.wait_for(lambda: self._items, timeout=max(timeout, 0))
+            return self._pop()
 
     async def aget(self, timeout: float) -> Event | None:
         """Return the next item without blocking the event loop, or None after ``timeout``."""
@@ -81,7 +153,7 @@ class Channel:
 
         with self._condition:
             if self._items:
-                return self._items.popleft()
+                return self._pop()
             self._waker = wake
         try:
             await asyncio.wait_for(ready.wait(), max(timeout, 0))
@@ -91,24 +163,49 @@ class Channel:
             with self._condition:
                 self._waker = None
         with self._condition:
-            return self._items.popleft() if self._items else None
+            return self._pop()
 
 
 class Notifier:
-    """Send one tool call's progress and log notifications into its channel."""
+    """Send one tool call's progress and log notifications into its channel, until the
+    stream is over: the client left, or the call reached ``CALL_TIMEOUT``.
+
+    The time limit holds here, on the view's side, whether or not the response is being
+    read: a client that stops reading can't keep the view running, nor its events queued.
+    """
 
     def __init__(self, channel: Channel, spec: StreamSpec) -> None:
         self.channel = channel
         self.spec = spec
+        self.deadline = time.monotonic() + spec.timeout
         self.closed = threading.Event()
+        #: The view was stopped by the time limit: its answer is the timeout's.
+        self.expired = False
 
     def close(self) -> None:
         """Mark the stream over: the client left, or the call timed out or finished."""
         self.closed.set()
+        self.channel.close()
 
     def check(self) -> None:
         if self.closed.is_set():
             raise ClientDisconnected("The MCP client is no longer listening to this tool call")
+        if time.monotonic() >= self.deadline:
+            self.expire()
+
+    def expire(self) -> NoReturn:
+        self.expired = True
+        raise ClientDisconnected(
+            f"The tool call reached CALL_TIMEOUT ({self.spec.timeout:g} s): nobody will read "
+            "what it sends"
+        )
+
+    def send(self, event: Event) -> None:
+        """Queue ``event``, waiting while the client is behind; raise ``ClientDisconnected``
+        when the stream ends first."""
+        if not self.channel.put(event, self.deadline):
+            self.check()
+            self.expire()  # the deadline passed while it waited
 
     def progress(self, progress: float, total: float | None, message: str | None) -> None:
         """Queue ``notifications/progress``; raise ``ClientDisconnected`` once nobody reads."""
@@ -128,7 +225,8 @@ class Notifier:
         if message is not None:
             params["message"] = message
         params = project_progress(params, self.spec.era.version)
-        self.channel.put(Event(jsonrpc.notification_envelope("notifications/progress", params)))
+        data = jsonrpc.notification_envelope("notifications/progress", params)
+        self.send(Event(data, replaceable=True))
 
     def log(self, level: str, data: Any) -> None:
         """Queue ``notifications/message``; raise ``ClientDisconnected`` once nobody reads."""
@@ -139,7 +237,7 @@ class Notifier:
         # value with no JSON form fails in the view with a clear message.
         data_json = encode_value(data, nan=mcp_settings.JSON_NAN)
         params = {"level": level, "logger": self.spec.logger, "data": data_json}
-        self.channel.put(Event(jsonrpc.notification_envelope("notifications/message", params)))
+        self.send(Event(jsonrpc.notification_envelope("notifications/message", params)))
 
 
 class StreamSlots:
@@ -233,43 +331,110 @@ def save_session(request: HttpRequest) -> None:
         session.save()
 
 
-def _relay(item: Event | None, deadline: float, timed_out: bytes) -> tuple[bytes | None, bool]:
+def _relay(item: Event | None, notifier: Notifier, timed_out: bytes) -> tuple[bytes | None, bool]:
     """Return what to send for ``item`` (None: nothing yet), and whether the stream ends."""
     if item is None:
-        return (timed_out, True) if time.monotonic() >= deadline else (None, False)
+        return (timed_out, True) if time.monotonic() >= notifier.deadline else (None, False)
+    if item.final and notifier.expired:
+        return timed_out, True  # the view stopped for the time limit, not for the client
     return sse_event(item.data), item.final
 
 
-def sync_events(channel: Channel, notifier: Notifier, timed_out: bytes) -> Iterator[bytes]:
-    """Yield the stream's events to a WSGI server, as the worker produces them."""
-    deadline = time.monotonic() + notifier.spec.timeout
+def _log_ended_unread(notifier: Notifier) -> None:
+    logger.info(
+        "Tool %s: its stream was ended unread, %g s past CALL_TIMEOUT",
+        notifier.spec.logger,
+        DELIVERY_GRACE,
+    )
+
+
+def sync_events(
+    channel: Channel,
+    notifier: Notifier,
+    timed_out: bytes,
+    cut: Callable[[], None] | None = None,
+) -> Iterator[bytes]:
+    """Yield the stream's events to a WSGI server, as the worker produces them.
+
+    A client that stops reading blocks the server's write of a chunk, with this generator
+    suspended: ``cut`` (which closes the connection, where the server lets an application do
+    that) ends the write past ``CALL_TIMEOUT`` and its grace.
+    """
+    watchdog = None
+    if cut is not None:
+
+        def end() -> None:
+            _log_ended_unread(notifier)
+            cut()
+
+        delay = notifier.deadline + DELIVERY_GRACE - time.monotonic()
+        watchdog = threading.Timer(max(delay, 0), end)
+        watchdog.name = f"mcp-tools-deadline-{notifier.spec.logger}"
+        watchdog.daemon = True
+        watchdog.start()
     try:
         done = False
         while not done:
-            item = channel.get(deadline - time.monotonic())
-            chunk, done = _relay(item, deadline, timed_out)
+            item = channel.get(notifier.deadline - time.monotonic())
+            chunk, done = _relay(item, notifier, timed_out)
             if chunk is not None:
                 yield chunk
     finally:
         # GeneratorExit (the client left), the timeout or the end: the view's helpers stop.
+        if watchdog is not None:
+            watchdog.cancel()
         notifier.close()
 
 
 async def async_events(
     channel: Channel, notifier: Notifier, timed_out: bytes
 ) -> AsyncIterator[bytes]:
-    """Yield the stream's events to an ASGI server without blocking its event loop."""
-    deadline = time.monotonic() + notifier.spec.timeout
+    """Yield the stream's events to an ASGI server without blocking its event loop.
+
+    A client that stops reading suspends the task sending the response (the server's flow
+    control): past ``CALL_TIMEOUT`` and its grace that task is cancelled, as Django cancels
+    it when the client disconnects.
+    """
+    task = asyncio.current_task()
+    cutoff = None
+    if task is not None:
+
+        def end() -> None:
+            _log_ended_unread(notifier)
+            task.cancel()
+
+        delay = notifier.deadline + DELIVERY_GRACE - time.monotonic()
+        cutoff = asyncio.get_running_loop().call_later(max(delay, 0), end)
     try:
         done = False
         while not done:
-            item = await channel.aget(deadline - time.monotonic())
-            chunk, done = _relay(item, deadline, timed_out)
+            item = await channel.aget(notifier.deadline - time.monotonic())
+            chunk, done = _relay(item, notifier, timed_out)
             if chunk is not None:
                 yield chunk
     finally:
         # CancelledError (Django cancels the response on http.disconnect) lands here too.
+        if cutoff is not None:
+            cutoff.cancel()
         notifier.close()
+
+
+def connection_cutter(request: HttpRequest) -> Callable[[], None] | None:
+    """Return what closes ``request``'s connection from another thread, or None.
+
+    gunicorn hands the application its socket (``gunicorn.socket``); shutting it down ends a
+    blocked write with an error gunicorn handles (the client is gone). Other WSGI servers
+    keep their sockets: their own send timeouts apply.
+    """
+    sock = request.META.get("gunicorn.socket")
+    if not isinstance(sock, socket.socket):
+        return None
+
+    def cut() -> None:
+        with contextlib.suppress(OSError):  # closed already
+            sock.shutdown(socket.SHUT_RDWR)
+
+    return cut
 
 
 def stream(request: HttpRequest, invocation: Invocation) -> StreamingHttpResponse | None:
@@ -299,7 +464,7 @@ def stream(request: HttpRequest, invocation: Invocation) -> StreamingHttpRespons
         if isinstance(request, ASGIRequest):
             events = async_events(channel, notifier, timed_out)
         else:
-            events = sync_events(channel, notifier, timed_out)
+            events = sync_events(channel, notifier, timed_out, connection_cutter(request))
         response = StreamingHttpResponse(events, content_type=EVENT_STREAM)
         response["Cache-Control"] = "no-cache, no-transform"
         # Proxies (nginx) would otherwise hold events back until the stream ends.

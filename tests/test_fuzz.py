@@ -71,6 +71,7 @@ METHODS = [
 SLOW_TOOLS = {
     "probe_gate",
     "probe_loop",
+    "probe_flood",
     "probe_workers",
     "test_tool_with_progress",
     "test_tool_with_logging",

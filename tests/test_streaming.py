@@ -6,6 +6,7 @@ import asyncio
 import datetime
 import decimal
 import json
+import socket
 import threading
 import time
 
@@ -14,9 +15,17 @@ import pytest
 from mcp import Client as SDKClient
 from mcp.client.streamable_http import streamable_http_client
 
-from mcp_tools import ClientDisconnected
+from mcp_tools import ClientDisconnected, streaming
+from mcp_tools.models import ToolCall
 from mcp_tools.protocol.versions import Era
-from mcp_tools.streaming import Channel, Event, Notifier, StreamSpec
+from mcp_tools.streaming import (
+    Channel,
+    Event,
+    Notifier,
+    StreamSpec,
+    async_events,
+    sync_events,
+)
 from mcp_tools.test import MCPClient
 from tests.conformance_app import views as probes
 from tests.conformance_app.server import serve
@@ -227,13 +236,13 @@ def test_the_official_sdk_receives_progress_and_logs(live_server, alice):
     assert logs == list(probes.LOG_LINES)
 
 
-def make_notifier(version="2025-11-25", token="t", level="debug"):
+def make_notifier(version="2025-11-25", token="t", level="debug", timeout=1.0):
     spec = StreamSpec(
         request_id=1,
         era=Era(version, log_level=level),
         progress_token=token,
         logger="tool",
-        timeout=1,
+        timeout=timeout,
     )
     return Notifier(Channel(), spec)
 
@@ -275,8 +284,6 @@ def test_progress_without_a_token_goes_nowhere():
 
 
 def test_past_max_streams_a_call_answers_plain_json(mcp, settings):
-    from mcp_tools import streaming
-
     settings.MCP_TOOLS = {"MAX_STREAMS": 0}
     response = mcp.send(call(mcp, "test_tool_with_logging"))
     assert not response.streaming
@@ -286,8 +293,6 @@ def test_past_max_streams_a_call_answers_plain_json(mcp, settings):
 
 
 def test_a_streamed_call_gives_its_slot_back_when_its_view_ends(mcp):
-    from mcp_tools import streaming
-
     response = mcp.send(call(mcp, "test_tool_with_logging"))
     body_of(response)  # the stream ends with the result, after the worker's last step
     deadline = time.monotonic() + 5
@@ -328,3 +333,235 @@ def test_json_that_is_not_compact_is_reencoded_for_an_sse_data_line(alice, versi
     # Plain JSON answers carry the same, compact.
     plain = mcp.send(call(mcp, tool), headers={"Accept": "application/json"})
     assert json.loads(plain.content)["result"]["structuredContent"] == expected
+
+
+# Bounds: the progress token, the queue, the time limit of a stream nobody reads ----------
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("version", ["2025-11-25", MODERN])
+@pytest.mark.parametrize(
+    ("token", "fault"),
+    [("t" * 1_000_000, "is longer than 256 characters"), (10**400, "must be an integer from")],
+    ids=["a megabyte", "400 digits"],
+)
+def test_a_progress_token_past_its_bounds_is_refused_before_the_view_runs(
+    live_server, alice, version, token, fault
+):
+    mcp = MCPClient(protocol_version=version)
+    body = call(mcp, "entry_write", {"progressToken": token}, {"label": "never"})
+    headers = {"Authorization": f"Token {alice.token}", **mcp.headers_for(body)}
+    answer = httpx2.post(f"{live_server.url}/mcp", json=body, headers=headers, timeout=30)
+    assert answer.headers["content-type"] == "application/json"
+    error = answer.json()["error"]
+    assert error["code"] == -32602
+    assert error["message"].startswith(f"Invalid params: _meta.progressToken {fault}")
+    assert len(answer.content) < 500  # nothing of the token comes back
+    assert not Entry.objects.exists()
+    assert not ToolCall.objects.exists()
+    # Before the tool is looked up: a name that doesn't exist gets the same refusal.
+    body = call(mcp, "no_such_tool", {"progressToken": token})
+    headers = {"Authorization": f"Token {alice.token}", **mcp.headers_for(body)}
+    answer = httpx2.post(f"{live_server.url}/mcp", json=body, headers=headers, timeout=30)
+    assert answer.json()["error"]["message"] == error["message"]
+    # The longest token taken streams as any other, in both eras.
+    body = call(mcp, "entry_write", {"progressToken": "t" * 256}, {"label": "kept"})
+    headers = {"Authorization": f"Token {alice.token}", **mcp.headers_for(body)}
+    answer = httpx2.post(f"{live_server.url}/mcp", json=body, headers=headers, timeout=30)
+    assert answer.headers["content-type"] == "text/event-stream"
+    assert sse_messages(answer.content)[-1]["result"]["isError"] is False
+    assert list(Entry.objects.values_list("label", flat=True)) == ["kept"]
+
+
+def test_the_channel_holds_at_most_its_limit_and_a_put_waits_for_room():
+    channel = Channel(limit=10)
+    assert channel.put(Event("a" * 6))
+    # No room: the put waits until its deadline, then gives up with the event dropped.
+    started = time.monotonic()
+    assert not channel.put(Event("b" * 6), time.monotonic() + 0.1)
+    assert time.monotonic() - started >= 0.1
+    assert channel.size == 6
+    # A reader taking an event makes room for a waiting put.
+    threading.Timer(0.05, channel.get, [0]).start()
+    assert channel.put(Event("c" * 6), time.monotonic() + 5)
+    assert channel.size == 6
+    assert channel.get(0) == Event("c" * 6)
+    # One event larger than the limit goes in alone; the answer always goes in.
+    assert channel.put(Event("d" * 50), time.monotonic())
+    assert channel.put(Event("e" * 50, final=True), time.monotonic())
+    assert [channel.get(0).data[0], channel.get(0).data[0], channel.get(0)] == ["d", "e", None]
+
+
+def test_the_latest_progress_replaces_the_one_still_waiting():
+    channel = Channel(limit=100)
+    channel.put(Event("p1", replaceable=True))
+    channel.put(Event("log"))
+    channel.put(Event("p2", replaceable=True))
+    channel.put(Event("p3", replaceable=True))
+    assert channel.size == 5
+    assert [channel.get(0).data, channel.get(0).data, channel.get(0)] == ["log", "p3", None]
+
+
+def test_closing_the_channel_wakes_a_waiting_put_and_drops_what_it_held():
+    channel = Channel(limit=1)
+    channel.put(Event("held"))
+    threading.Timer(0.05, channel.close).start()
+    started = time.monotonic()
+    assert not channel.put(Event("waiting"), time.monotonic() + 10)
+    assert time.monotonic() - started < 5
+    assert channel.size == 0 and channel.get(0) is None
+    assert not channel.put(Event("answer", final=True))
+
+
+def test_a_view_whose_client_does_not_read_waits_then_stops_at_call_timeout():
+    notifier = make_notifier(timeout=0.3)
+    notifier.channel.limit = 500  # two log events of 202 characters
+    started = time.monotonic()
+    with pytest.raises(ClientDisconnected, match=r"CALL_TIMEOUT \(0.3 s\)"):
+        for _ in range(100):
+            notifier.log("info", "x" * 100)
+    assert 0.3 <= time.monotonic() - started < 3
+    assert notifier.expired
+    assert notifier.channel.size == 404
+    # Progress replaces its predecessor instead of waiting: it never blocks the view.
+    fresh = make_notifier(timeout=5)
+    fresh.channel.limit = 200
+    for step in range(1000):
+        fresh.progress(step, 1000, None)
+    assert json.loads(fresh.channel.get(0).data)["params"]["progress"] == 999
+    assert fresh.channel.get(0) is None
+
+
+def test_the_answer_of_a_view_stopped_by_the_time_limit_is_the_timeout():
+    notifier = make_notifier(timeout=0)
+    with pytest.raises(ClientDisconnected):
+        notifier.log("info", "late")
+    events = sync_events(notifier.channel, notifier, b"timed out")
+    threading.Timer(0.05, notifier.channel.put, [Event("Client disconnected", final=True)]).start()
+    assert list(events) == [b"timed out"]
+
+
+def test_a_sync_stream_suspended_past_its_grace_cuts_the_connection(monkeypatch, caplog):
+    caplog.set_level("INFO", "mcp_tools")
+    monkeypatch.setattr(streaming, "DELIVERY_GRACE", 0.1)
+    cuts = []
+    notifier = make_notifier(timeout=0.1)
+    notifier.channel.put(Event("first"))
+    events = sync_events(notifier.channel, notifier, b"timed out", lambda: cuts.append(1))
+    next(events)  # the server writes it, and the client never takes it: never resumed
+    time.sleep(0.5)
+    assert cuts == [1]
+    assert caplog.messages == ["Tool tool: its stream was ended unread, 0.1 s past CALL_TIMEOUT"]
+    events.close()
+    assert notifier.closed.is_set()
+    # A stream that ends in time never cuts.
+    notifier = make_notifier(timeout=0.1)
+    notifier.channel.put(Event("answer", final=True))
+    events = sync_events(notifier.channel, notifier, b"timed out", lambda: cuts.append(2))
+    assert list(events) == [b"event: message\ndata: answer\n\n"]
+    time.sleep(0.4)
+    assert cuts == [1]
+
+
+def test_an_async_stream_suspended_past_its_grace_is_cancelled(monkeypatch):
+    monkeypatch.setattr(streaming, "DELIVERY_GRACE", 0.1)
+    notifier = make_notifier(timeout=0.1)
+    notifier.channel.put(Event("first"))
+
+    async def stalled_server():
+        # As an ASGI server whose client stopped reading: the send after the first event
+        # never returns.
+        async for _ in async_events(notifier.channel, notifier, b"timed out"):
+            await asyncio.Event().wait()
+
+    async def scenario():
+        task = asyncio.create_task(stalled_server())
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, 5)
+        return task.cancelled()
+
+    assert asyncio.run(scenario())
+    assert notifier.closed.is_set()
+
+
+@pytest.fixture(params=["live_server", "gunicorn", "uvicorn"])
+def limited_server(request, alice, settings):
+    """Yield (kind, mcp URL, headers) of a real server whose CALL_TIMEOUT is 2 s."""
+    if request.param == "live_server":
+        settings.MCP_TOOLS = {**settings.MCP_TOOLS, "CALL_TIMEOUT": 2}
+        live_server = request.getfixturevalue("live_server")
+        yield "live_server", f"{live_server.url}/mcp", {"Authorization": f"Token {alice.token}"}
+        return
+    with serve(request.param, env={"MCP_TOOLS_CALL_TIMEOUT": "2"}) as url:
+        yield request.param, f"{url}/mcp", {}
+
+
+def stalled_client(url, headers, name, meta):
+    """Send a tools/call over a socket with a small receive buffer, and return it unread."""
+    client = MCPClient()
+    body = json.dumps(call(client, name, meta)).encode()
+    parts = httpx2.URL(url)
+    head = {
+        **headers,
+        **client.headers_for(body),
+        "Host": f"{parts.host}:{parts.port}",
+        "Content-Type": "application/json",
+        "Content-Length": str(len(body)),
+    }
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect((parts.host, parts.port))
+    lines = "".join(f"{key}: {value}\r\n" for key, value in head.items())
+    # HTTP/1.0: the stream is the body up to the connection's end, in no chunks.
+    sock.sendall(f"POST {parts.path} HTTP/1.0\r\n{lines}\r\n".encode() + body)
+    return sock
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_client_that_never_reads_holds_a_bounded_queue_until_call_timeout(limited_server):
+    kind, url, headers = limited_server
+    probes.FLOOD.update(outcomes=[], sent=0, queued=0)  # live_server's (the others start anew)
+    started = time.monotonic()
+    sock = stalled_client(url, headers, "probe_flood", {"progressToken": "f"})
+    try:
+        client = MCPClient()
+        state = None
+        with httpx2.Client(timeout=30) as http:
+            # gunicorn's one sync worker answers only once the stalled stream is cut.
+            while time.monotonic() - started < 2 + streaming.DELIVERY_GRACE + 10:
+                body = call(client, "probe_workers")
+                answer = http.post(
+                    url,
+                    json=body,
+                    headers={**headers, **client.headers_for(body), "Accept": "application/json"},
+                )
+                state = json.loads(answer.content)["result"]["structuredContent"]
+                if state["flood"]["outcomes"] and not state["workers"]:
+                    break
+                time.sleep(0.2)
+        ended = time.monotonic() - started
+        flood = state["flood"]
+        assert flood["outcomes"] == ["disconnected"], state
+        assert state["workers"] == []
+        assert 0 < flood["queued"] <= streaming.MAX_PENDING
+        assert flood["sent"] < probes.FLOOD_STEPS
+        assert ended >= 2
+        # What the stalled client gets when it reads again, past the grace: the stream was cut
+        # (gunicorn, uvicorn: no answer), or, where the server keeps its socket, the timeout.
+        time.sleep(max(started + 2 + streaming.DELIVERY_GRACE + 1 - time.monotonic(), 0))
+        sock.settimeout(20)
+        received = b""
+        while chunk := sock.recv(1 << 16):
+            received += chunk
+        assert time.monotonic() - started < 2 + streaming.DELIVERY_GRACE + 20
+    finally:
+        sock.close()
+    events = received.partition(b"\r\n\r\n")[2]
+    whole = events[: events.rfind(b"\n\n") + 2]  # a cut stream may end inside an event
+    answers = [m for m in sse_messages(whole) if "result" in m]
+    if kind == "live_server":
+        assert [a["result"]["content"][0]["text"] for a in answers] == [
+            "Tool call timed out after 2 s"
+        ]
+    else:
+        assert answers == []

@@ -20,6 +20,7 @@ else:
     urlpatterns = [
         path("api/trivial/", views.trivial, name="trivial"),
         path("api/slow/", views.slow, name="slow"),
+        path("api/progress/", views.progress, name="progress"),
         *router.urls,
         *mcp,
     ]

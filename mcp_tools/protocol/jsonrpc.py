@@ -160,6 +160,14 @@ def notification_envelope(method: str, params: dict[str, Any]) -> str:
     return f'{{"jsonrpc":"2.0","method":{_dumps(method)},"params":{encode(params)}}}'
 
 
+#: The longest string ``progressToken`` taken, in characters. Clients use a counter or a
+#: UUID (36 characters); every progress event of the call repeats the token.
+MAX_PROGRESS_TOKEN_LENGTH = 256
+#: The largest integer a JSON reader holds exactly (2**53 - 1, JavaScript's
+#: ``Number.MAX_SAFE_INTEGER``): past it a client could not match the token to its request.
+MAX_SAFE_INTEGER = 2**53 - 1
+
+
 @dataclass(frozen=True, slots=True)
 class Message:
     """One incoming JSON-RPC message."""
@@ -177,9 +185,30 @@ class Message:
 
     @property
     def progress_token(self) -> str | int | None:
-        """Return ``_meta.progressToken`` when it is a valid one (a string or an integer)."""
+        """Return ``_meta.progressToken`` when it is a valid one, else None."""
         token = self.meta.get("progressToken")
-        return token if _valid_id(token) else None
+        return None if token is None or _progress_token_fault(token) else token
+
+    def check_progress_token(self) -> None:
+        """Raise -32602 when ``_meta.progressToken`` is there but not a valid one."""
+        token = self.meta.get("progressToken")
+        if token is not None and (fault := _progress_token_fault(token)):
+            raise JSONRPCError(INVALID_PARAMS, f"Invalid params: _meta.progressToken {fault}")
+
+
+def _progress_token_fault(token: Any) -> str | None:
+    """Return why ``token`` is not a progress token we take, or None when it is one.
+
+    Every progress event repeats the token, so it is bounded: a string of at most
+    ``MAX_PROGRESS_TOKEN_LENGTH`` characters, or an integer a JSON reader holds exactly.
+    """
+    if not _valid_id(token):
+        return "must be a string or an integer"
+    if isinstance(token, str) and len(token) > MAX_PROGRESS_TOKEN_LENGTH:
+        return f"is longer than {MAX_PROGRESS_TOKEN_LENGTH} characters"
+    if isinstance(token, int) and abs(token) > MAX_SAFE_INTEGER:
+        return f"must be an integer from -{MAX_SAFE_INTEGER} to {MAX_SAFE_INTEGER}"
+    return None
 
 
 def _depth_exceeds(value: Any, limit: int) -> bool:

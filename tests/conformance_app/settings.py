@@ -52,6 +52,9 @@ MCP_TOOLS = {
     # The suite connects without credentials: anonymous callers, on purpose (no W040).
     "PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
 }
+# tests/test_streaming.py shortens the time limit of the servers it starts.
+if os.environ.get("MCP_TOOLS_CALL_TIMEOUT"):
+    MCP_TOOLS["CALL_TIMEOUT"] = float(os.environ["MCP_TOOLS_CALL_TIMEOUT"])
 
 LOGGING = {
     "version": 1,

@@ -27,5 +27,6 @@ urlpatterns = [
     path("input/streaming/", views.streaming_elicitation, name="streaming-elicitation"),
     path("probe/gate/", views.probe_gate, name="probe-gate"),
     path("probe/loop/", views.probe_loop, name="probe-loop"),
+    path("probe/flood/", views.probe_flood, name="probe-flood"),
     path("probe/workers/", views.probe_workers, name="probe-workers"),
 ]

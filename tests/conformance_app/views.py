@@ -11,6 +11,7 @@ import os
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from django.http import HttpResponse
 from rest_framework.decorators import api_view
@@ -27,6 +28,7 @@ from mcp_tools import (
     report_progress,
     request_input,
 )
+from mcp_tools.context import get_context
 
 #: A 1×1 PNG and a silent WAV: the smallest bodies of their types.
 PNG = (
@@ -344,9 +346,38 @@ def probe_loop(request):
     return HttpResponse("looped", content_type="text/plain")
 
 
+#: What ``probe_flood`` runs saw: how each ended, events sent, the most its stream queued.
+FLOOD: dict[str, Any] = {"outcomes": [], "sent": 0, "queued": 0}
+FLOOD_STEPS = 200
+FLOOD_LINE = "f" * 65536
+
+
+@mcp_tool("probe_flood", stream=True)
+@api_view(["GET"])
+def probe_flood(request):
+    """Report progress and log 64 KiB at each of 200 steps, as fast as the stream lets it.
+
+    A client that doesn't read would have it queue 12.8 MB; it records what its stream's
+    queue held after each step (its notifier's channel, read here for the tests).
+    """
+    channel = get_context(request).notifier.channel
+    try:
+        for step in range(FLOOD_STEPS):
+            report_progress(request, step, FLOOD_STEPS)
+            log_message(request, "info", FLOOD_LINE)
+            FLOOD["sent"] += 1
+            FLOOD["queued"] = max(FLOOD["queued"], channel.size)
+    except ClientDisconnected:
+        FLOOD["outcomes"].append("disconnected")
+        raise
+    FLOOD["outcomes"].append("finished")
+    return HttpResponse("flooded", content_type="text/plain")
+
+
 @mcp_tool("probe_workers")
 @api_view(["GET"])
 def probe_workers(request):
-    """Report how ``probe_loop`` runs ended and which tool-call worker threads are alive."""
+    """Report how ``probe_loop`` and ``probe_flood`` runs ended and which tool-call worker
+    threads are alive."""
     workers = [t.name for t in threading.enumerate() if t.name.startswith("mcp-tools-call-")]
-    return Response({"outcomes": LOOP_OUTCOMES, "workers": workers})
+    return Response({"outcomes": LOOP_OUTCOMES, "workers": workers, "flood": FLOOD})

@@ -10,6 +10,7 @@ from mcp_tools.protocol.jsonrpc import (
     encode,
     error_envelope,
     loads,
+    parse_message,
     result_envelope,
 )
 
@@ -79,3 +80,55 @@ def test_loads_reads_surrogate_pairs_and_a_leading_bom():
         "t": "\\ud800",  # an escaped backslash, not a surrogate
     }
     assert loads(b"\xef\xbb\xbf[1]", max_depth=64) == [1]
+
+
+@pytest.mark.parametrize(
+    ("token", "fault"),
+    [
+        ("t" * 257, "is longer than 256 characters"),
+        (2**53, "must be an integer from -9007199254740991 to 9007199254740991"),
+        (-(2**53), "must be an integer from -9007199254740991 to 9007199254740991"),
+        (1.5, "must be a string or an integer"),
+        (True, "must be a string or an integer"),
+        ({"a": 1}, "must be a string or an integer"),
+    ],
+)
+def test_a_progress_token_past_its_bounds_is_refused(token, fault):
+    message = parse_message(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"_meta": {"progressToken": token}},
+        }
+    )
+    with pytest.raises(JSONRPCError) as excinfo:
+        message.check_progress_token()
+    assert (excinfo.value.code, excinfo.value.message) == (
+        -32602,
+        f"Invalid params: _meta.progressToken {fault}",
+    )
+    assert message.progress_token is None
+
+
+@pytest.mark.parametrize("token", ["t" * 256, "", 2**53 - 1, -(2**53 - 1), 0])
+def test_a_progress_token_within_its_bounds_is_taken(token):
+    message = parse_message(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"_meta": {"progressToken": token}},
+        }
+    )
+    message.check_progress_token()
+    assert message.progress_token == token
+
+
+@pytest.mark.parametrize("meta", [{}, {"progressToken": None}])
+def test_no_progress_token_or_null_is_none(meta):
+    message = parse_message(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"_meta": meta}}
+    )
+    message.check_progress_token()
+    assert message.progress_token is None

@@ -60,3 +60,32 @@ def slow(request):
     seconds = float(request.query_params.get("seconds", "1"))
     time.sleep(seconds)
     return Response({"slept": seconds})
+
+
+@mcp_tool(
+    "progress",
+    stream=True,
+    input_schema={
+        "type": "object",
+        "properties": {
+            "note": {"type": "string"},
+            "echo": {"type": "string", "enum": ["none", "progress", "log"]},
+        },
+    },
+)
+@api_view(["POST"])
+@permission_classes([AllowAny])
+def progress(request):
+    """Report progress 50 times; ``echo`` puts ``note`` in each progress or log message.
+
+    bench/streams.py: the memory of streams whose clients never read.
+    """
+    from mcp_tools import log_message, report_progress
+
+    note = request.data.get("note", "")
+    echo = request.data.get("echo", "none")
+    for step in range(50):
+        report_progress(request, step, 50, note if echo == "progress" else None)
+        if echo == "log":
+            log_message(request, "info", note)
+    return Response({"steps": 50})
