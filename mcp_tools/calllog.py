@@ -75,15 +75,28 @@ def record(
 
 
 def _fitted(model: Any, field: str, value: str) -> str:
-    """Return ``value`` cut to its column's ``max_length`` (a client chose it)."""
-    return value[: model._meta.get_field(field).max_length]
+    """Return ``value`` cut to its column's ``max_length`` (a client chose it), storable."""
+    return storable(value[: model._meta.get_field(field).max_length])
+
+
+def storable(value: Any) -> Any:
+    """Return ``value`` with every NUL character replaced by U+FFFD, in strings, keys and
+    nested values: PostgreSQL stores none in text or ``jsonb``, and one row it refuses would
+    take the request's other rows with it."""
+    if isinstance(value, str):
+        return value.replace("\x00", "\ufffd") if "\x00" in value else value
+    if isinstance(value, dict):
+        return {storable(key): storable(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [storable(item) for item in value]
+    return value
 
 
 def _names(arguments: dict[str, Any]) -> list[str]:
     """The call's argument names, sorted: at most ``MAX_LOGGED_NAMES``, each clipped, and a
     last entry that counts the rest."""
     names = sorted(arguments)
-    kept = [clip(name, MAX_LOGGED_NAME_LENGTH) for name in names[:MAX_LOGGED_NAMES]]
+    kept = [storable(clip(name, MAX_LOGGED_NAME_LENGTH)) for name in names[:MAX_LOGGED_NAMES]]
     if len(names) > MAX_LOGGED_NAMES:
         kept.append(f"… and {len(names) - MAX_LOGGED_NAMES} more")
     return kept
@@ -94,7 +107,7 @@ def _values(arguments: dict[str, Any]) -> Any:
         encoded = json.dumps(arguments, default=str)
     except ValueError:  # a circular structure cannot come from JSON, but be safe
         return None
-    return json.loads(encoded) if len(encoded) <= MAX_LOGGED_ARGUMENTS else None
+    return storable(json.loads(encoded)) if len(encoded) <= MAX_LOGGED_ARGUMENTS else None
 
 
 def hold(request: HttpRequest) -> None:
@@ -122,4 +135,8 @@ def write(rows: list[Any]) -> None:
     try:
         ToolCall.objects.bulk_create(rows)
     except Exception:
-        logger.warning("The call log could not be written (%d calls)", len(rows), exc_info=True)
+        if len(rows) == 1:
+            logger.warning("The call log could not be written (1 call)", exc_info=True)
+            return
+        for row in rows:  # one row the database refuses must not lose the others
+            write([row])

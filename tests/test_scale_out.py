@@ -482,3 +482,36 @@ def test_an_endpoint_throttle_counts_every_call_of_every_batch_on_every_instance
     assert outcomes[:5] == ["ran"] * 4 + [-32029]
     assert outcomes.count("ran") == 4
     assert set(outcomes[5:]) <= {-32029, "request refused"}
+
+
+def test_a_nul_a_client_sends_loses_no_call_log_row_in_postgresql(cluster):
+    # PostgreSQL stores no NUL in text or jsonb: a refused call whose argument name holds one
+    # must neither be lost nor take the batch's other rows with it; nor may a client name.
+    from mcp_tools.test import MCPClient
+
+    user = cluster.user()
+    batch = MCPClient(protocol_version="2025-03-26")
+    messages = [
+        batch.message("tools/call", {"name": "todo_retrieve", "arguments": arguments})
+        for arguments in ({"bogus": 1}, {"bo\u0000gus": 2}, {"bogus": 3})
+    ]
+    headers = {**batch.headers_for(messages), "Authorization": f"Token {user.token}"}
+    response = httpx2.post(f"{cluster.urls[0]}/mcp", json=messages, headers=headers, timeout=30)
+    assert [answer["result"]["isError"] for answer in response.json()] == [True] * 3
+    modern = MCPClient(protocol_version="2026-07-28")
+    info = {"io.modelcontextprotocol/clientInfo": {"name": "sneaky\u0000", "version": "1"}}
+    message = modern.message(
+        "tools/call", {"name": "todo_retrieve", "arguments": {}, "_meta": info}
+    )
+    headers = {**modern.headers_for(message), "Authorization": f"Token {user.token}"}
+    response = httpx2.post(f"{cluster.urls[1]}/mcp", json=message, headers=headers, timeout=30)
+    assert response.json()["result"]["isError"] is True
+    time.sleep(0.5)  # the rows are written once each response has been sent
+    with psycopg.connect(cluster.postgres.conninfo()) as connection:
+        rows = connection.execute(
+            "SELECT argument_names, client_name FROM mcp_tools_toolcall WHERE user_id = %s "
+            "ORDER BY id",
+            [user.pk],
+        ).fetchall()
+    assert [names for names, _ in rows] == [["bogus"], ["bo\ufffdgus"], ["bogus"], []]
+    assert rows[-1][1] == "sneaky\ufffd"

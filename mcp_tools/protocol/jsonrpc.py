@@ -109,17 +109,6 @@ class RawJSON:
         return f"RawJSON({self.text[:40]!r})"
 
 
-def decoded(value: Any) -> Any:
-    """Return ``value`` with every ``RawJSON`` in it replaced by its decoded value."""
-    if isinstance(value, RawJSON):
-        return value.value
-    if isinstance(value, dict):
-        return {key: decoded(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [decoded(item) for item in value]
-    return value
-
-
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
 
