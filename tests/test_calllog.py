@@ -110,7 +110,7 @@ def test_a_failing_write_never_fails_the_call(mcp, log_mode, monkeypatch, caplog
     monkeypatch.setattr(ToolCall.objects, "bulk_create", unavailable)
     caplog.set_level(logging.WARNING, "mcp_tools")
     assert mcp.call_tool("echo", {"word": "x"})["isError"] is False
-    assert "The call log could not be written (1 calls)" in caplog.text
+    assert "The call log could not be written (1 call)" in caplog.text
 
 
 @pytest.mark.django_db(transaction=True)
