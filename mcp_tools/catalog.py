@@ -16,7 +16,6 @@ from __future__ import annotations
 import logging
 import threading
 import time
-import uuid
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,7 +24,8 @@ from weakref import WeakKeyDictionary
 from django.core.cache import caches
 from django.core.cache.backends.dummy import DummyCache
 from django.core.cache.backends.locmem import LocMemCache
-from django.db.models import Count, Max
+from django.db import transaction
+from django.db.models import F
 
 from .conf import mcp_settings
 from .definitions import with_overrides
@@ -77,12 +77,25 @@ class AdminState:
 
 
 def database_version() -> str:
-    """Compute the admin state's version stamp from the database (the cache's fallback)."""
-    from .models import ExposedTool
+    """Read the admin state's version stamp from the database (the cache's fallback): the
+    number every publish bumps (``AdminStateVersion``), one query."""
+    from .models import AdminStateVersion
 
-    stamp = ExposedTool.objects.aggregate(rows=Count("pk"), changed=Max("changed_at"))
-    changed = stamp["changed"].isoformat() if stamp["changed"] else "never"
-    return f"{stamp['rows']}@{changed}"
+    number = AdminStateVersion.objects.filter(pk=1).values_list("number", flat=True).first()
+    return f"v{number or 0}"
+
+
+def bump_version() -> str:
+    """Add one to the database's version number; return the new stamp."""
+    from .models import AdminStateVersion
+
+    with transaction.atomic():
+        if not AdminStateVersion.objects.filter(pk=1).update(number=F("number") + 1):
+            # The row of the migration is gone: start again (two processes may race here).
+            row, created = AdminStateVersion.objects.select_for_update().get_or_create(pk=1)
+            if not created:
+                AdminStateVersion.objects.filter(pk=1).update(number=F("number") + 1)
+    return database_version()
 
 
 def is_per_process(cache: Any) -> bool:
@@ -109,7 +122,7 @@ def publish() -> str:
     Called after every change saved through the models (admin, ``mcp_sync``); call it after
     changing rows with ``QuerySet.update()``, which sends no signal.
     """
-    version = f"{database_version()}#{uuid.uuid4().hex[:12]}"
+    version = bump_version()
     cache = caches[mcp_settings.CACHE]
     if not is_per_process(cache):
         cache.set(VERSION_KEY, version, timeout=None)

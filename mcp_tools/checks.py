@@ -146,6 +146,7 @@ def check_admin_cache(app_configs: Configs = None, **kwargs: object) -> list[che
     """The admin state's version stamp, spent confirmations and throttles want a shared cache."""
     from django.core.cache import caches
     from django.core.cache.backends.dummy import DummyCache
+    from django.core.cache.backends.filebased import FileBasedCache
     from django.core.cache.backends.locmem import LocMemCache
 
     from .conf import mcp_settings
@@ -168,6 +169,8 @@ def check_admin_cache(app_configs: Configs = None, **kwargs: object) -> list[che
         return [check_message(ToolProblem("mcp_tools.W032", alias, params))]
     if isinstance(backend, DummyCache):
         return [check_message(ToolProblem("mcp_tools.W031", alias, params))]
+    if isinstance(backend, FileBasedCache) and not mcp_settings.debug:
+        return [check_message(ToolProblem("mcp_tools.W033", alias, params))]
     return []
 
 

@@ -80,8 +80,9 @@ class Exchange:
 
     @property
     def endpoint_path(self) -> str:
-        """The path the endpoint answered at (its OAuth resource, docs/oauth.md)."""
-        return self.request.path
+        """The path the endpoint answered at, its ``PATH_INFO`` (its OAuth resource,
+        docs/oauth.md)."""
+        return self.request.path_info
 
     @cached_property
     def catalog(self) -> Catalog:
@@ -111,11 +112,12 @@ class Exchange:
 
         The same rule as ``tools()``: a tool this request can't see can't be called.
         """
+        # First, whatever the name: the caller's groups, read once per request when a rule
+        # names any, so that an unknown name, a disabled tool and one hidden by its groups
+        # take the same reads to refuse (docs/security.md).
+        self.visibility.read_groups(self.catalog)
         tool = self.catalog.tools.get(name)
         if tool is None or not self.endpoint.serves(tool):
-            # The reads a hidden tool's refusal makes, so that an unknown name and a tool
-            # hidden by its groups take the same time to refuse (docs/security.md).
-            self.visibility.sees_nothing(self.catalog)
             return None
         return tool if self.visibility.sees(tool, self.catalog) else None
 

@@ -101,3 +101,21 @@ class ToolCall(models.Model):
 
     def __str__(self) -> str:
         return f"{self.tool_name} at {self.started_at:%Y-%m-%d %H:%M:%S}"
+
+
+class AdminStateVersion(models.Model):
+    """The admin state's version number: one row, bumped by every publish (docs/admin.md).
+
+    Where the cache can't carry the version stamp to other processes (a per-process cache),
+    or has lost it, each process reads it here: a real counter, so no change is missed
+    whatever the order its transactions commit in or the clocks of the hosts.
+    """
+
+    number = models.PositiveBigIntegerField(_("number"), default=0)
+
+    class Meta:
+        verbose_name = _("admin state version")
+        verbose_name_plural = _("admin state versions")
+
+    def __str__(self) -> str:
+        return str(self.number)

@@ -109,10 +109,17 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "mcp_tools.W032": (
         "MCP_TOOLS['CACHE'] is {alias!r}, a {backend}: a cache each process keeps for "
         "itself. Each process reads the admin state's version from the database instead (one "
-        "query per ADMIN_STATE_MAX_AGE, {max_age} s), and remembers spent confirmations, and "
-        "the views' throttles count, for itself alone.",
+        "query per ADMIN_STATE_MAX_AGE, {max_age} s), and remembers spent confirmations for "
+        "itself alone.",
         "Point MCP_TOOLS['CACHE'] at a cache every worker shares (Redis, Memcached, the "
         "database cache).",
+    ),
+    "mcp_tools.W033": (
+        "MCP_TOOLS['CACHE'] is {alias!r}, a {backend}, whose add() is not atomic across "
+        "processes: two of them may both take one accepted confirmation and run its view "
+        "twice.",
+        "Point MCP_TOOLS['CACHE'] at Redis, Memcached or the database cache, whose add() is "
+        "atomic.",
     ),
     "mcp_tools.E031": (
         "MCP_TOOLS['CACHE'] names the cache alias {alias!r}, which CACHES does not define.",

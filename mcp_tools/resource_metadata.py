@@ -10,7 +10,9 @@ for django-oauth-toolkit).
 
 The public origin comes from settings, ``OAUTH_RESOURCE`` or ``PUBLIC_URL``, never from the
 request: ``Host`` and ``X-Forwarded-Host`` are the client's to choose, and a token's audience
-must not be (docs/oauth.md). Without either setting no token is accepted as the endpoint's
+must not be (docs/oauth.md). So does the path's prefix: Django's ``FORCE_SCRIPT_NAME``, never
+the request's ``SCRIPT_NAME``, which some servers take from a header. Paths here are the
+endpoint's ``PATH_INFO``. Without either setting no token is accepted as the endpoint's
 and no document is served; check ``mcp_tools.E044`` says so at start-up.
 """
 
@@ -18,6 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 from urllib.parse import urlsplit
+
+from django.conf import settings as django_settings
 
 from .conf import mcp_settings
 from .context import get_context, http_request
@@ -63,15 +67,21 @@ def authorization_servers() -> list[str]:
     return [issuer for issuer in issuers if issuer is not None]
 
 
+def public_path(path: str) -> str:
+    """Return the public path of the endpoint at ``path`` (its ``PATH_INFO``): behind
+    ``FORCE_SCRIPT_NAME`` when the site is mounted under a prefix."""
+    return (django_settings.FORCE_SCRIPT_NAME or "").rstrip("/") + path
+
+
 def resource_identifier(path: str) -> str | None:
     """Return the resource identifier of the endpoint at ``path``: ``OAUTH_RESOURCE``, else
     the endpoint's public URL; None when settings name neither."""
-    return absolute(mcp_settings.OAUTH_RESOURCE or path)
+    return absolute(mcp_settings.OAUTH_RESOURCE or public_path(path))
 
 
 def metadata_url(path: str) -> str | None:
     """Return the URL of the RFC 9728 document of the endpoint at ``path`` (its path form)."""
-    return absolute(WELL_KNOWN + path)
+    return absolute(WELL_KNOWN + public_path(path))
 
 
 def document(path: str, scopes: list[str]) -> dict[str, Any] | None:
@@ -106,5 +116,5 @@ def endpoint_path(request: Any) -> str | None:
         return context.endpoint_path
     view = (getattr(request, "parser_context", None) or {}).get("view")
     if callable(getattr(view, "get_resource_metadata_url", None)):
-        return str(http.path)
+        return str(http.path_info)
     return None

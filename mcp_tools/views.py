@@ -37,6 +37,7 @@ from django.urls import (
     Resolver404,
     URLResolver,
     get_resolver,
+    get_script_prefix,
     get_urlconf,
     resolve,
     reverse,
@@ -364,7 +365,7 @@ class MCPView(View):
         """Return where the challenge points clients: this endpoint's RFC 9728 document."""
         if not resource_metadata.is_configured():
             return None
-        return resource_metadata.metadata_url(request.path)
+        return resource_metadata.metadata_url(request.path_info)
 
     # -- the transport ---------------------------------------------------------------------
 
@@ -617,15 +618,23 @@ class ProtectedResourceMetadataView(View):
     def get(self, request: HttpRequest, resource_path: str | None = None) -> HttpResponse:
         if not resource_metadata.is_configured():
             raise Http404("No OAuth metadata is configured")
-        try:
-            path = "/" + resource_path if resource_path else reverse("mcp_tools:endpoint")
-        except NoReverseMatch as exc:
-            raise Http404("No MCP endpoint there") from exc
+        if resource_path:
+            # The path form names the endpoint's public path: less FORCE_SCRIPT_NAME's prefix.
+            path = "/" + resource_path
+            prefix = resource_metadata.public_path("")
+            if prefix and path.startswith(prefix + "/"):
+                path = path[len(prefix) :]
+        else:
+            try:
+                url = reverse("mcp_tools:endpoint")
+            except NoReverseMatch as exc:
+                raise Http404("No MCP endpoint there") from exc
+            script_prefix = get_script_prefix()
+            path = "/" + url[len(script_prefix) :] if url.startswith(script_prefix) else url
         endpoint = endpoint_at(path, getattr(request, "urlconf", None))
         if endpoint is None:
             raise Http404("No MCP endpoint there")
-        script_name = request.path[: len(request.path) - len(request.path_info)]
-        data = endpoint.get_resource_metadata(request, script_name + path)
+        data = endpoint.get_resource_metadata(request, path)
         if data is None:
             raise Http404("No OAuth metadata for this endpoint")
         response = JsonResponse(data)

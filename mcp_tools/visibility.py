@@ -161,9 +161,9 @@ class Visibility:
         key = plan_for(catalog).keys.get(tool.name)
         return self.permitted(tool) if key is None else self.answer(key, tool)
 
-    def sees_nothing(self, catalog: Catalog) -> None:
-        """Do what refusing a tool hidden by its groups does, for a name that is no tool:
-        read the caller's groups when a rule names any (once per request, as for a tool)."""
+    def read_groups(self, catalog: Catalog) -> None:
+        """Read the caller's groups when a rule of ``catalog`` names any (once per request),
+        whichever tool is asked for, or none."""
         if plan_for(catalog).rule_groups:
             self.group_ids()
 

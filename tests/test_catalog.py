@@ -6,7 +6,6 @@ import types
 import pytest
 from django.core.cache import caches
 from django.urls import path
-from django.utils.timezone import now
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -77,11 +76,22 @@ def test_a_per_process_cache_takes_the_stamp_from_the_database(
     settings.MCP_TOOLS = {**settings.MCP_TOOLS, "CACHE": "local"}
     before = read_version()
     assert before == database_version()
-    ExposedTool.objects.filter(name="todo_list").update(enabled=False, changed_at=now())
+    ExposedTool.objects.filter(name="todo_list").update(enabled=False)
+    published = catalog.publish()  # as docs/admin.md asks after update()
+    catalogs.clear()  # another process: it knows nothing of this one's publish
     with django_assert_num_queries(1):
         after = read_version()
-    assert after == database_version() != before
+    assert after == published != before
     assert caches["local"].get(VERSION_KEY) is None  # nothing published there
+
+
+def test_the_database_version_is_a_counter_every_publish_bumps():
+    # Not a count or a date of the rows: no change is missed whatever order transactions
+    # commit in, or whatever the clocks of the hosts say.
+    first = catalog.publish()
+    second = catalog.publish()
+    assert (first, second) == (f"v{int(first[1:])}", f"v{int(first[1:]) + 1}")
+    assert database_version() == second
 
 
 def test_a_saved_change_publishes_a_new_version(django_capture_on_commit_callbacks):

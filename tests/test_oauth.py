@@ -318,3 +318,25 @@ def test_the_step_up_probe_never_stores_the_scopes_it_tries(mint, settings):
     response = client(token).send(client(token).message("tools/list"))
     assert response.status_code == 403  # a step-up to "mcp" would help
     assert get_access_token_model().objects.get(token=token).scope == "notes:read"
+
+
+def test_the_audience_never_follows_the_requests_script_name(mint, settings):
+    # Some servers take SCRIPT_NAME from a request header (gunicorn's forwarder_headers): a
+    # token for another resource on this origin, at /other/mcp, stays refused.
+    import json
+
+    token = mint(resource=[f"{BASE}/other/mcp"])
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    headers = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
+    response = Client(headers=headers).post(
+        "/mcp", body, content_type="application/json", SCRIPT_NAME="/other"
+    )
+    assert response.status_code == 401
+    assert MCPClient.answer_of(response)["error"]["message"] == NOT_HERE
+    assert f'resource_metadata="{METADATA}"' in response["WWW-Authenticate"]
+    # FORCE_SCRIPT_NAME, a setting, is how a site mounted under a prefix says so.
+    settings.FORCE_SCRIPT_NAME = "/other"
+    accepted = Client(headers=headers).post("/mcp", body, content_type="application/json")
+    assert accepted.status_code == 200
+    document = Client().get("/.well-known/oauth-protected-resource/other/mcp").json()
+    assert document["resource"] == f"{BASE}/other/mcp"

@@ -245,20 +245,22 @@ def test_visibility_is_read_once_per_request(mcp, django_assert_max_num_queries)
 
 
 @pytest.mark.django_db
-def test_a_tool_hidden_by_its_groups_is_refused_with_the_work_of_an_unknown_name(
+def test_tools_hidden_by_the_admin_are_refused_with_the_work_of_an_unknown_name(
     mcp, django_assert_num_queries
 ):
-    # The same reads, so the same time: refusing a group-restricted tool must not tell it
-    # from a name that is no tool (both read the caller's groups once per request).
+    # The same reads, so the same time: refusing a group-restricted or a disabled tool must
+    # not tell it from a name that is no tool (each reads the caller's groups, once per
+    # request).
     from mcp_tools.catalog import publish
 
     ExposedTool.objects.get(name="todo_create").allowed_groups.add(Group.objects.create(name="ops"))
+    ExposedTool.objects.filter(name="todo_list").update(enabled=False)
     publish()
     mcp.list_tools()  # the admin state, loaded once for this version
     answers = {}
-    for name in ("todo_create", "no_such_tool"):
+    for name in ("todo_create", "todo_list", "no_such_tool"):
         with django_assert_num_queries(2) as queries:  # the token, the caller's groups
             answers[name] = mcp.answer_of(mcp.send(mcp.message("tools/call", {"name": name})))
         assert "auth_user_groups" in queries.captured_queries[-1]["sql"]
-    assert answers["todo_create"]["error"]["message"] == "Unknown tool: todo_create"
-    assert answers["no_such_tool"]["error"]["message"] == "Unknown tool: no_such_tool"
+    for name, answer in answers.items():
+        assert answer["error"]["message"] == f"Unknown tool: {name}"
