@@ -68,3 +68,17 @@ async def all_tools(client: Client) -> dict[str, Any]:
         cursor = listed.next_cursor
         if cursor is None:
             return tools
+
+
+async def listed_and_called(url: str, token: str, tool: str, wire: Wire | None = None):
+    """Connect to ``url`` as the token's user: return the names it lists, and what calling
+    ``tool`` gives (its result, or the ``MCPError`` it raised)."""
+    from mcp import MCPError
+
+    async with connect(url, token=token, mode="auto", wire=wire) as client:
+        names = {listed.name for listed in (await client.list_tools()).tools}
+        try:
+            outcome: Any = await client.call_tool(tool)
+        except MCPError as error:
+            outcome = error
+        return names, outcome

@@ -20,25 +20,15 @@ from mcp import MCPError
 
 from tests.conformance_app.server import DATABASE_ENV, REPO, migrated_database, serve
 from tests.helpers import admin_action
-from tests.sdk import Wire, connect
-from tests.test_scale_out import CREATE_USER
+from tests.sdk import Wire, listed_and_called
+from tests.test_scale_out import CREATE_USER, django_run
 from tests.wire import validate_exchange
 
 SETTINGS = "tests.local_cache_settings"
 
 
 def create_user(environ, **fields):
-    prelude = "import django; django.setup()\n"
-    done = subprocess.run(
-        [sys.executable, "-c", prelude + CREATE_USER, json.dumps(fields)],
-        cwd=REPO,
-        env=environ,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    return done.stdout.split()[1]
+    return django_run(environ, CREATE_USER, json.dumps(fields)).split()[1]
 
 
 def test_migrate_passes_and_warns_what_a_per_process_cache_costs(tmp_path):
@@ -63,27 +53,21 @@ def test_a_tool_disabled_through_one_process_is_refused_by_the_other(tmp_path):
     create_user(environ, username="staff", password=password, is_staff=True, is_superuser=True)
     wire = Wire()
 
-    async def on(url):
-        async with connect(f"{url}/mcp", token=token, mode="auto", wire=wire) as client:
-            names = {tool.name for tool in (await client.list_tools()).tools}
-            try:
-                outcome = await client.call_tool("todo_list")
-            except MCPError as error:
-                outcome = error
-            return names, outcome
+    def on(url):
+        return anyio.run(listed_and_called, f"{url}/mcp", token, "todo_list", wire)
 
     with (
         serve("gunicorn", SETTINGS, database=database) as first,
         serve("gunicorn", SETTINGS, database=database) as second,
     ):
-        names, listed = anyio.run(on, second)  # the second's admin state is warm
+        names, listed = on(second)  # the second's admin state is warm
         assert "todo_list" in names and listed.is_error is False
         admin_action(first, "todo_list", "disable_tools", ("staff", password))
         disabled_at = time.monotonic()
-        names, refused = anyio.run(on, first)  # the process that saved it: at once
+        names, refused = on(first)  # the process that saved it: at once
         assert "todo_list" not in names
         time.sleep(max(0.0, 1.2 - (time.monotonic() - disabled_at)))  # ADMIN_STATE_MAX_AGE: 1 s
-        names, refused = anyio.run(on, second)
+        names, refused = on(second)
         assert "todo_list" not in names
         assert isinstance(refused, MCPError) and refused.message == "Unknown tool: todo_list"
     for message, status, _, body in wire.posts():

@@ -36,7 +36,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from tests.conformance_app.server import REPO, free_port
 from tests.helpers import admin_action
-from tests.sdk import Wire, connect
+from tests.sdk import Wire, listed_and_called
 from tests.services import Postgres, Redis, stop, wait_until_ready
 from tests.wire import validate_exchange
 
@@ -387,14 +387,8 @@ def test_an_admin_change_made_through_one_instance_is_seen_by_the_other_within_t
     first, second = cluster.urls
     wire = Wire()
 
-    async def on(url):
-        async with connect(f"{url}/mcp", token=user.token, mode="auto", wire=wire) as client:
-            names = {tool.name for tool in (await client.list_tools()).tools}
-            try:
-                outcome = await client.call_tool("todo_list")
-            except MCPError as error:
-                outcome = error
-            return names, outcome
+    def on(url):
+        return listed_and_called(f"{url}/mcp", user.token, "todo_list", wire)
 
     names, listed = run(on(second))
     assert "todo_list" in names and listed.is_error is False
