@@ -55,8 +55,12 @@ _ONE_SCHEMA = frozenset(
         "contentSchema",
     }
 )
-_SCHEMA_LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
-_SCHEMA_MAP = frozenset({"patternProperties", "dependentSchemas", "$defs", "definitions"})
+# ``items`` as a list is draft-07's form of ``prefixItems``; ``dependencies`` its
+# ``dependentSchemas`` (where a value is a schema, not a list of names).
+_SCHEMA_LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
+_SCHEMA_MAP = frozenset(
+    {"patternProperties", "dependentSchemas", "dependencies", "$defs", "definitions"}
+)
 
 UNREACHABLE = "unreachable"
 BAD_NAME = "name"
@@ -116,7 +120,7 @@ def _positions(root: Any) -> Iterator[tuple[tuple[str, ...] | None, str, dict[st
                 for key, sub in value.items():
                     inner = (*path, key) if path is not None else None
                     children.append((inner, f"{at}/{_escape(key)}", sub))
-            elif keyword in _ONE_SCHEMA:
+            elif keyword in _ONE_SCHEMA and not isinstance(value, list):
                 children.append((None, at, value))
             elif keyword in _SCHEMA_LIST and isinstance(value, list):
                 children.extend((None, f"{at}/{index}", sub) for index, sub in enumerate(value))

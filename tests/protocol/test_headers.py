@@ -141,6 +141,27 @@ def test_each_form_the_specification_forbids_is_refused_as_the_sdk_refuses_it(
     assert inbound.find_invalid_x_mcp_header(declared) is not None
 
 
+@pytest.mark.parametrize(
+    "declared, pointer",
+    [
+        (
+            schema(a={"type": "array", "items": [{"type": "string", "x-mcp-header": "A"}]}),
+            "/properties/a/items/0",
+        ),
+        (
+            {**schema(), "dependencies": {"a": {"properties": {"b": {"x-mcp-header": "B"}}}}},
+            "/dependencies/a/properties/b",
+        ),
+    ],
+)
+def test_draft_07_forms_of_those_keywords_are_refused_too(declared, pointer):
+    # The SDK walks only their 2020-12 forms (prefixItems, dependentSchemas), so it would
+    # keep the tool and never mirror the header: refused at start-up all the same.
+    with pytest.raises(InvalidHeader) as raised:
+        headers.declared(declared)
+    assert (raised.value.kind, raised.value.params) == (headers.UNREACHABLE, {"pointer": pointer})
+
+
 def test_older_eras_get_the_schema_without_its_annotations():
     declared = schema(
         region={"type": "string", "x-mcp-header": "Region"},
