@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from string import Formatter
 from typing import Any, TypeVar
 
@@ -45,6 +45,19 @@ def _confirm(confirm: object) -> bool | str | None:
     return confirm
 
 
+def _headers(headers: object) -> dict[str, str] | None:
+    if headers is None:
+        return None
+    if not isinstance(headers, Mapping) or not all(
+        isinstance(key, str) and isinstance(value, str) for key, value in headers.items()
+    ):
+        raise ImproperlyConfigured(
+            "@mcp_tool(headers=...) maps argument names to header names, e.g. "
+            f'{{"region": "Region"}} for Mcp-Param-Region; got {headers!r}'
+        )
+    return dict(headers)
+
+
 def mcp_tool(
     name: str | None = None,
     *,
@@ -63,13 +76,16 @@ def mcp_tool(
     stream: bool = False,
     path: str | None = None,
     confirm: bool | str | None = None,
+    headers: Mapping[str, str] | None = None,
     registry: ToolRegistry | None = None,
 ) -> Callable[[V], V]:
     """Declare a DRF view (or one handler or action of it) as an MCP tool.
 
     Use with parentheses: ``@mcp_tool()`` or ``@mcp_tool("name")``. Returns the view unchanged.
     ``confirm=True`` (or a message such as ``"Delete todo {pk}?"``) asks the user before the
-    view runs, where the client can answer (docs/input.md).
+    view runs, where the client can answer (docs/input.md). ``headers={"region": "Region"}``
+    has 2026-07-28 clients mirror the ``region`` argument in ``Mcp-Param-Region``, checked
+    against the body (docs/protocol.md).
     """
     if name is not None and not isinstance(name, str):
         raise ImproperlyConfigured(
@@ -94,6 +110,7 @@ def mcp_tool(
         stream=stream,
         path=path,
         confirm=_confirm(confirm),
+        headers=_headers(headers),
     )
     target = registry if registry is not None else default_registry
 

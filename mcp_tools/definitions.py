@@ -8,6 +8,7 @@ declaration makes a tool); ``build_tool`` turns one into a ``Tool``, or raises
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -19,6 +20,8 @@ from rest_framework.views import APIView
 from . import naming
 from .annotations import tool_annotations
 from .conf import mcp_settings
+from .protocol import headers as argument_headers
+from .protocol.headers import ANNOTATION, ArgumentHeader, InvalidHeader
 from .schemas import input_schema, spectacular
 from .schemas.introspection import ViewMethod
 from .schemas.output_schema import OutputSchemaTypeError, build_validator, resolve_output_schema
@@ -26,6 +29,14 @@ from .schemas.validators import argument_validator
 from .tools import BODY_METHODS, NAME_RE, Tool, ToolOptions, ToolProblem
 
 logger = logging.getLogger("mcp_tools")
+
+#: The start-up error of each argument-header declaration the specification forbids.
+HEADER_ERRORS = {
+    argument_headers.BAD_NAME: "mcp_tools.E080",
+    argument_headers.BAD_TYPE: "mcp_tools.E081",
+    argument_headers.DUPLICATE: "mcp_tools.E082",
+    argument_headers.UNREACHABLE: "mcp_tools.E083",
+}
 
 
 @dataclass(frozen=True)
@@ -84,6 +95,7 @@ def build_tool(cand: Candidate, several: bool) -> Tool:
         ) from exc
     title = options.title or annotated.summary or naming.default_title(operation, several, model)
     problems = list(_input_problems(name, where, arguments, obj))
+    schema, headers = header_side(name, arguments.schema, options, obj, problems)
     if annotated.error:
         problems.append(
             ToolProblem("mcp_tools.W006", obj, {"name": name, "error": annotated.error})
@@ -106,10 +118,11 @@ def build_tool(cand: Candidate, several: bool) -> Tool:
         or naming.default_description(operation, title, model),
         operation=operation,
         options=options,
-        input_schema=arguments.schema,
-        validator=argument_validator(arguments.schema),
+        input_schema=schema,
+        validator=argument_validator(schema),
         path_params=arguments.path_params,
         query_params=arguments.query_params,
+        headers=headers,
         annotations=tool_annotations(method, title, options.annotations),
         include_structured_content=output.include_structured_content,
         output_schema=output.schema,
@@ -118,6 +131,70 @@ def build_tool(cand: Candidate, several: bool) -> Tool:
         declared_by=obj,
         problems=tuple(problems),
     )
+
+
+def header_side(
+    name: str, schema: dict[str, Any], options: ToolOptions, obj: Any, problems: list[ToolProblem]
+) -> tuple[dict[str, Any], tuple[ArgumentHeader, ...]]:
+    """Return the input schema with ``headers=`` written in, and the argument headers it
+    declares; raise ``ToolDefinitionError`` for a declaration the specification forbids.
+
+    An argument of ``headers=`` this tool does not take is left to the registry, which
+    refuses one no tool of the declaration takes (``mcp_tools.E084``).
+    """
+    if options.headers:
+        properties = schema.get("properties", {})
+        written = {}
+        for argument, header in options.headers.items():
+            prop = properties.get(argument)
+            if not isinstance(prop, dict):
+                continue
+            known = prop.get(ANNOTATION)
+            if known is not None and known != header:
+                params = {"name": name, "argument": argument, "header": header, "known": known}
+                raise ToolDefinitionError(ToolProblem("mcp_tools.E085", obj, params))
+            written[argument] = {**_typed(prop), ANNOTATION: header}
+        if written:
+            schema = {**schema, "properties": {**properties, **written}}
+    try:
+        headers = argument_headers.declared(schema)
+    except InvalidHeader as exc:
+        params = {"name": name, **exc.params}
+        if exc.kind == argument_headers.BAD_NAME:
+            header = params["header"]
+            params["header"] = repr(header) if isinstance(header, str) else type(header).__name__
+        if "type" in params:
+            params["type"] = "none" if params["type"] is None else _json(params["type"])
+        raise ToolDefinitionError(ToolProblem(HEADER_ERRORS[exc.kind], obj, params)) from exc
+    problems.extend(
+        ToolProblem(
+            "mcp_tools.W080",
+            obj,
+            {"name": name, "header": header.name, "hyphens": header.name.replace("_", "-")},
+        )
+        for header in headers
+        if "_" in header.name
+    )
+    return schema, headers
+
+
+def _typed(prop: dict[str, Any]) -> dict[str, Any]:
+    """Return a property with no ``type`` but an ``enum`` of one type (a choice field) typed."""
+    values = prop.get("enum")
+    if "type" in prop or not isinstance(values, list) or not values:
+        return prop
+    if all(isinstance(value, str) for value in values):
+        return {"type": "string", **prop}
+    if all(isinstance(value, int) and not isinstance(value, bool) for value in values):
+        return {"type": "integer", **prop}
+    return prop
+
+
+def _json(value: Any) -> str:
+    try:
+        return json.dumps(value)[:80]
+    except (TypeError, ValueError):
+        return type(value).__name__
 
 
 def excluded(cand: Candidate) -> bool:

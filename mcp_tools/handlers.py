@@ -28,7 +28,7 @@ from .conf import mcp_settings
 from .formatters import BaseFormatter
 from .input_requests import receive
 from .invocation import Invocation
-from .protocol import versions
+from .protocol import headers, versions
 from .protocol.cursors import decode_cursor, encode_cursor
 from .protocol.jsonrpc import INVALID_PARAMS, JSONRPCError, Message, RawJSON, clip, encode
 from .protocol.projection import project_tool
@@ -264,6 +264,9 @@ def call_tool(call: Call) -> ToolResult | InputRequiredResult | Invocation:
         arguments = {}
     if not isinstance(arguments, dict):
         raise JSONRPCError(INVALID_PARAMS, "Invalid params: arguments must be an object")
+    if call.era.modern and tool.headers:
+        # Before anything runs: an intermediary may have routed on the headers (-32020).
+        headers.check(tool.headers, arguments, call.request.META)
     inputs = None
     if call.era.modern:  # only 2026-07-28 can ask the client for input (docs/input.md)
         capabilities = call.message.meta.get(versions.CLIENT_CAPABILITIES_META_KEY)

@@ -211,6 +211,48 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "List the middleware to leave out of tool calls, e.g. "
         '["django.middleware.security.SecurityMiddleware", ...] (docs/dispatch.md).',
     ),
+    "mcp_tools.E080": (
+        "Tool {name!r}: the argument {argument!r} is mirrored in a header named {header}, "
+        "which is no HTTP header name (one or more letters, digits or !#$%&'*+-.^_`|~).",
+        'Name the header with letters, digits and hyphens, e.g. @mcp_tool(headers={{"region": '
+        '"Region"}}) for Mcp-Param-Region.',
+    ),
+    "mcp_tools.E081": (
+        "Tool {name!r}: the argument {argument!r} is mirrored in the header Mcp-Param-{header} "
+        "but its schema's type is {type}; only a string, integer or boolean argument can be "
+        "(clients drop the tool).",
+        "Mirror an argument of one type, string, integer or boolean: a number's text is not "
+        "the same in every language, and a nullable field's type is a list (drop allow_null, "
+        "or declare the property with @mcp_tool(input_schema=...)).",
+    ),
+    "mcp_tools.E082": (
+        "Tool {name!r}: the arguments {other!r} and {argument!r} are both mirrored in the "
+        "header Mcp-Param-{header} (header names are the same in any case).",
+        "Give each argument header its own name.",
+    ),
+    "mcp_tools.E083": (
+        "Tool {name!r}: its input_schema declares an x-mcp-header at {pointer}, which is not "
+        "an argument reached through properties from the root (clients drop the tool).",
+        "Put x-mcp-header on a property reached through properties keys only, never under "
+        "items, anyOf/oneOf/allOf, not, if/then/else, $defs or a $ref.",
+    ),
+    "mcp_tools.E084": (
+        "{view}: @mcp_tool(headers=...) names {arguments}, which no tool of it takes as an "
+        "argument.",
+        "Name arguments of the tool's input schema (manage.py mcp_show NAME shows them), or "
+        "put headers= on the handler or action that takes them.",
+    ),
+    "mcp_tools.E085": (
+        "Tool {name!r}: headers= mirrors the argument {argument!r} in Mcp-Param-{header}, but "
+        "its input_schema already names Mcp-Param-{known} for it.",
+        "Declare the argument's header once: in headers= or in the input_schema.",
+    ),
+    "mcp_tools.W080": (
+        "Tool {name!r}: the header Mcp-Param-{header} has an underscore in its name: gunicorn "
+        "drops such headers by default (its header_map setting) and Django reads '_' and '-' "
+        "alike, so calls can be refused as missing the header.",
+        "Name it with hyphens: Mcp-Param-{hyphens}.",
+    ),
     "mcp_tools.I060": (
         "Tool calls run through {count} middleware of MIDDLEWARE: {running}. Left out: {skipped}.",
         "The view's request already carries what the left-out classes do "

@@ -29,6 +29,7 @@ from .tools import NAME_RE, TOOL_METHODS, Tool, ToolOptions, ToolProblem
 DUPLICATE_NAME = "mcp_tools.E001"
 MOUNTED_TWICE = "mcp_tools.E003"
 NOT_DRF = "mcp_tools.W005"
+UNTAKEN_HEADERS = "mcp_tools.E084"
 
 
 class AlreadyRegistered(ImproperlyConfigured):
@@ -167,7 +168,7 @@ class ToolRegistry:
                     failures.append(exc.problem)
         tools, clashes = _unique(found)
         reached = {tool.declared_by for tool in found} | excluded_by
-        return ToolSet(tools, failures + clashes, reached, warnings)
+        return ToolSet(tools, failures + clashes + _untaken_headers(found), reached, warnings)
 
 
 def view_class_of(callback: Callable[..., Any]) -> type[APIView] | None:
@@ -300,6 +301,24 @@ def _unique(tools: list[Tool]) -> tuple[list[Tool], list[ToolProblem]]:
             problems.append(ToolProblem(DUPLICATE_NAME, group[0].declared_by, params))
             dropped.update(id(tool) for tool in group)
     return [tool for tool in tools if id(tool) not in dropped], problems
+
+
+def _untaken_headers(tools: list[Tool]) -> list[ToolProblem]:
+    """Report the arguments of a ``headers=`` that no tool of its declaration takes."""
+    untaken: dict[Any, set[str]] = {}
+    for tool in tools:
+        if tool.options.headers:
+            left = untaken.setdefault(tool.declared_by, set(tool.options.headers))
+            left -= set(tool.input_schema.get("properties", {}))
+    return [
+        ToolProblem(
+            UNTAKEN_HEADERS,
+            obj,
+            {"view": _qualname(obj), "arguments": ", ".join(repr(arg) for arg in sorted(left))},
+        )
+        for obj, left in untaken.items()
+        if left
+    ]
 
 
 def _routes(tools: list[Tool]) -> str:

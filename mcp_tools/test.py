@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import itertools
 import json
 from typing import Any
@@ -12,6 +11,7 @@ from django.http.request import HttpHeaders
 from django.test import Client
 from django.urls import reverse
 
+from .protocol import headers as argument_headers
 from .protocol.versions import (
     CLIENT_CAPABILITIES_META_KEY,
     LATEST_HANDSHAKE_VERSION,
@@ -42,6 +42,8 @@ class MCPClient(Client):
     It speaks the handshake era (``protocol_version`` 2024-11-05 to 2025-11-25, the
     default) or the modern one (``"2026-07-28"``: every request carries the per-request
     ``_meta`` and the ``Mcp-*`` headers). ``send`` posts any body, for tests of bad input.
+    As the official SDK does, a modern client mirrors the arguments of the tools it listed
+    (``list_tools``) in their ``Mcp-Param-*`` headers.
 
     A view's exception comes back as an ``isError`` result (``raise_request_exception``
     defaults to False). Authenticate as with any Django test client (``force_login``, or
@@ -68,6 +70,8 @@ class MCPClient(Client):
         self.protocol_version = protocol_version
         self.client_capabilities = client_capabilities or {}
         self._ids = itertools.count(1)
+        #: The argument headers of each tool listed so far, by tool name.
+        self.argument_headers: dict[str, tuple[argument_headers.ArgumentHeader, ...]] = {}
 
     @property
     def modern(self) -> bool:
@@ -100,10 +104,17 @@ class MCPClient(Client):
         if self.modern and isinstance(body, dict) and isinstance(body.get("method"), str):
             method = body["method"]
             headers["Mcp-Method"] = method
+            params = body.get("params")
+            if not isinstance(params, dict):
+                params = {}
             key = NAME_BEARING_METHODS.get(method)
-            named = (body.get("params") or {}).get(key) if key else None
+            named = params.get(key) if key else None
             if isinstance(named, str):
-                headers["Mcp-Name"] = _header_value(named)
+                headers["Mcp-Name"] = argument_headers.encode_value(named)
+            arguments = params.get("arguments")
+            if method == "tools/call" and isinstance(named, str) and isinstance(arguments, dict):
+                mirrored = self.argument_headers.get(named, ())
+                headers.update(argument_headers.mirror(mirrored, arguments))
         return headers
 
     def send(
@@ -186,6 +197,12 @@ class MCPClient(Client):
         while True:
             result = self.rpc("tools/list", params or None)
             tools.extend(result["tools"])
+            for tool in result["tools"]:
+                try:
+                    declared = argument_headers.declared(tool.get("inputSchema"))
+                except argument_headers.InvalidHeader:
+                    declared = ()  # a tool a conforming client drops: nothing to mirror
+                self.argument_headers[tool["name"]] = declared
             if "nextCursor" not in result:
                 return tools
             params = {"cursor": result["nextCursor"]}
@@ -214,10 +231,3 @@ class MCPClient(Client):
         if request_state is not None:
             params["requestState"] = request_state
         return self.rpc("tools/call", params)
-
-
-def _header_value(value: str) -> str:
-    """Encode an ``Mcp-Name`` value as the 2026-07-28 transport does (base64 if not ASCII)."""
-    if value.isascii() and value.isprintable():
-        return value
-    return "=?base64?" + base64.b64encode(value.encode()).decode() + "?="

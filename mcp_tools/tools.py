@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 from .routes import Route
 
 if TYPE_CHECKING:
+    from .protocol.headers import ArgumentHeader
     from .schemas.introspection import ViewMethod
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
@@ -47,6 +48,8 @@ class ToolOptions:
     #: Ask the user before the view runs: True, a message template, False, or None for the
     #: ``CONFIRM_DESTRUCTIVE`` default.
     confirm: bool | str | None = None
+    #: Arguments mirrored in ``Mcp-Param-<Name>`` headers: argument name → header name.
+    headers: dict[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,8 @@ class Tool:
     path_params: tuple[str, ...] = ()
     #: Names of arguments that go to the query string even when the method has a body.
     query_params: tuple[str, ...] = ()
+    #: The arguments a 2026-07-28 client mirrors in ``Mcp-Param-*`` headers, checked per call.
+    headers: tuple[ArgumentHeader, ...] = ()
     annotations: dict[str, Any] = field(default_factory=dict)
     #: Whether JSON results carry structuredContent (an advertised output schema forces it).
     include_structured_content: bool = True

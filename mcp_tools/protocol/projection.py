@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .headers import without_annotations
 from .jsonrpc import RawJSON
 from .results import InputRequiredResult, ToolResult
 from .versions import SERVER_INFO_META_KEY
@@ -154,9 +155,13 @@ def project_tool(definition: dict[str, Any], version: str) -> dict[str, Any]:
             tool["annotations"] = {"title": title}
     if version < V2025_03_26:
         tool.pop("annotations", None)
-    schema = tool.get("outputSchema")
-    if isinstance(schema, dict) and version < V2026_07_28:
-        tool["outputSchema"] = wrap_schema(schema)
+    if version < V2026_07_28:
+        # Argument headers are 2026-07-28's: older clients neither send nor are asked for them.
+        if "inputSchema" in tool:
+            tool["inputSchema"] = without_annotations(tool["inputSchema"])
+        schema = tool.get("outputSchema")
+        if isinstance(schema, dict):
+            tool["outputSchema"] = wrap_schema(schema)
     return tool
 
 

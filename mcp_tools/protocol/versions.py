@@ -7,14 +7,12 @@ Pure protocol logic: nothing here imports Django settings or models.
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .headers import decode_value, field, mismatch
 from .jsonrpc import (
-    HEADER_MISMATCH,
     INVALID_PARAMS,
     INVALID_REQUEST,
     UNSUPPORTED_PROTOCOL_VERSION,
@@ -140,31 +138,21 @@ def modern_era(message: Message, headers: Mapping[str, Any]) -> Era:
 
 
 def check_headers(message: Message, headers: Mapping[str, Any], version: str) -> None:
-    """Raise -32020 unless ``MCP-Protocol-Version``, ``Mcp-Method`` and ``Mcp-Name`` match."""
-    if headers.get(PROTOCOL_VERSION_HEADER) != version:
-        raise _mismatch("MCP-Protocol-Version header does not match _meta's protocol version")
-    if headers.get(METHOD_HEADER) != message.method:
-        raise _mismatch("Mcp-Method header does not match the request's method")
+    """Raise -32020 unless ``MCP-Protocol-Version``, ``Mcp-Method`` and ``Mcp-Name`` match.
+
+    Values are compared without the whitespace around them (RFC 9110), as they are case
+    sensitive; ``Mcp-Name`` may be ``=?base64?…?=`` (docs/protocol.md).
+    """
+    if field(headers, PROTOCOL_VERSION_HEADER) != version:
+        raise mismatch("MCP-Protocol-Version header does not match _meta's protocol version")
+    if field(headers, METHOD_HEADER) != message.method:
+        raise mismatch("Mcp-Method header does not match the request's method")
     key = NAME_BEARING_METHODS.get(message.method or "")
     named = message.params.get(key) if key is not None else None
-    if named is not None and decode_header_value(headers.get(NAME_HEADER)) != named:
-        raise _mismatch(f"Mcp-Name header does not match the request's {key!r}")
-
-
-def decode_header_value(value: str | None) -> str | None:
-    """Decode an ``Mcp-*`` header value, which non-ASCII values carry as ``=?base64?…?=``."""
-    if value is None:
-        return None
-    if value.startswith("=?base64?") and value.endswith("?="):
-        try:
-            return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
-        except (binascii.Error, UnicodeDecodeError):
-            return None
-    return value
-
-
-def _mismatch(message: str) -> JSONRPCError:
-    return JSONRPCError(HEADER_MISMATCH, f"Header mismatch: {message}", status=400)
+    if named is not None:
+        sent = field(headers, NAME_HEADER)
+        if sent is None or decode_value(sent) != named:
+            raise mismatch(f"Mcp-Name header does not match the request's {key!r}")
 
 
 def _level(message: Message) -> str | None:

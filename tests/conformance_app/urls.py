@@ -25,6 +25,7 @@ urlpatterns = [
     path("input/capabilities/", views.input_required_capabilities, name="ir-capabilities"),
     path("input/missing-capability/", views.missing_capability, name="missing-capability"),
     path("input/streaming/", views.streaming_elicitation, name="streaming-elicitation"),
+    path("headers/", views.argument_headers, name="test-argument-headers"),
     path("probe/gate/", views.probe_gate, name="probe-gate"),
     path("probe/loop/", views.probe_loop, name="probe-loop"),
     path("probe/flood/", views.probe_flood, name="probe-flood"),

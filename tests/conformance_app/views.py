@@ -301,6 +301,34 @@ def streaming_elicitation(request):
     return say(f"Hello, {answer['content']['name']}!")
 
 
+#: The argument-header fixture's schema: ``shard`` declares its header here, ``region`` and
+#: ``verbose`` through ``headers=`` (docs/protocol.md, argument headers).
+ARGUMENT_HEADERS_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "region": {"type": "string", "description": "Where the query runs."},
+        "shard": {"type": "integer", "x-mcp-header": "Shard"},
+        "verbose": {"type": "boolean"},
+        "query": {"type": "string"},
+    },
+    "required": ["region"],
+    "additionalProperties": False,
+}
+
+
+@mcp_tool(
+    "test_argument_headers",
+    input_schema=ARGUMENT_HEADERS_SCHEMA,
+    headers={"region": "Region", "verbose": "Verbose"},
+)
+@api_view(["GET"])
+def argument_headers(request):
+    """Echo the arguments, three of which its client mirrors in Mcp-Param-* headers."""
+    return Response(
+        {key: request.query_params.get(key) for key in ARGUMENT_HEADERS_SCHEMA["properties"]}
+    )
+
+
 # Probes of the SSE transport (tests/test_streaming.py); not conformance fixtures. ----------
 
 #: Names the file whose creation opens ``probe_gate`` (set by the test for the server).

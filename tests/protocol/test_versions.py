@@ -108,6 +108,23 @@ def test_a_base64_mcp_name_header_is_decoded():
     assert era.modern
 
 
+def test_the_whitespace_around_a_header_value_is_no_part_of_it():
+    # RFC 9110 leaves it out of the value; gunicorn and uvicorn strip it, Django's test client not.
+    headers = modern_headers(" tools/call\t", "  a  ", version=f" {MODERN} ")
+    assert protocol.detect(message("tools/call", {"name": "a", "_meta": ENVELOPE}), headers).modern
+
+
+@pytest.mark.parametrize("header", ["=?base64?SGVsbG8?=", "=?base64?SGVsbG9=?=", "hello"])
+def test_an_mcp_name_must_be_the_name_in_strict_base64_or_as_it_is(header):
+    params = {"name": "Hello", "_meta": ENVELOPE}
+    with pytest.raises(JSONRPCError) as excinfo:
+        protocol.detect(message("tools/call", params), modern_headers("tools/call", header))
+    assert (
+        excinfo.value.message
+        == "Header mismatch: Mcp-Name header does not match the request's 'name'"
+    )
+
+
 @pytest.mark.parametrize(
     ("era", "level", "sent"),
     [
