@@ -69,6 +69,12 @@ class Exchange:
     endpoint: Endpoint
     #: The ``tools/call`` messages seen so far (a batch has several).
     calls: int = 0
+    #: Whether a tool call's answer may be an SSE stream: the client reads
+    #: ``text/event-stream`` and the request is no batch (docs/protocol.md).
+    streams: bool = False
+    #: An operator's own call (Try it, ``mcp_call``): a confirmed tool runs unasked, as the
+    #: operator chose to run it (docs/input.md).
+    operator: bool = False
 
     def count_call(self) -> None:
         """Count a ``tools/call`` against the endpoint's throttles: the request itself was

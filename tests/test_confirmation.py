@@ -67,8 +67,16 @@ def test_a_declined_or_cancelled_confirmation_is_cancelled_by_the_user(asking, e
     assert Entry.objects.filter(pk=entry.pk).exists()
 
 
-def test_a_client_that_cannot_elicit_runs_the_tool_as_before(alice, entry):
-    done = result(client_for(alice, {"sampling": {}}), "entry_remove", {"pk": entry.pk})
+def test_a_client_that_cannot_elicit_is_refused_unless_confirm_unaskable_says_run(alice, entry):
+    client = client_for(alice, {"sampling": {}})
+    refused = result(client, "entry_remove", {"pk": entry.pk})
+    assert refused["isError"] is True
+    assert texts(refused) == [
+        "This tool needs the user's confirmation, which this client cannot ask for"
+    ]
+    assert Entry.objects.filter(pk=entry.pk).exists()
+    with override_settings(MCP_TOOLS={"CACHE": "mcp", "CONFIRM_UNASKABLE": "run"}):
+        done = result(client, "entry_remove", {"pk": entry.pk})
     assert done["structuredContent"] == {"deleted": 1}
 
 
