@@ -203,22 +203,6 @@ def test_a_view_s_ask_the_client_cannot_answer_raises_input_unavailable(mcp_url,
     )
 
 
-def test_the_modern_era_is_unchanged_a_client_without_elicitation_is_refused(mcp_url, alice):
-    todo = Todo.objects.create(owner=alice, title="Old")
-
-    async def scenario():
-        async with connect(mcp_url, token=alice.token) as client:
-            assert client.session.protocol_version == "2026-07-28"
-            return await client.call_tool("todo_destroy", {"pk": todo.pk})
-
-    done = run(scenario())
-    assert done.is_error is True and done.content[0].text == UNASKABLE
-    assert Todo.objects.filter(pk=todo.pk).exists()
-    with override_settings(MCP_TOOLS={"CACHE": "mcp", "CONFIRM_UNASKABLE": "run"}):
-        assert run(scenario()).is_error is False
-    assert not Todo.objects.filter(pk=todo.pk).exists()
-
-
 def test_sse_messages_reads_the_requests_of_a_stream():
     body = b'event: message\ndata: {"jsonrpc":"2.0","id":"x","method":"roots/list"}\n\n'
     assert sse_messages(body) == [{"jsonrpc": "2.0", "id": "x", "method": "roots/list"}]
