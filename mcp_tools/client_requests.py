@@ -15,6 +15,7 @@ nothing: nothing can be asked then.
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import threading
 import time
@@ -28,6 +29,7 @@ from .protocol.jsonrpc import INVALID_PARAMS, INVALID_REQUEST, JSONRPCError
 
 #: Every id of a request the server sent starts so; the rest is random (128 bits).
 ID_PREFIX = "mcp-tools-"
+ID_PATTERN = re.compile(re.escape(ID_PREFIX) + r"[A-Za-z0-9_-]{22}")
 #: The shared cache's keys: the request's caller, then the response once it came.
 PREFIX = "mcp_tools:client-request:"
 #: The longest wait between two reads of the shared cache, in seconds; a response that
@@ -78,7 +80,8 @@ def deliver(value: dict[str, Any], caller: str) -> None:
     ``MAX_INPUT_BYTES`` or not an object.
     """
     request_id = value.get("id")
-    if not isinstance(request_id, str) or not request_id.startswith(ID_PREFIX):
+    # Only an id of ours reaches the cache (whose backend may refuse long or odd keys).
+    if not isinstance(request_id, str) or not ID_PATTERN.fullmatch(request_id):
         raise JSONRPCError(INVALID_REQUEST, REFUSED, status=400)
     cache = _cache()
     if cache.get(PREFIX + request_id) != caller:

@@ -678,7 +678,13 @@ def test_a_setting_far_from_any_is_pointed_at_the_settings_page(settings):
 
 
 @pytest.mark.parametrize(
-    ("key", "value"), [("DISPATCH", "fast"), ("CALL_LOG", "everything"), ("JSON_NAN", None)]
+    ("key", "value"),
+    [
+        ("DISPATCH", "fast"),
+        ("CALL_LOG", "everything"),
+        ("JSON_NAN", None),
+        ("CONFIRM_UNASKABLE", "skip"),
+    ],
 )
 def test_an_enumerated_setting_outside_its_values_is_an_error(settings, key, value):
     ((id_, msg, _),) = settings_messages(settings, **{key: value})
@@ -695,6 +701,7 @@ def test_an_enumerated_setting_outside_its_values_is_an_error(settings, key, val
         ("MAX_STREAMS", True),
         ("CACHE_TTL_MS", -5),
         ("PAGE_SIZE", 0),
+        ("INPUT_TIMEOUT", 0),
     ],
 )
 def test_a_bound_that_is_not_positive_is_an_error(settings, key, value):

@@ -90,6 +90,7 @@ REFUSED = {"code": -32600, "message": client_requests.REFUSED}
         ("unknown", REFUSED),
         ("not ours", REFUSED),
         ("an integer id", REFUSED),
+        ("a long id", REFUSED),
         ("another caller's", REFUSED),
         ("answered twice", REFUSED),
         ("expired", REFUSED),
@@ -110,11 +111,13 @@ def test_a_response_to_nothing_of_the_caller_s_is_refused_with_400(alice, bob, c
     result = {"action": "decline"}
     message = {"id": request_id, "result": result}
     if case == "unknown":
-        message["id"] = client_requests.ID_PREFIX + "never-issued"
+        message["id"] = client_requests.ID_PREFIX + "n" * 22
     elif case == "not ours":
         message["id"] = "some-id"
     elif case == "an integer id":
         message["id"] = 7
+    elif case == "a long id":
+        message["id"] = request_id + "x" * 300
     elif case == "answered twice":
         assert post_response(client, message) == (202, None)
     elif case == "expired":

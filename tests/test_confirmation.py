@@ -213,3 +213,18 @@ def test_an_acceptance_older_than_a_states_lifetime_is_asked_again(alice):
         inputs = receive({"requestState": state}, {"elicitation": {}}, binding)
         assert (CONFIRM_KEY in inputs.answers) is kept
         assert (inputs.confirmation == old) is kept
+
+
+def test_the_demo_refuses_an_unaskable_confirmation_unless_told_to_run_it(monkeypatch):
+    import importlib
+
+    import demo_project.settings as demo
+
+    try:
+        monkeypatch.delenv("DEMO_CONFIRM_UNASKABLE", raising=False)
+        assert importlib.reload(demo).MCP_TOOLS["CONFIRM_UNASKABLE"] == "refuse"
+        monkeypatch.setenv("DEMO_CONFIRM_UNASKABLE", "run")
+        assert importlib.reload(demo).MCP_TOOLS["CONFIRM_UNASKABLE"] == "run"
+    finally:
+        monkeypatch.delenv("DEMO_CONFIRM_UNASKABLE", raising=False)
+        importlib.reload(demo)
