@@ -381,8 +381,8 @@ def test_a_per_process_cache_is_a_warning_that_says_what_it_costs_outside_debug(
     assert message == checks.Warning(
         "MCP_TOOLS['CACHE'] is 'mcp', a LocMemCache: a cache each process keeps for itself. "
         "Each process reads the admin state's version from the database instead (one query "
-        "per ADMIN_STATE_MAX_AGE, 1 s), and remembers spent confirmations, and the views' "
-        "throttles count, for itself alone.",
+        "per ADMIN_STATE_MAX_AGE, 1 s), and remembers spent confirmations, takes the answers "
+        "to the handshake era's questions, and counts the views' throttles, for itself alone.",
         hint="Point MCP_TOOLS['CACHE'] at a cache every worker shares (Redis, Memcached, the "
         "database cache).",
         obj="mcp",
