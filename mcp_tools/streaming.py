@@ -55,6 +55,10 @@ MAX_PENDING = 256 * 1024
 #: Seconds past ``CALL_TIMEOUT`` a client has to take the stream's last event before the
 #: stream is ended without it (a client that stopped reading).
 DELIVERY_GRACE = 5.0
+#: Seconds a stream may stay quiet before it sends a comment: proxies end idle responses
+#: (nginx after 60 s), and a view waiting for its user's answer may be quiet for minutes.
+KEEP_ALIVE = 15.0
+KEEP_ALIVE_COMMENT = b": keep-alive\n\n"
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,10 +385,19 @@ def save_session(request: HttpRequest) -> None:
         session.save()
 
 
+def _wait(notifier: Notifier) -> float:
+    """Return how long the relay may wait for the next event before it writes something."""
+    return min(notifier.deadline - time.monotonic(), KEEP_ALIVE)
+
+
 def _relay(item: Event | None, notifier: Notifier, timed_out: bytes) -> tuple[bytes | None, bool]:
     """Return what to send for ``item`` (None: nothing yet), and whether the stream ends."""
     if item is None:
-        return (timed_out, True) if time.monotonic() >= notifier.deadline else (None, False)
+        if time.monotonic() >= notifier.deadline:
+            return timed_out, True
+        # Quiet for KEEP_ALIVE seconds (a view at work, a user thinking about a question):
+        # a comment keeps proxies from ending the stream as idle; clients ignore it.
+        return KEEP_ALIVE_COMMENT, False
     if item.final and notifier.expired:
         return timed_out, True  # the view stopped for the time limit, not for the client
     return sse_event(item.data), item.final
@@ -436,7 +449,7 @@ def sync_events(
     try:
         done = False
         while not done:
-            item = channel.get(notifier.deadline - time.monotonic())
+            item = channel.get(_wait(notifier))
             chunk, done = _relay(item, notifier, timed_out)
             if chunk is not None:
                 yield chunk
@@ -473,7 +486,7 @@ async def async_events(
     try:
         done = False
         while not done:
-            item = await channel.aget(notifier.deadline - time.monotonic())
+            item = await channel.aget(_wait(notifier))
             chunk, done = _relay(item, notifier, timed_out)
             if chunk is not None:
                 yield chunk

@@ -419,7 +419,7 @@ class MCPView(View):
         exchange = Exchange(request, caller, self)
         if isinstance(value, list):
             return self.batch(exchange, value)
-        exchange.streams = mediatypes.admits(accepted, EVENT_STREAM)
+        exchange.accepted = accepted
         outcome = server.serve_message(value, exchange)
         if outcome is None:
             return HttpResponse(status=202)  # a notification or a response
