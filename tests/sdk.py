@@ -65,12 +65,16 @@ class StreamingWire(httpx2.AsyncBaseTransport):
     def __init__(self) -> None:
         self.inner = httpx2.AsyncHTTPTransport()
         self.exchanges: list[tuple[Any, int, str, bytes]] = []
+        #: Each request and its status as soon as the answer's headers came (a body is
+        #: recorded in ``exchanges`` only once the client has read it to its end).
+        self.statuses: list[tuple[Any, int]] = []
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         response = await self.inner.handle_async_request(request)
         body = request.content
         message = json.loads(body) if body else None
         content_type = response.headers.get("content-type", "")
+        self.statuses.append((message, response.status_code))
 
         def done(content: bytes) -> None:
             self.exchanges.append((message, response.status_code, content_type, content))

@@ -53,8 +53,8 @@ def responses(wire: StreamingWire) -> list:
     """The responses the client POSTed, and the statuses the endpoint answered them with."""
     return [
         (message, status)
-        for message, status, *_ in wire.posts()
-        if "id" in message and "method" not in message
+        for message, status in wire.statuses
+        if isinstance(message, dict) and "id" in message and "method" not in message
     ]
 
 
