@@ -94,4 +94,8 @@ MCP_TOOLS = {
     "MASK_ERRORS": True,
     # todo_export_pdf answers a PDF: an embedded resource instead of an unsupported type.
     "BINARY_AS_RESOURCE": True,
+    # todo_destroy asks the user to confirm. Where the client can't be asked, "refuse" (the
+    # default) answers that it needs a confirmation; "run" deletes under the client's own
+    # approval of destructive tools: DEMO_CONFIRM_UNASKABLE=run make demo.
+    "CONFIRM_UNASKABLE": os.environ.get("DEMO_CONFIRM_UNASKABLE", "refuse"),
 }

@@ -35,6 +35,7 @@ CHOICES = {
     "DISPATCH": "mcp_tools.dispatch.MODES",
     "CALL_LOG": "mcp_tools.calllog.MODES",
     "JSON_NAN": "mcp_tools.encoding.NAN_MODES",
+    "CONFIRM_UNASKABLE": "mcp_tools.input_requests.UNASKABLE_MODES",
 }
 
 #: Numeric bounds: the settings that must be positive, and those that may also be zero.
@@ -49,6 +50,7 @@ POSITIVE = (
     "CALL_TIMEOUT",
     "MAX_STREAMS",
     "INPUT_STATE_MAX_AGE",
+    "INPUT_TIMEOUT",
     "MAX_INPUT_BYTES",
     "CALL_LOG_WINDOW_DAYS",
     "TRUNCATE_TEXT_LENGTH",

@@ -74,9 +74,13 @@ DEFAULTS: dict[str, Any] = {
     # Worker threads of streamed calls per process; past it, calls answer plain JSON.
     "MAX_STREAMS": 32,
     # Input requests (docs/input.md): ask the user before a destructive tool runs (per tool:
-    # confirm=), how long a signed requestState stays valid, in seconds, and the largest
-    # inputResponses a call accepts and requestState it issues, encoded, in bytes.
+    # confirm=), what a confirmed tool does where the client can't be asked ("refuse" or
+    # "run"), how long a handshake-era ask waits for the client's answer and a signed
+    # requestState stays valid, in seconds, and the largest inputResponses a call accepts
+    # and requestState it issues, encoded, in bytes.
     "CONFIRM_DESTRUCTIVE": False,
+    "CONFIRM_UNASKABLE": "refuse",
+    "INPUT_TIMEOUT": 300,
     "INPUT_STATE_MAX_AGE": 900,
     "MAX_INPUT_BYTES": 64 * 1024,
     # How a tool's view is called (docs/dispatch.md): "middleware" runs the view's request

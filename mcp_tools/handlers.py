@@ -28,7 +28,7 @@ from .conf import mcp_settings
 from .formatters import BaseFormatter
 from .input_requests import receive
 from .invocation import Invocation
-from .protocol import headers, versions
+from .protocol import headers, mediatypes, versions
 from .protocol.cursors import decode_cursor, encode_cursor
 from .protocol.jsonrpc import INVALID_PARAMS, JSONRPCError, Message, RawJSON, clip, encode
 from .protocol.projection import project_tool
@@ -40,6 +40,7 @@ from .tools import Tool
 from .visibility import Visibility
 
 CAPABILITIES = {"tools": {"listChanged": False}, "logging": {}}
+EVENT_STREAM = "text/event-stream"
 
 
 class Endpoint(Protocol):
@@ -69,6 +70,17 @@ class Exchange:
     endpoint: Endpoint
     #: The ``tools/call`` messages seen so far (a batch has several).
     calls: int = 0
+    #: The media ranges the client accepts, where a tool call's answer may be an SSE
+    #: stream; None for a batch, and for a call made in-process (docs/protocol.md).
+    accepted: mediatypes.Ranges | None = None
+    #: An operator's own call (Try it, ``mcp_call``): a confirmed tool runs unasked, as the
+    #: operator chose to run it (docs/input.md).
+    operator: bool = False
+
+    @cached_property
+    def streams(self) -> bool:
+        """Whether a tool call's answer may be an SSE stream: the client reads it."""
+        return self.accepted is not None and mediatypes.admits(self.accepted, EVENT_STREAM)
 
     def count_call(self) -> None:
         """Count a ``tools/call`` against the endpoint's throttles: the request itself was

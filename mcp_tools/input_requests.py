@@ -5,9 +5,13 @@ answer it does not have ends with an input-required result, and the client retri
 the answers (multi round-trip requests). So an ask returns the answer when the retry
 carries it; otherwise it raises ``InputRequired``, which ends the view's run, and the view
 runs again from the start on the retry. Earlier rounds' answers come back signed in the
-``requestState`` (``mcp_tools.request_state``). Where the client can't answer (the
-handshake era, an undeclared capability, outside a tool call) the asks raise
-``InputUnavailable`` (docs/input.md).
+``requestState`` (``mcp_tools.request_state``).
+
+In the handshake era a streamed call asks over its stream instead: the view's thread waits
+in the ask for the client's response (``mcp_tools.client_requests``) and goes on where it
+asked. Where the client can't answer (a call that is not streamed, an undeclared
+capability, outside a tool call) the asks raise ``InputUnavailable``; a confirmation
+follows ``CONFIRM_UNASKABLE`` (docs/input.md).
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from django.utils.translation import gettext_lazy as _
 
 from .conf import mcp_settings
 from .context import get_context
@@ -35,6 +41,19 @@ CANCELLED = "Cancelled by the user"
 CONFIRM_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 #: Characters of each argument value a default confirmation message shows.
 MAX_SHOWN_VALUE = 200
+#: What a confirmed tool does where its client can't be asked (``CONFIRM_UNASKABLE``).
+UNASKABLE_MODES = ("refuse", "run")
+UNASKABLE = "This tool needs the user's confirmation, which this client cannot ask for"
+NOT_CONFIRMED = "Not confirmed: the user did not answer in time"
+#: Times one key is asked over a stream before a client whose answers never fit is given up.
+MAX_ASKS = 3
+
+
+class NoAnswer(InputUnavailable):
+    """The client did not answer an input request within ``INPUT_TIMEOUT``."""
+
+    default_detail = _("This tool asked the user for input, and no answer came in time")
+    default_code = "input_unavailable"
 
 
 class InputRequired(BaseException):
@@ -137,9 +156,11 @@ def elicit(
 
 def _ask(request: Any, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
     context = get_context(request)
-    channel: Inputs | None = context.inputs if context is not None else None
-    if context is None or channel is None:
+    if context is None:
         raise InputUnavailable()
+    channel: Inputs | None = context.inputs
+    if channel is None:
+        return _ask_over_stream(context.notifier, requests)
     for asked in requests.values():
         if not inputs.declares(channel.capabilities, asked):
             unavailable = InputUnavailable()
@@ -158,6 +179,32 @@ def _ask(request: Any, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
     if pending:
         raise InputRequired(pending)
     return copy.deepcopy(answered)
+
+
+def _ask_over_stream(notifier: Any, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Ask ``requests`` on a handshake-era call's stream; return the client's results.
+
+    Raises ``InputUnavailable`` when the call can't ask (not streamed, a version without
+    the request) or the client answers with an error (-32601: it does not support it),
+    ``NoAnswer`` past ``INPUT_TIMEOUT``, and ``ClientDisconnected`` once the client left.
+    An answer that does not fit what was asked is asked again, as in 2026-07-28.
+    """
+    can_ask = getattr(notifier, "can_ask", None)
+    if can_ask is None or not all(can_ask(asked) for asked in requests.values()):
+        raise InputUnavailable()
+    answered: dict[str, Any] = {}
+    pending = dict(requests)
+    for _attempt in range(MAX_ASKS):
+        for key, response in notifier.ask(pending).items():
+            result = response.get("result")
+            if result is None:
+                raise InputUnavailable()  # the client can't (or won't) answer this request
+            if inputs.answers(pending[key], result):
+                answered[key] = result
+        pending = {key: asked for key, asked in pending.items() if key not in answered}
+        if not pending:
+            return copy.deepcopy(answered)
+    raise InputUnavailable("The client's answers did not fit what this tool asked for")
 
 
 def unavailable_error(request: Any, outcome: Any) -> JSONRPCError | None:
@@ -229,21 +276,34 @@ def confirmation_message(template: str, tool: Tool, arguments: Mapping[str, Any]
     return f"Run {tool.name} with {shown}?"
 
 
-def confirm(request: Any, message: str) -> bool:
-    """Ask the user to allow this call; True when accepted, False when declined or cancelled.
+def confirm(request: Any, message: str) -> str | None:
+    """Ask the user to allow this call; return None to run the view, else why it must not.
 
-    An acceptance runs the view once: it is held for this run in the shared cache, and a
-    second run on the same acceptance (a replayed retry) asks the user again.
-
-    True at once where the client can't be asked (the handshake era, a client without
-    elicitation): it runs as before, under the client's own approval of destructive tools.
+    In 2026-07-28 an acceptance runs the view once: it is held for this run in the shared
+    cache, and a second run on the same acceptance (a replayed retry) asks the user again.
+    In the handshake era the question goes out on the call's stream and its answer is
+    taken once. Where the client can't be asked, ``CONFIRM_UNASKABLE`` decides: ``refuse``
+    (the default) or ``run``.
     """
     context = get_context(request)
-    channel: Inputs | None = context.inputs if context is not None else None
     params = {"message": message, "requestedSchema": copy.deepcopy(CONFIRM_SCHEMA)}
     asked: dict[str, Any] = {"method": inputs.ELICIT, "params": params}
-    if channel is None or not inputs.declares(channel.capabilities, asked):
-        return True
+    if context is None:
+        return _unaskable()
+    channel: Inputs | None = context.inputs
+    if channel is None:
+        can_ask = getattr(context.notifier, "can_ask", None)
+        if can_ask is None or not can_ask(asked):
+            return _unaskable()
+        try:
+            answer = _ask_over_stream(context.notifier, {CONFIRM_KEY: asked})[CONFIRM_KEY]
+        except NoAnswer:
+            return NOT_CONFIRMED
+        except InputUnavailable:  # the client answered that it can't elicit
+            return _unaskable()
+        return None if _accepted(answer) else CANCELLED
+    if not inputs.declares(channel.capabilities, asked):
+        return _unaskable()
     acceptance = channel.confirmation
     if acceptance is not None and _accepted(channel.answers.get(CONFIRM_KEY)):
         if acceptance.hold():
@@ -251,7 +311,18 @@ def confirm(request: Any, message: str) -> bool:
         else:  # another run has taken (or spent) this acceptance: ask the user again
             channel.answers.pop(CONFIRM_KEY)
             channel.confirmation = None
-    return _accepted(_ask(request, {CONFIRM_KEY: asked})[CONFIRM_KEY])
+    return None if _accepted(_ask(request, {CONFIRM_KEY: asked})[CONFIRM_KEY]) else CANCELLED
+
+
+def _unaskable() -> str | None:
+    return None if mcp_settings.CONFIRM_UNASKABLE == "run" else UNASKABLE
+
+
+def can_confirm_over_stream(version: str) -> bool:
+    """Return whether a handshake-era client of ``version`` can be asked to confirm, once
+    its call is streamed (elicitation exists since 2025-06-18)."""
+    params = {"message": "", "requestedSchema": CONFIRM_SCHEMA}
+    return inputs.handshake_supports(version, {"method": inputs.ELICIT, "params": params})
 
 
 def _accepted(answer: Any) -> bool:

@@ -21,13 +21,14 @@ from . import arguments, request_state
 from .context import ToolCallContext, attach_notifier
 from .dispatch import call_view, release
 from .enforcement import enforce
+from .exceptions import ClientDisconnected
 from .formatters import BaseFormatter
 from .inner_requests import build_inner_request
 from .input_requests import (
-    CANCELLED,
     CONFIRM_KEY,
     InputRequired,
     Inputs,
+    can_confirm_over_stream,
     confirm,
     confirmation,
     confirmation_message,
@@ -58,6 +59,9 @@ class Invocation:
         self.formatter: BaseFormatter = call.endpoint.get_formatter()
         self.started_at = timezone.now()
         self._started = time.perf_counter()
+        #: The question a handshake-era call puts to the user on its stream, before the
+        #: view runs (``run``); None when none is due there.
+        self.confirmation: str | None = None
         #: The finished result and the view's status, until the answer reports them.
         self._finished: tuple[ToolResult, int | None] | None = None
         self.inner: HttpRequest | None = None
@@ -69,8 +73,13 @@ class Invocation:
 
     @property
     def notifies(self) -> bool:
-        """Whether the client wants its notifications (a progress token, or ``stream=True``)."""
-        return self.call.message.progress_token is not None or self.tool.options.stream
+        """Whether the call streams: the client wants its notifications (a progress token,
+        or ``stream=True``), or the handshake era asks it to confirm on the stream."""
+        return (
+            self.call.message.progress_token is not None
+            or self.tool.options.stream
+            or self.confirmation is not None
+        )
 
     def prepare(self) -> ToolResult | InputRequiredResult | None:
         """Check the arguments, build the view's request, and ask for confirmation if due.
@@ -98,14 +107,19 @@ class Invocation:
         except NoPath as exc:
             return self.finish(ToolResult.error(f"Invalid arguments: {exc.json_path}: {exc}"))
         template = confirmation(self.tool)
-        if template is not None:
+        if template is not None and not call.exchange.operator:
             message = confirmation_message(template, self.tool, self.args)
+            streams = self.inputs is None and call.exchange.streams
+            if streams and can_confirm_over_stream(call.version):
+                # Asked on the call's stream, from the thread that runs the view.
+                self.confirmation = message
+                return None
             try:
-                accepted = confirm(self.inner, message)
+                refused = confirm(self.inner, message)
             except InputRequired as asked:
                 return self.input_required(asked)
-            if not accepted:
-                return self.finish(ToolResult.error(CANCELLED))
+            if refused is not None:
+                return self.finish(ToolResult.error(refused))
         return None
 
     def run(self, notifier: Any = None) -> ToolResult | InputRequiredResult:
@@ -118,6 +132,13 @@ class Invocation:
         assert inner is not None, "prepare() refused this call"
         if notifier is not None:
             attach_notifier(inner, notifier)
+        if self.confirmation is not None:
+            try:
+                refused = confirm(inner, self.confirmation)
+            except ClientDisconnected as exc:  # gone, or past CALL_TIMEOUT: the view never runs
+                refused = str(exc)
+            if refused is not None:
+                return self.finish(ToolResult.error(refused))
         status = None
         try:
             response = call_view(inner)

@@ -122,7 +122,8 @@ def call_tool(
     if arguments is not None:
         params["arguments"] = arguments
     message = parse_message({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
-    call = Call(Exchange(request, caller, endpoint), message, Era(protocol_version))
+    exchange = Exchange(request, caller, endpoint, operator=True)
+    call = Call(exchange, message, Era(protocol_version))
     try:
         result = handle_call(call)
         if isinstance(result, Invocation):

@@ -109,8 +109,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "mcp_tools.W032": (
         "MCP_TOOLS['CACHE'] is {alias!r}, a {backend}: a cache each process keeps for "
         "itself. Each process reads the admin state's version from the database instead (one "
-        "query per ADMIN_STATE_MAX_AGE, {max_age} s), and remembers spent confirmations for "
-        "itself alone.",
+        "query per ADMIN_STATE_MAX_AGE, {max_age} s), and remembers spent confirmations, and "
+        "takes the answers to the handshake era's questions, for itself alone.",
         "Point MCP_TOOLS['CACHE'] at a cache every worker shares (Redis, Memcached, the "
         "database cache).",
     ),
@@ -128,8 +128,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "mcp_tools.W031": (
         "MCP_TOOLS['CACHE'] is {alias!r}, a {backend}: it keeps nothing, so each process "
         "reads the admin state's version from the database (one query per "
-        "ADMIN_STATE_MAX_AGE, {max_age} s), and no accepted confirmation is remembered as "
-        "spent: a replayed one runs the view again.",
+        "ADMIN_STATE_MAX_AGE, {max_age} s), no accepted confirmation is remembered as "
+        "spent: a replayed one runs the view again, and no handshake-era question can be "
+        "asked: nothing carries its answer.",
         "Point MCP_TOOLS['CACHE'] at a cache every worker shares (Redis, Memcached, the "
         "database cache).",
     ),

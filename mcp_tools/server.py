@@ -17,7 +17,7 @@ from typing import Any
 
 from django.http import HttpRequest
 
-from . import errors, handlers, tracing
+from . import client_requests, errors, handlers, tracing
 from .conf import mcp_settings
 from .formatters import response_too_large
 from .handlers import Call, Exchange
@@ -34,6 +34,7 @@ from .protocol.jsonrpc import (
 )
 from .protocol.projection import project
 from .protocol.results import ToolResult
+from .request_state import caller_key
 
 logger = logging.getLogger("mcp_tools")
 
@@ -66,6 +67,8 @@ def serve_message(
     try:
         message = parse_message(value)
         if not message.is_request:
+            if message.method is None:  # a response to a request of ours (an input request)
+                return deliver(value, exchange, in_batch=in_batch)
             return None
         request_id = message.id
         trace = tracing.begin(message, exchange.request)
@@ -97,6 +100,21 @@ def serve_message(
         answer = internal_error(request_id, exc, exchange.request, trace)
     trace.end()
     return answer
+
+
+def deliver(value: dict[str, Any], exchange: Exchange, *, in_batch: bool = False) -> Answer | None:
+    """Hand a response the client POSTed to the worker that asked for it (docs/input.md).
+
+    Returns None once it is handed over (answered 202), or the refusal of a response to no
+    open request of this caller's (HTTP 400; left out of a batch's answers, which answer
+    requests only).
+    """
+    try:
+        client_requests.deliver(value, caller_key(exchange.caller))
+    except JSONRPCError as error:
+        logger.info("A response to no open request of this caller's was refused: %s", error)
+        return None if in_batch else Answer.error(None, error)
+    return None
 
 
 def serve_invocation(

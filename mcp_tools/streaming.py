@@ -30,14 +30,16 @@ from django.http import HttpRequest, StreamingHttpResponse
 from django.urls import get_urlconf, set_urlconf
 from django.utils import translation
 
-from . import errors
+from . import client_requests, errors
 from .conf import mcp_settings
 from .encoding import encode_value
 from .exceptions import ClientDisconnected
+from .input_requests import NoAnswer
 from .invocation import Invocation
-from .protocol import jsonrpc
+from .protocol import inputs, jsonrpc
 from .protocol.projection import project_progress
 from .protocol.versions import Era, sends_log
+from .request_state import caller_key
 from .server import complete, serve_invocation
 
 logger = logging.getLogger("mcp_tools")
@@ -53,6 +55,10 @@ MAX_PENDING = 256 * 1024
 #: Seconds past ``CALL_TIMEOUT`` a client has to take the stream's last event before the
 #: stream is ended without it (a client that stopped reading).
 DELIVERY_GRACE = 5.0
+#: Seconds a stream may stay quiet before it sends a comment: proxies end idle responses
+#: (nginx after 60 s), and a view waiting for its user's answer may be quiet for minutes.
+KEEP_ALIVE = 15.0
+KEEP_ALIVE_COMMENT = b": keep-alive\n\n"
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +206,52 @@ class Notifier:
             "what it sends"
         )
 
+    def can_ask(self, request: dict[str, Any]) -> bool:
+        """Return whether this stream can carry ``request`` to its client: a handshake-era
+        call (2026-07-28 asks by input-required results) of a version that has it."""
+        era = self.spec.era
+        return (
+            not era.modern
+            and inputs.handshake_supports(era.version, request)
+            and client_requests.available()
+        )
+
+    def ask(self, requests: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        """Send ``requests`` (key → method and params) to the client on this stream; return
+        key → its response (``{"result": ...}`` or ``{"error": ...}``).
+
+        Raises ``NoAnswer`` when a response has not come within ``INPUT_TIMEOUT``, and
+        ``ClientDisconnected`` once nobody reads. The time spent waiting is the user's, not
+        the view's: ``CALL_TIMEOUT`` holds what is left of it once the answers are in.
+        """
+        self.check()
+        timeout = mcp_settings.INPUT_TIMEOUT
+        started = time.monotonic()
+        left = self.deadline - started
+        ids = {key: client_requests.open_request(self.spec.caller, timeout) for key in requests}
+        responses: dict[str, dict[str, Any]] = {}
+        try:
+            self.deadline = started + timeout + left
+            for key, asked in requests.items():
+                envelope = jsonrpc.request_envelope(ids[key], asked["method"], asked["params"])
+                self.send(Event(envelope))
+            for key, request_id in ids.items():
+                response = client_requests.wait(request_id, started + timeout, self.closed)
+                if response is None:
+                    break
+                responses[key] = response
+        finally:
+            for request_id in ids.values():
+                client_requests.close_request(request_id)
+            self.deadline = time.monotonic() + left
+        self.check()
+        if len(responses) < len(ids):
+            raise NoAnswer(
+                f"This tool asked the user for input, and no answer came within "
+                f"INPUT_TIMEOUT ({timeout:g} s)"
+            )
+        return responses
+
     def send(self, event: Event) -> None:
         """Queue ``event``, waiting while the client is behind; raise ``ClientDisconnected``
         when the stream ends first."""
@@ -276,6 +328,8 @@ class StreamSpec:
     progress_token: str | int | None
     logger: str
     timeout: float
+    #: Who made the call (``request_state.caller_key``): only they may answer its asks.
+    caller: str = "anonymous"
 
 
 def sse_event(data: str) -> bytes:
@@ -331,13 +385,27 @@ def save_session(request: HttpRequest) -> None:
         session.save()
 
 
+def _wait(notifier: Notifier) -> float:
+    """Return how long the relay may wait for the next event before it writes something."""
+    return min(notifier.deadline - time.monotonic(), KEEP_ALIVE)
+
+
 def _relay(item: Event | None, notifier: Notifier, timed_out: bytes) -> tuple[bytes | None, bool]:
     """Return what to send for ``item`` (None: nothing yet), and whether the stream ends."""
     if item is None:
-        return (timed_out, True) if time.monotonic() >= notifier.deadline else (None, False)
+        if time.monotonic() >= notifier.deadline:
+            return timed_out, True
+        # Quiet for KEEP_ALIVE seconds (a view at work, a user thinking about a question):
+        # a comment keeps proxies from ending the stream as idle; clients ignore it.
+        return KEEP_ALIVE_COMMENT, False
     if item.final and notifier.expired:
         return timed_out, True  # the view stopped for the time limit, not for the client
     return sse_event(item.data), item.final
+
+
+def _grace_left(notifier: Notifier) -> float:
+    """Return the seconds left before a response nobody reads is ended."""
+    return notifier.deadline + DELIVERY_GRACE - time.monotonic()
 
 
 def _log_ended_unread(notifier: Notifier) -> None:
@@ -360,29 +428,35 @@ def sync_events(
     suspended: ``cut`` (which closes the connection, where the server lets an application do
     that) ends the write past ``CALL_TIMEOUT`` and its grace.
     """
-    watchdog = None
+    watchdog: list[threading.Timer] = []
     if cut is not None:
 
+        def arm() -> None:
+            timer = threading.Timer(max(_grace_left(notifier), 0), end)
+            timer.name = f"mcp-tools-deadline-{notifier.spec.logger}"
+            timer.daemon = True
+            watchdog[:] = [timer]
+            timer.start()
+
         def end() -> None:
+            if _grace_left(notifier) > 0:  # the deadline moved on (the user was asked)
+                arm()
+                return
             _log_ended_unread(notifier)
             cut()
 
-        delay = notifier.deadline + DELIVERY_GRACE - time.monotonic()
-        watchdog = threading.Timer(max(delay, 0), end)
-        watchdog.name = f"mcp-tools-deadline-{notifier.spec.logger}"
-        watchdog.daemon = True
-        watchdog.start()
+        arm()
     try:
         done = False
         while not done:
-            item = channel.get(notifier.deadline - time.monotonic())
+            item = channel.get(_wait(notifier))
             chunk, done = _relay(item, notifier, timed_out)
             if chunk is not None:
                 yield chunk
     finally:
         # GeneratorExit (the client left), the timeout or the end: the view's helpers stop.
-        if watchdog is not None:
-            watchdog.cancel()
+        for timer in watchdog:
+            timer.cancel()
         notifier.close()
 
 
@@ -396,26 +470,30 @@ async def async_events(
     it when the client disconnects.
     """
     task = asyncio.current_task()
-    cutoff = None
+    cutoff: list[asyncio.TimerHandle] = []
     if task is not None:
+        loop = asyncio.get_running_loop()
 
         def end() -> None:
+            left = _grace_left(notifier)
+            if left > 0:  # the deadline moved on (the user was asked)
+                cutoff[:] = [loop.call_later(left, end)]
+                return
             _log_ended_unread(notifier)
             task.cancel()
 
-        delay = notifier.deadline + DELIVERY_GRACE - time.monotonic()
-        cutoff = asyncio.get_running_loop().call_later(max(delay, 0), end)
+        cutoff.append(loop.call_later(max(_grace_left(notifier), 0), end))
     try:
         done = False
         while not done:
-            item = await channel.aget(notifier.deadline - time.monotonic())
+            item = await channel.aget(_wait(notifier))
             chunk, done = _relay(item, notifier, timed_out)
             if chunk is not None:
                 yield chunk
     finally:
         # CancelledError (Django cancels the response on http.disconnect) lands here too.
-        if cutoff is not None:
-            cutoff.cancel()
+        for handle in cutoff:
+            handle.cancel()
         notifier.close()
 
 
@@ -457,6 +535,7 @@ def stream(request: HttpRequest, invocation: Invocation) -> StreamingHttpRespons
             progress_token=call.message.progress_token,
             logger=invocation.name,
             timeout=timeout,
+            caller=caller_key(call.caller),
         )
         channel = Channel()
         notifier = Notifier(channel, spec)

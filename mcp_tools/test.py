@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpResponseBase
@@ -45,6 +46,10 @@ class MCPClient(Client):
     As the official SDK does, a modern client mirrors the arguments of the tools it listed
     (``list_tools``) in their ``Mcp-Param-*`` headers.
 
+    A handshake-era call may ask on its stream (``elicit``, ``request_input``, ``confirm``):
+    ``on_request(method, params)`` returns the client's result (an ``ElicitResult``, ...);
+    without it each request is answered -32601, as a client that can't answer does.
+
     A view's exception comes back as an ``isError`` result (``raise_request_exception``
     defaults to False). Authenticate as with any Django test client (``force_login``, or
     ``headers=`` such as ``{"Authorization": "Token ..."}``)::
@@ -60,6 +65,7 @@ class MCPClient(Client):
         mcp_path: str | None = None,
         protocol_version: str = LATEST_HANDSHAKE_VERSION,
         client_capabilities: dict[str, Any] | None = None,
+        on_request: Callable[[str, dict[str, Any]], dict[str, Any]] | None = None,
         **kwargs: Any,
     ) -> None:
         # A view's exception is a tool result (isError), not a failure of the /mcp request,
@@ -69,6 +75,7 @@ class MCPClient(Client):
         self.mcp_path = mcp_path
         self.protocol_version = protocol_version
         self.client_capabilities = client_capabilities or {}
+        self.on_request = on_request
         self._ids = itertools.count(1)
         #: The argument headers of each tool listed so far, by tool name.
         self.argument_headers: dict[str, tuple[argument_headers.ArgumentHeader, ...]] = {}
@@ -157,10 +164,40 @@ class MCPClient(Client):
         ]
         return json.loads(events[-1])
 
+    def read_answer(self, response: HttpResponseBase) -> dict[str, Any]:
+        """Return the JSON-RPC answer of a response, answering each request its stream
+        carries before it (``on_request``) as the stream goes."""
+        if not response.streaming:
+            return self.answer_of(response)
+        answer: dict[str, Any] = {}
+        pending = ""
+        for chunk in response.streaming_content:  # type: ignore[attr-defined]
+            pending += chunk.decode() if isinstance(chunk, bytes) else chunk
+            *events, pending = pending.replace("\r\n", "\n").split("\n\n")
+            for event in events:
+                data = [line[5:].strip() for line in event.split("\n") if line.startswith("data:")]
+                if not data:
+                    continue
+                message = json.loads("\n".join(data))
+                if "method" in message and "id" in message:
+                    self.answer_request(message)
+                elif "method" not in message:
+                    answer = message
+        return answer
+
+    def answer_request(self, request: dict[str, Any]) -> HttpResponseBase:
+        """POST the answer to a request the server sent on a stream (``on_request``'s)."""
+        reply: dict[str, Any] = {"jsonrpc": "2.0", "id": request["id"]}
+        if self.on_request is None:
+            reply["error"] = {"code": -32601, "message": "Method not found"}
+        else:
+            reply["result"] = self.on_request(request["method"], request.get("params") or {})
+        return self.send(reply)
+
     def rpc(self, method: str, params: dict[str, Any] | None = None) -> Any:
         """Send one JSON-RPC request; return its result or raise ``MCPError``."""
         response = self.send(self.message(method, params))
-        payload = self.answer_of(response)
+        payload = self.read_answer(response)
         if "error" in payload:
             error = payload["error"]
             raise MCPError(error["code"], error["message"], error.get("data"), response.status_code)

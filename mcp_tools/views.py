@@ -420,12 +420,13 @@ class MCPView(View):
         exchange = Exchange(request, caller, self)
         if isinstance(value, list):
             return self.batch(exchange, value)
+        exchange.accepted = accepted
         outcome = server.serve_message(value, exchange)
         if outcome is None:
             return HttpResponse(status=202)  # a notification or a response
         if isinstance(outcome, Invocation):
             streamed = None
-            if outcome.notifies and mediatypes.admits(accepted, EVENT_STREAM):
+            if outcome.notifies and exchange.streams:
                 streamed = streaming.stream(request, outcome)
             if streamed is not None:
                 return streamed

@@ -36,13 +36,66 @@ class Wire:
         return [exchange for exchange in self.exchanges if exchange[0] is not None]
 
 
+class _TeeStream(httpx2.AsyncByteStream):
+    """A response body as the client reads it, kept whole for the record once it ends."""
+
+    def __init__(self, stream: Any, done: Any) -> None:
+        self.stream = stream
+        self.done = done
+        self.chunks: list[bytes] = []
+
+    async def __aiter__(self):
+        async for chunk in self.stream:
+            self.chunks.append(chunk)
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self.stream.aclose()
+        self.done(b"".join(self.chunks))
+
+
+class StreamingWire(httpx2.AsyncBaseTransport):
+    """Record every exchange like ``Wire``, without reading a stream ahead of the client.
+
+    ``Wire`` reads each body whole in a response hook, which would wait for ever on a stream
+    that asks the client something (the handshake era's input requests): this transport
+    records a body as the client reads it, once it has ended.
+    """
+
+    def __init__(self) -> None:
+        self.inner = httpx2.AsyncHTTPTransport()
+        self.exchanges: list[tuple[Any, int, str, bytes]] = []
+        #: Each request and its status as soon as the answer's headers came (a body is
+        #: recorded in ``exchanges`` only once the client has read it to its end).
+        self.statuses: list[tuple[Any, int]] = []
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = await self.inner.handle_async_request(request)
+        body = request.content
+        message = json.loads(body) if body else None
+        content_type = response.headers.get("content-type", "")
+        self.statuses.append((message, response.status_code))
+
+        def done(content: bytes) -> None:
+            self.exchanges.append((message, response.status_code, content_type, content))
+
+        response.stream = _TeeStream(response.stream, done)
+        return response
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    def posts(self) -> list[tuple[Any, int, str, bytes]]:
+        return [exchange for exchange in self.exchanges if exchange[0] is not None]
+
+
 @asynccontextmanager
 async def connect(
     url: str,
     *,
     token: str | None = None,
     mode: str = "auto",
-    wire: Wire | None = None,
+    wire: Wire | StreamingWire | None = None,
     scheme: str = "Token",
     **client_options: Any,
 ):
@@ -51,10 +104,11 @@ async def connect(
     ``client_options`` go to ``mcp.Client`` (its elicitation, sampling and roots callbacks).
     """
     headers = {"Authorization": f"{scheme} {token}"} if token else {}
-    hooks = {"response": [wire.hook]} if wire is not None else {}
-    http = httpx2.AsyncClient(headers=headers, event_hooks=hooks, timeout=30)
-    transport = streamable_http_client(url, http_client=http)
-    async with http, Client(transport, mode=mode, **client_options) as client:
+    hooks = {"response": [wire.hook]} if isinstance(wire, Wire) else {}
+    transport = wire if isinstance(wire, StreamingWire) else None
+    http = httpx2.AsyncClient(headers=headers, event_hooks=hooks, timeout=30, transport=transport)
+    mcp_transport = streamable_http_client(url, http_client=http)
+    async with http, Client(mcp_transport, mode=mode, **client_options) as client:
         yield client
 
 

@@ -382,7 +382,8 @@ def test_a_per_process_cache_is_a_warning_that_says_what_it_costs_outside_debug(
     assert message == checks.Warning(
         "MCP_TOOLS['CACHE'] is 'mcp', a LocMemCache: a cache each process keeps for itself. "
         "Each process reads the admin state's version from the database instead (one query "
-        "per ADMIN_STATE_MAX_AGE, 1 s), and remembers spent confirmations for itself alone.",
+        "per ADMIN_STATE_MAX_AGE, 1 s), and remembers spent confirmations, and takes the answers "
+        "to the handshake era's questions, for itself alone.",
         hint="Point MCP_TOOLS['CACHE'] at a cache every worker shares (Redis, Memcached, the "
         "database cache).",
         obj="mcp",
@@ -686,7 +687,13 @@ def test_a_setting_far_from_any_is_pointed_at_the_settings_page(settings):
 
 
 @pytest.mark.parametrize(
-    ("key", "value"), [("DISPATCH", "fast"), ("CALL_LOG", "everything"), ("JSON_NAN", None)]
+    ("key", "value"),
+    [
+        ("DISPATCH", "fast"),
+        ("CALL_LOG", "everything"),
+        ("JSON_NAN", None),
+        ("CONFIRM_UNASKABLE", "skip"),
+    ],
 )
 def test_an_enumerated_setting_outside_its_values_is_an_error(settings, key, value):
     ((id_, msg, _),) = settings_messages(settings, **{key: value})
@@ -703,6 +710,7 @@ def test_an_enumerated_setting_outside_its_values_is_an_error(settings, key, val
         ("MAX_STREAMS", True),
         ("CACHE_TTL_MS", -5),
         ("PAGE_SIZE", 0),
+        ("INPUT_TIMEOUT", 0),
     ],
 )
 def test_a_bound_that_is_not_positive_is_an_error(settings, key, value):

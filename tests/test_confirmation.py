@@ -67,8 +67,16 @@ def test_a_declined_or_cancelled_confirmation_is_cancelled_by_the_user(asking, e
     assert Entry.objects.filter(pk=entry.pk).exists()
 
 
-def test_a_client_that_cannot_elicit_runs_the_tool_as_before(alice, entry):
-    done = result(client_for(alice, {"sampling": {}}), "entry_remove", {"pk": entry.pk})
+def test_a_client_that_cannot_elicit_is_refused_unless_confirm_unaskable_says_run(alice, entry):
+    client = client_for(alice, {"sampling": {}})
+    refused = result(client, "entry_remove", {"pk": entry.pk})
+    assert refused["isError"] is True
+    assert texts(refused) == [
+        "This tool needs the user's confirmation, which this client cannot ask for"
+    ]
+    assert Entry.objects.filter(pk=entry.pk).exists()
+    with override_settings(MCP_TOOLS={"CACHE": "mcp", "CONFIRM_UNASKABLE": "run"}):
+        done = result(client, "entry_remove", {"pk": entry.pk})
     assert done["structuredContent"] == {"deleted": 1}
 
 
@@ -205,3 +213,18 @@ def test_an_acceptance_older_than_a_states_lifetime_is_asked_again(alice):
         inputs = receive({"requestState": state}, {"elicitation": {}}, binding)
         assert (CONFIRM_KEY in inputs.answers) is kept
         assert (inputs.confirmation == old) is kept
+
+
+def test_the_demo_refuses_an_unaskable_confirmation_unless_told_to_run_it(monkeypatch):
+    import importlib
+
+    import demo_project.settings as demo
+
+    try:
+        monkeypatch.delenv("DEMO_CONFIRM_UNASKABLE", raising=False)
+        assert importlib.reload(demo).MCP_TOOLS["CONFIRM_UNASKABLE"] == "refuse"
+        monkeypatch.setenv("DEMO_CONFIRM_UNASKABLE", "run")
+        assert importlib.reload(demo).MCP_TOOLS["CONFIRM_UNASKABLE"] == "run"
+    finally:
+        monkeypatch.delenv("DEMO_CONFIRM_UNASKABLE", raising=False)
+        importlib.reload(demo)

@@ -47,7 +47,7 @@ from mcp_tools.protocol import versions
 from mcp_tools.protocol.jsonrpc import MISSING_CAPABILITY
 from mcp_tools.registry import registry
 from tests.helpers import MODERN, unrolled
-from tests.wire import RESULT_DEFINITIONS, _defs, sse_messages, validator
+from tests.wire import RESULT_DEFINITIONS, _defs, sse_messages, validate_server_request, validator
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -506,8 +506,10 @@ def row_counts() -> dict[str, int]:
 
 
 @pytest.fixture
-def fuzz_state(alice, monkeypatch):
+def fuzz_state(alice, monkeypatch, settings):
     """alice's token, a record of every view the endpoint runs, and a fault collector."""
+    # A handshake-era question nobody answers (a confirmed tool's, on its stream) ends at once.
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "INPUT_TIMEOUT": 0.05}
     ran: list[str] = []
     call_view = invocation.call_view
 
@@ -568,8 +570,10 @@ def test_the_endpoint_answers_anything_with_a_valid_answer_and_no_fault(fuzz_sta
     if response.streaming:
         *notifications, answer = answers
         for notification in notifications:
-            assert "id" not in notification
-            validator(version, "ServerNotification").validate(notification)
+            if "id" in notification:  # a question of the handshake era (docs/input.md)
+                validate_server_request(version, notification)
+            else:
+                validator(version, "ServerNotification").validate(notification)
         answers = [answer]
     replies = answers[0] if batch and answers else answers
     if batch:

@@ -36,6 +36,7 @@ SAMPLED = {
 }
 ROOTS = {"roots": [{"uri": "file:///srv/project", "name": "Project"}]}
 UNAVAILABLE = "This tool needs input from the user, which this client cannot provide"
+UNASKABLE = "This tool needs the user's confirmation, which this client cannot ask for"
 
 
 def client_for(user, capabilities=None):
@@ -277,9 +278,22 @@ def test_the_handshake_era_raises_input_unavailable(mcp):
     assert answer == {"content": [{"type": "text", "text": UNAVAILABLE}], "isError": True}
 
 
-def test_a_handshake_era_confirmation_tool_runs_as_before(mcp):
+def test_a_handshake_era_confirmation_a_client_cannot_answer_is_refused(mcp):
+    # MCPClient without on_request answers the stream's elicitation/create with -32601.
     entry = Entry.objects.create(label="old")
     answer = mcp.call_tool("entry_remove", {"pk": entry.pk})
+    assert answer == {
+        "content": [{"type": "text", "text": UNASKABLE}],
+        "isError": True,
+    }
+    assert Entry.objects.filter(pk=entry.pk).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_handshake_era_confirmation_a_client_cannot_answer_runs_when_so_configured(mcp):
+    entry = Entry.objects.create(label="old")
+    with override_settings(MCP_TOOLS={"CACHE": "mcp", "CONFIRM_UNASKABLE": "run"}):
+        answer = mcp.call_tool("entry_remove", {"pk": entry.pk})
     assert answer["isError"] is False
     assert not Entry.objects.filter(pk=entry.pk).exists()
 

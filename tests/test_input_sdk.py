@@ -11,6 +11,7 @@ import json
 
 import mcp_types as types
 import pytest
+from django.test import override_settings
 
 from demo_project.todos.models import Todo
 from mcp_tools.client import InputRequiredError, McpToolError, adapt_tools, adapt_tools_sync
@@ -136,14 +137,22 @@ def test_the_sdk_answers_sampling_and_roots_in_one_round(mcp_url, alice):
     assert last["resultType"] == "complete"
 
 
-def test_a_client_without_elicitation_runs_todo_destroy_as_before(mcp_url, alice):
+def test_a_client_without_elicitation_is_refused_todo_destroy_unless_unaskable_runs(mcp_url, alice):
     todo = Todo.objects.create(owner=alice, title="Old")
 
     async def scenario():
         async with connect(mcp_url, token=alice.token) as client:
+            assert client.session.protocol_version == MODERN
             return await client.call_tool("todo_destroy", {"pk": todo.pk})
 
-    assert run(scenario()).is_error is False
+    refused = run(scenario())
+    assert refused.is_error is True
+    assert refused.content[0].text == (
+        "This tool needs the user's confirmation, which this client cannot ask for"
+    )
+    assert Todo.objects.filter(pk=todo.pk).exists()
+    with override_settings(MCP_TOOLS={"CACHE": "mcp", "CONFIRM_UNASKABLE": "run"}):
+        assert run(scenario()).is_error is False
     assert not Todo.objects.filter(pk=todo.pk).exists()
 
 

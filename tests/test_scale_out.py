@@ -376,6 +376,42 @@ def test_an_input_required_call_started_on_one_instance_completes_on_the_other(c
     assert row is None
 
 
+def test_a_handshake_era_ask_is_answered_on_the_other_instance(cluster):
+    # In 2025-11-25 the server asks on the call's stream, held by one instance's only worker;
+    # the client POSTs its answer to the other instance, which hands it over through Redis.
+    user = cluster.user()
+    asked = []
+
+    async def elicitation(context, params):
+        asked.append(params.message)
+        return mcp_types.ElicitResult(action="accept")
+
+    async def scenario():
+        async with cluster.connect(user.token, mode="legacy", elicitation_callback=elicitation) as (
+            client,
+            router,
+        ):
+            created = await client.call_tool("todo_create", {"title": "Asked on one"})
+            todo = created.structured_content
+            deleted = await client.call_tool("todo_destroy", {"pk": todo["id"]})
+            return todo, deleted, router
+
+    todo, deleted, router = run(scenario())
+    assert deleted.is_error is False, deleted
+    assert asked == [f"Delete todo {todo['id']}? This cannot be undone."]
+    [streaming] = router.instances_of(tool="todo_destroy")
+    [answering] = [
+        served.instance
+        for served in router.served
+        if isinstance(served.message, dict) and "id" in served.message and served.method is None
+    ]
+    assert streaming != answering
+    assert_not_sticky(router)
+    with psycopg.connect(cluster.postgres.conninfo()) as connection:
+        row = connection.execute("SELECT 1 FROM todos_todo WHERE id = %s", [todo["id"]]).fetchone()
+    assert row is None
+
+
 def test_an_admin_change_made_through_one_instance_is_seen_by_the_other_within_the_max_age(
     cluster,
 ):

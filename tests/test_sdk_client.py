@@ -3,12 +3,13 @@
 import asyncio
 import json
 
+import mcp_types as types
 import pytest
 from django.test import Client as HttpClient
 from mcp import MCPError
 
 from demo_project.todos.models import Todo
-from tests.sdk import Wire, connect
+from tests.sdk import StreamingWire, Wire, connect
 from tests.wire import validate_exchange, validate_stream
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -32,12 +33,19 @@ def run(coroutine):
     return asyncio.run(asyncio.wait_for(coroutine, timeout=60))
 
 
+async def confirmed(context, params):
+    """The user accepts todo_destroy's confirmation (docs/input.md)."""
+    return types.ElicitResult(action="accept")
+
+
 @pytest.mark.parametrize(("mode", "version"), [("legacy", "2025-11-25"), ("auto", "2026-07-28")])
 def test_sdk_lists_and_drives_todo_crud_as_the_token_user(mcp_url, alice, mode, version):
-    wire = Wire()
+    wire = StreamingWire()
 
     async def scenario():
-        async with connect(mcp_url, token=alice.token, mode=mode, wire=wire) as client:
+        async with connect(
+            mcp_url, token=alice.token, mode=mode, wire=wire, elicitation_callback=confirmed
+        ) as client:
             assert client.session.protocol_version == version
             listed = await client.list_tools()
             names = {tool.name for tool in listed.tools}
@@ -79,8 +87,11 @@ def test_sdk_lists_and_drives_todo_crud_as_the_token_user(mcp_url, alice, mode, 
     assert not Todo.objects.filter(pk=todo_id).exists()
     posts = wire.posts()
     assert any(message.get("method") == "tools/call" for message, *_ in posts)
-    for message, status, _, body in posts:
-        validate_exchange(version, message, status, body)
+    for message, status, content_type, body in posts:
+        if content_type.startswith("text/event-stream"):  # 2025-11-25 asks on the stream
+            validate_stream(version, message, body)
+        else:
+            validate_exchange(version, message, status, body)
 
 
 def test_a_second_user_cannot_touch_the_first_users_todos(mcp_url, alice, bob):
@@ -98,7 +109,10 @@ def test_a_second_user_cannot_touch_the_first_users_todos(mcp_url, alice, bob):
     assert {response.status_code for response in direct.values()} == {404}
 
     async def scenario():
-        async with connect(mcp_url, token=bob.token, mode="legacy") as client:
+        # Bob confirms: the view still refuses him, as it does over plain HTTP.
+        async with connect(
+            mcp_url, token=bob.token, mode="legacy", elicitation_callback=confirmed
+        ) as client:
             results = {
                 "todo_retrieve": await client.call_tool("todo_retrieve", {"pk": todo.pk}),
                 "todo_partial_update": await client.call_tool(

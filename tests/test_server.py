@@ -76,14 +76,29 @@ def test_garbage_never_yields_a_500(mcp, body):
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}},
         {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"x": [1]}},
+    ],
+)
+def test_notifications_are_202_without_a_body(mcp, message):
+    response = mcp.send(message)
+    assert response.status_code == 202 and response.content == b""
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
         {"jsonrpc": "2.0", "id": 7, "result": {}},
         {"jsonrpc": "2.0", "id": 3, "result": {"anything": True}},
         {"jsonrpc": "2.0", "id": "r", "error": {"code": -1, "message": "no"}},
     ],
 )
-def test_notifications_and_responses_are_202_without_a_body(mcp, message):
+def test_a_response_to_no_request_of_the_server_s_is_refused(mcp, message):
+    # Responses answer the handshake era's input requests (tests/test_client_requests.py).
     response = mcp.send(message)
-    assert response.status_code == 202 and response.content == b""
+    assert response.status_code == 400
+    assert response.json()["error"] == {
+        "code": -32600,
+        "message": "Invalid Request: no request of this server awaits this response",
+    }
 
 
 # -- The era and version of each message -----------------------------------------------------

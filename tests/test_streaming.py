@@ -565,3 +565,23 @@ def test_a_client_that_never_reads_holds_a_bounded_queue_until_call_timeout(limi
         ]
     else:
         assert answers == []
+
+
+@pytest.mark.parametrize("relay", ["sync", "async"])
+def test_a_quiet_stream_sends_keep_alive_comments_that_clients_skip(monkeypatch, relay):
+    # A view waiting for its user's answer may be quiet for minutes: proxies end idle streams.
+    monkeypatch.setattr(streaming, "KEEP_ALIVE", 0.05)
+    notifier = make_notifier(timeout=5)
+    answer = '{"jsonrpc":"2.0","id":1,"result":{"content":[]}}'
+    threading.Timer(0.3, notifier.channel.put, [Event(answer, final=True)]).start()
+    if relay == "sync":
+        chunks = list(sync_events(notifier.channel, notifier, b"timed out"))
+    else:
+
+        async def read():
+            return [chunk async for chunk in async_events(notifier.channel, notifier, b"x")]
+
+        chunks = asyncio.run(read())
+    assert chunks[0] == streaming.KEEP_ALIVE_COMMENT
+    assert len(chunks) > 2 and set(chunks[:-1]) == {streaming.KEEP_ALIVE_COMMENT}
+    assert sse_messages(b"".join(chunks)) == [json.loads(answer)]

@@ -56,12 +56,30 @@ class Session:
         else:
             message = self.client.message(method, dict(params or {}))
         headers = self.client.headers_for(message)  # initialize: no version header yet
-        response = self.http.post(self.url, json=message, headers=headers)
-        next(self.checked)
-        if response.headers.get("content-type") == "text/event-stream":
-            return validate_stream(self.version, message, response.content)[-1]
-        validate_exchange(self.version, message, response.status_code, response.content)
-        return json.loads(response.content) if response.content else None
+        with self.http.stream("POST", self.url, json=message, headers=headers) as response:
+            next(self.checked)
+            if response.headers.get("content-type") == "text/event-stream":
+                return validate_stream(self.version, message, self.read_stream(response))[-1]
+            content = response.read()
+        validate_exchange(self.version, message, response.status_code, content)
+        return json.loads(content) if content else None
+
+    def read_stream(self, response: httpx2.Response) -> bytes:
+        """Read an SSE answer; answer each request it carries as a client that declared no
+        capability does (-32601), which the endpoint takes with 202."""
+        body = b""
+        for line in response.iter_lines():
+            body += line.encode() + b"\n"
+            if line.startswith("data:"):
+                sent = json.loads(line[5:])
+                if "method" in sent and "id" in sent:
+                    error = {"code": -32601, "message": "Method not found"}
+                    reply = {"jsonrpc": "2.0", "id": sent["id"], "error": error}
+                    answered = self.http.post(
+                        self.url, json=reply, headers=self.client.headers_for(reply)
+                    )
+                    validate_exchange(self.version, reply, answered.status_code, answered.content)
+        return body
 
     def tools(self) -> list[dict]:
         tools, cursor = [], None

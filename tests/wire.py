@@ -42,7 +42,8 @@ def validator(version: str, definition: str) -> jsonschema.protocols.Validator:
 
 def validate_exchange(version: str, request: Any, status: int, body: bytes) -> None:
     """Check one HTTP exchange: a request (or notification) and what the endpoint answered."""
-    if not isinstance(request, dict) or "id" not in request:
+    if not isinstance(request, dict) or "id" not in request or "method" not in request:
+        # A notification, or the client's response to a request of the server's.
         assert status == 202 and body == b"", (status, body)
         return
     message = json.loads(body)
@@ -76,13 +77,16 @@ def sse_messages(body: bytes) -> list[Any]:
 
 
 def validate_stream(version: str, request: Any, body: bytes) -> list[Any]:
-    """Check an SSE answer: server notifications, then exactly one response, last."""
+    """Check an SSE answer: server notifications and requests (the handshake era's input
+    requests), then exactly one response, last."""
     messages = sse_messages(body)
     assert messages, "an empty stream"
     *notifications, answer = messages
     for notification in notifications:
-        assert "id" not in notification, notification
-        validator(version, "ServerNotification").validate(notification)
+        if "id" in notification:
+            validate_server_request(version, notification)
+        else:
+            validator(version, "ServerNotification").validate(notification)
     validate_exchange(version, request, 200, json.dumps(answer).encode())
     return messages
 
@@ -90,3 +94,12 @@ def validate_stream(version: str, request: Any, body: bytes) -> list[Any]:
 def _defs(version: str) -> dict[str, Any]:
     schema = _schema(version)
     return schema.get("$defs") or schema["definitions"]
+
+
+def validate_server_request(version: str, message: Any) -> None:
+    """Check a request the server sent its client: a JSON-RPC request, and one the version's
+    ``ServerRequest`` defines (``elicitation/create``, ``sampling/createMessage``,
+    ``roots/list``)."""
+    validator(version, "JSONRPCRequest").validate(message)
+    validator(version, "ServerRequest").validate(message)
+    assert message["method"] in {"elicitation/create", "sampling/createMessage", "roots/list"}

@@ -44,8 +44,10 @@ class TodoViewSet(viewsets.ModelViewSet):
         """Change some fields of a todo, e.g. mark it done."""
         return super().partial_update(request, *args, **kwargs)
 
-    # A 2026-07-28 client that can elicit asks its user first; the view runs only once they
-    # accept (docs/input.md). Other clients rely on their own approval of destructive tools.
+    # A client that can elicit asks its user first (2026-07-28 by a retry, 2025-06-18 and
+    # 2025-11-25 on the call's stream); the view runs only once they accept. A client that
+    # can't be asked is refused, unless CONFIRM_UNASKABLE is "run" (settings.py,
+    # docs/input.md).
     @mcp_tool(confirm="Delete todo {pk}? This cannot be undone.")
     def destroy(self, request, *args, **kwargs):
         """Delete a todo."""

@@ -121,6 +121,26 @@ def declares(capabilities: Mapping[str, Any], request: Mapping[str, Any]) -> boo
     return isinstance(capabilities.get("roots"), Mapping)
 
 
+#: The first handshake-era version of each request a server may send its client: sampling
+#: and roots since 2024-11-05, elicitation since 2025-06-18, URL elicitation and sampling
+#: with tools since 2025-11-25 (versions are dates: they compare as strings).
+SINCE = {SAMPLE: "2024-11-05", LIST_ROOTS: "2024-11-05", ELICIT: "2025-06-18"}
+SINCE_EXTENDED = "2025-11-25"
+
+
+def handshake_supports(version: str, request: Mapping[str, Any]) -> bool:
+    """Return whether a client of handshake-era ``version`` can be sent ``request`` at all.
+
+    Whether it will answer is the client's to say: that era declares capabilities only at
+    ``initialize``, which a stateless server never sees again.
+    """
+    method, params = request["method"], request["params"]
+    extended = (method == ELICIT and params.get("mode") == "url") or (
+        method == SAMPLE and "tools" in params
+    )
+    return version >= (SINCE_EXTENDED if extended else SINCE[method])
+
+
 def check_responses(value: object) -> dict[str, dict[str, Any]]:
     """Return ``inputResponses`` if it is a valid ``InputResponses`` object, else raise ValueError.
 

@@ -144,6 +144,14 @@ def error_envelope(request_id: Any, error: JSONRPCError) -> str:
     return json.dumps(envelope, separators=(",", ":"))
 
 
+def request_envelope(request_id: str, method: str, params: dict[str, Any]) -> str:
+    """Encode a request the server sends its client (an input request of the handshake era)."""
+    return (
+        f'{{"jsonrpc":"2.0","id":{_dumps(request_id)},"method":{_dumps(method)},'
+        f'"params":{encode(params)}}}'
+    )
+
+
 def notification_envelope(method: str, params: dict[str, Any]) -> str:
     """Encode a notification the server sends (progress, log messages)."""
     return f'{{"jsonrpc":"2.0","method":{_dumps(method)},"params":{encode(params)}}}'

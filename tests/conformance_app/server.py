@@ -84,11 +84,14 @@ def serve(
     settings: str = "tests.conformance_app.settings",
     env: dict[str, str] | None = None,
     database: Path | None = None,
+    workers: int = 1,
 ) -> Iterator[str]:
     """Yield the base URL of a server of ``kind`` (see SERVERS); stop it by PID on exit.
 
     The server has its own copy of a migrated SQLite database (the admin state lives
-    there), unless ``database`` names one that several servers share.
+    there), unless ``database`` names one that several servers share. ``workers`` sets
+    gunicorn's sync workers (a call that asks its client needs a second one to receive
+    the answer).
     """
     port = free_port()
     folder = Path(tempfile.mkdtemp(prefix="mcp-tools-server-"))
@@ -103,6 +106,8 @@ def serve(
         DATABASE_ENV: str(database),
     }
     command = [sys.executable, *SERVERS[kind]]
+    if kind == "gunicorn":
+        command[command.index("--workers") + 1] = str(workers)
     if kind == "uvicorn":
         command += ["--port", str(port), "--log-level", "warning"]
     else:

@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from mcp_tools import elicit, get_tool_call, is_mcp_request, mcp_tool
+from mcp_tools import elicit, get_tool_call, is_mcp_request, mcp_tool, request_input
 
 from .models import Entry
 
@@ -256,6 +256,59 @@ def ask_word(request, word):
             "name": name["content"]["name"],
             "color": (color["content"] or {}).get("color"),
             "entries": Entry.objects.count(),
+        }
+    )
+
+
+#: One item per run of ``ask_on_stream``: in the handshake era a view asks and goes on.
+STREAM_RUNS: list[str] = []
+
+
+@mcp_tool("ask_on_stream", stream=True)
+@api_view(["GET"])
+def ask_on_stream(request, word):
+    """Ask the user's name, then their colour: on the call's stream in the handshake era."""
+    STREAM_RUNS.append(word)
+    name = elicit(request, "name", f"Who says {word}?", NAME_FORM)
+    color = elicit(request, "color", "Your colour?", COLOR_FORM)
+    return Response(
+        {
+            "word": word,
+            "name": (name["content"] or {}).get("name"),
+            "color": (color["content"] or {}).get("color"),
+            "runs": STREAM_RUNS.count(word),
+        }
+    )
+
+
+@mcp_tool("ask_everything", stream=True)
+@api_view(["GET"])
+def ask_everything(request):
+    """Ask a form, the client's model and its roots in one round."""
+    answers = request_input(
+        request,
+        {
+            "user": {
+                "method": "elicitation/create",
+                "params": {"message": "Your name?", "requestedSchema": NAME_FORM},
+            },
+            "greeting": {
+                "method": "sampling/createMessage",
+                "params": {
+                    "messages": [
+                        {"role": "user", "content": {"type": "text", "text": "Say hello"}}
+                    ],
+                    "maxTokens": 20,
+                },
+            },
+            "roots": {"method": "roots/list", "params": {}},
+        },
+    )
+    return Response(
+        {
+            "name": answers["user"]["content"]["name"],
+            "greeting": answers["greeting"]["content"]["text"],
+            "roots": [root["uri"] for root in answers["roots"]["roots"]],
         }
     )
 

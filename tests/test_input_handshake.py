@@ -1,0 +1,208 @@
+"""Input requests of the handshake era, driven by the official Python SDK in ``legacy`` mode
+(2025-11-25) over HTTP (live_server): the server asks on the call's stream, the SDK answers
+through its callbacks with a POST of its own, and the view goes on where it asked.
+
+Every exchange is checked against the 2025-11-25 schema, requests on the stream included.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import mcp_types as types
+import pytest
+from django.test import override_settings
+
+from demo_project.todos.models import Todo
+from tests.sdk import StreamingWire, connect
+from tests.testapp.views import STREAM_RUNS
+from tests.wire import sse_messages, validate_exchange, validate_stream
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+VERSION = "2025-11-25"
+UNASKABLE = "This tool needs the user's confirmation, which this client cannot ask for"
+
+
+@pytest.fixture
+def mcp_url(live_server):
+    return f"{live_server.url}/mcp"
+
+
+def run(coroutine):
+    return asyncio.run(asyncio.wait_for(coroutine, timeout=60))
+
+
+def validate(wire: StreamingWire) -> list[list]:
+    """Check every exchange against the 2025-11-25 schema; return each tools/call's stream
+    (its messages in order) or plain answer (one message)."""
+    calls = []
+    for message, status, content_type, body in wire.posts():
+        if content_type.startswith("text/event-stream"):
+            messages = validate_stream(VERSION, message, body)
+        else:
+            validate_exchange(VERSION, message, status, body)
+            messages = [json.loads(body)] if body else []
+        if message.get("method") == "tools/call":
+            calls.append(messages)
+    return calls
+
+
+def responses(wire: StreamingWire) -> list:
+    """The responses the client POSTed, and the statuses the endpoint answered them with."""
+    return [
+        (message, status)
+        for message, status in wire.statuses
+        if isinstance(message, dict) and "id" in message and "method" not in message
+    ]
+
+
+def test_a_two_step_elicitation_goes_on_where_it_asked(mcp_url, alice):
+    STREAM_RUNS.clear()
+    wire = StreamingWire()
+    asked = []
+
+    async def elicitation(context, params):
+        asked.append(params.message)
+        field = next(iter(params.requested_schema["properties"]))
+        value = {"name": "Alice", "color": "blue"}[field]
+        return types.ElicitResult(action="accept", content={field: value})
+
+    async def scenario():
+        async with connect(
+            mcp_url, token=alice.token, mode="legacy", wire=wire, elicitation_callback=elicitation
+        ) as client:
+            assert client.session.protocol_version == VERSION
+            return await client.call_tool("ask_on_stream", {"word": "hey"})
+
+    done = run(scenario())
+    assert done.is_error is False
+    # One run: the view waited in each ask and went on (nothing ran twice).
+    assert done.structured_content == {"word": "hey", "name": "Alice", "color": "blue", "runs": 1}
+    assert asked == ["Who says hey?", "Your colour?"]
+    [stream] = validate(wire)
+    *requests, answer = stream
+    assert [request["method"] for request in requests] == ["elicitation/create"] * 2
+    assert answer["result"]["structuredContent"]["runs"] == 1
+    # Each answer was POSTed on its own request and taken (202).
+    answered = responses(wire)
+    assert [message["id"] for message, _ in answered] == [request["id"] for request in requests]
+    assert {status for _, status in answered} == {202}
+
+
+def test_sampling_elicitation_and_roots_are_asked_in_one_round(mcp_url, alice):
+    wire = StreamingWire()
+
+    async def sampling(context, params):
+        return types.CreateMessageResult(
+            role="assistant", content=types.TextContent(type="text", text="Hello!"), model="m"
+        )
+
+    async def elicitation(context, params):
+        return types.ElicitResult(action="accept", content={"name": "Ann"})
+
+    async def roots(context):
+        return types.ListRootsResult(roots=[types.Root(uri="file:///work")])
+
+    async def scenario():
+        async with connect(
+            mcp_url,
+            token=alice.token,
+            mode="legacy",
+            wire=wire,
+            sampling_callback=sampling,
+            elicitation_callback=elicitation,
+            list_roots_callback=roots,
+        ) as client:
+            return await client.call_tool("ask_everything")
+
+    done = run(scenario())
+    assert done.is_error is False, done
+    assert done.structured_content == {
+        "name": "Ann",
+        "greeting": "Hello!",
+        "roots": ["file:///work"],
+    }
+    [stream] = validate(wire)
+    assert {message.get("method") for message in stream[:-1]} == {
+        "elicitation/create",
+        "sampling/createMessage",
+        "roots/list",
+    }
+
+
+@pytest.mark.parametrize(("action", "deleted"), [("accept", True), ("decline", False)])
+def test_todo_destroy_is_confirmed_on_the_stream_before_it_runs(mcp_url, alice, action, deleted):
+    todo = Todo.objects.create(owner=alice, title="Water the plants")
+    wire = StreamingWire()
+    asked = []
+
+    async def elicitation(context, params):
+        asked.append((params.message, params.requested_schema))
+        return types.ElicitResult(action=action)
+
+    async def scenario():
+        async with connect(
+            mcp_url, token=alice.token, mode="legacy", wire=wire, elicitation_callback=elicitation
+        ) as client:
+            return await client.call_tool("todo_destroy", {"pk": todo.pk})
+
+    done = run(scenario())
+    assert asked == [
+        (f"Delete todo {todo.pk}? This cannot be undone.", {"type": "object", "properties": {}})
+    ]
+    assert Todo.objects.filter(pk=todo.pk).exists() is not deleted
+    if deleted:
+        assert done.is_error is False
+    else:
+        assert done.is_error is True and done.content[0].text == "Cancelled by the user"
+    [stream] = validate(wire)
+    assert [message.get("method") for message in stream] == ["elicitation/create", None]
+
+
+def test_a_client_that_declares_no_elicitation_is_refused_by_default(mcp_url, alice):
+    todo = Todo.objects.create(owner=alice, title="Old")
+    wire = StreamingWire()
+
+    async def scenario():
+        async with connect(mcp_url, token=alice.token, mode="legacy", wire=wire) as client:
+            return await client.call_tool("todo_destroy", {"pk": todo.pk})
+
+    done = run(scenario())
+    assert done.is_error is True and done.content[0].text == UNASKABLE
+    assert Todo.objects.filter(pk=todo.pk).exists()
+    # The server asked; the SDK, without an elicitation callback, answered with an error.
+    [(response, status)] = responses(wire)
+    assert "error" in response and status == 202
+    validate(wire)
+
+
+def test_a_client_that_declares_no_elicitation_runs_it_with_confirm_unaskable_run(mcp_url, alice):
+    todo = Todo.objects.create(owner=alice, title="Old")
+
+    async def scenario():
+        async with connect(mcp_url, token=alice.token, mode="legacy") as client:
+            return await client.call_tool("todo_destroy", {"pk": todo.pk})
+
+    with override_settings(MCP_TOOLS={"CACHE": "mcp", "CONFIRM_UNASKABLE": "run"}):
+        done = run(scenario())
+    assert done.is_error is False
+    assert not Todo.objects.filter(pk=todo.pk).exists()
+
+
+def test_a_view_s_ask_the_client_cannot_answer_raises_input_unavailable(mcp_url, alice):
+    async def scenario():
+        async with connect(mcp_url, token=alice.token, mode="legacy") as client:
+            return await client.call_tool("ask_on_stream", {"word": "hey"})
+
+    done = run(scenario())
+    assert done.is_error is True
+    assert done.content[0].text == (
+        "This tool needs input from the user, which this client cannot provide"
+    )
+
+
+def test_sse_messages_reads_the_requests_of_a_stream():
+    body = b'event: message\ndata: {"jsonrpc":"2.0","id":"x","method":"roots/list"}\n\n'
+    assert sse_messages(body) == [{"jsonrpc": "2.0", "id": "x", "method": "roots/list"}]
