@@ -777,12 +777,20 @@ class Figures:
                     isinstance(error, dict) and error.get("code") == INTERNAL_ERROR
                 )
 
+    def write(self) -> None:
+        """Write the figures so far to ``MCP_FUZZ_FIGURES``: at the end of the run, and
+        every 1,000 examples, for whoever follows a long one."""
+        self.seconds = time.monotonic() - self.started
+        with open(FIGURES_PATH, "w") as file:
+            json.dump(self.as_json(), file, indent=2)
+
     def as_json(self) -> dict[str, Any]:
         return {
             "examples": self.examples,
             "max_examples": EXAMPLES,
             "wall_clock_bound_seconds": SECONDS or None,
             "bound_reached": self.bound_reached,
+            "failed": self.failed,
             "requests": self.requests,
             "input_required_retries": self.retries,
             "statuses": {str(code): count for code, count in sorted(self.statuses.items())},
@@ -798,7 +806,13 @@ class Figures:
         failures = ", ".join(
             f"{message!r}: {count:,}" for message, count in self.failures.most_common()
         )
-        stopped = "the wall-clock bound" if self.bound_reached else "max_examples"
+        stopped = (
+            "the wall-clock bound"
+            if self.bound_reached
+            else "a failing example, then its shrinking"
+            if self.failed
+            else "max_examples"
+        )
         return [
             f"examples: {self.examples:,} of {EXAMPLES:,} (stopped by {stopped}), "
             f"{self.seconds:,.0f} s",
@@ -878,9 +892,7 @@ def fuzz_state(alice, monkeypatch, request):
         yield alice.token, ran, faults
     finally:
         logger.removeHandler(faults)
-        FIGURES.seconds = time.monotonic() - FIGURES.started
-        with open(FIGURES_PATH, "w") as file:
-            json.dump(FIGURES.as_json(), file, indent=2)
+        FIGURES.write()
 
 
 #: HTTP requests of one example at most: the first, then input-required retries.
@@ -912,6 +924,8 @@ def test_the_endpoint_answers_anything_with_a_valid_answer_and_no_fault(fuzz_sta
         FIGURES.examples += 1
         raise
     FIGURES.examples += 1
+    if FIGURES.examples % 1000 == 0:
+        FIGURES.write()
 
 
 def check_exchange(exchange: Exchange, token: str, ran: list[str], faults: Faults) -> Any:
