@@ -42,6 +42,10 @@ class ToolCallContext:
     #: What the view may ask the client (``mcp_tools.input_requests.Inputs``); None where it
     #: can ask nothing (the handshake era).
     inputs: Any = None
+    #: The protocol version of a handshake-era call answered without a stream so far, whose
+    #: client reads one: its first ask ends the run, and the call starts again on a stream
+    #: (docs/input.md). None for any other call.
+    stream_on_ask: str | None = None
     #: The ``InputUnavailable`` an ask raised for lack of a declared client capability.
     unavailable: Any = None
     #: What the view raised, held while the middleware chain returns (``dispatch``).

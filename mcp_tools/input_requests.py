@@ -7,11 +7,13 @@ carries it; otherwise it raises ``InputRequired``, which ends the view's run, an
 runs again from the start on the retry. Earlier rounds' answers come back signed in the
 ``requestState`` (``mcp_tools.request_state``).
 
-In the handshake era a streamed call asks over its stream instead: the view's thread waits
-in the ask for the client's response (``mcp_tools.client_requests``) and goes on where it
-asked. Where the client can't answer (a call that is not streamed, an undeclared
-capability, outside a tool call) the asks raise ``InputUnavailable``; a confirmation
-follows ``CONFIRM_UNASKABLE`` (docs/input.md).
+In the handshake era a call asks over its SSE stream instead: the view's thread waits in
+the ask for the client's response (``mcp_tools.client_requests``) and goes on where it
+asked. A call answered without a stream so far ends its run at the first ask
+(``StreamNeeded``) and starts again on a stream. Where the client can't answer (no
+``text/event-stream`` in its ``Accept``, a batch, an undeclared capability, outside a tool
+call) the asks raise ``InputUnavailable``; a confirmation follows ``CONFIRM_UNASKABLE``
+(docs/input.md).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
+from . import client_requests
 from .conf import mcp_settings
 from .context import get_context
 from .exceptions import InputUnavailable
@@ -67,6 +70,12 @@ class InputRequired(BaseException):
     def __init__(self, requests: dict[str, dict[str, Any]]) -> None:
         super().__init__(", ".join(requests))
         self.requests = requests
+
+
+class StreamNeeded(InputRequired):
+    """End a handshake-era run that asks without a stream: the call starts again on one,
+    where the ask goes out to the client (docs/input.md). The run's atomic block rolls back
+    as for any exception, and nothing of it is reported."""
 
 
 @dataclass
@@ -160,6 +169,9 @@ def _ask(request: Any, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
         raise InputUnavailable()
     channel: Inputs | None = context.inputs
     if channel is None:
+        version = context.stream_on_ask if context.notifier is None else None
+        if version and all(can_ask_on_stream(version, asked) for asked in requests.values()):
+            raise StreamNeeded(requests)
         return _ask_over_stream(context.notifier, requests)
     for asked in requests.values():
         if not inputs.declares(channel.capabilities, asked):
@@ -323,6 +335,12 @@ def can_confirm_over_stream(version: str) -> bool:
     its call is streamed (elicitation exists since 2025-06-18)."""
     params = {"message": "", "requestedSchema": CONFIRM_SCHEMA}
     return inputs.handshake_supports(version, {"method": inputs.ELICIT, "params": params})
+
+
+def can_ask_on_stream(version: str, request: Mapping[str, Any]) -> bool:
+    """Return whether a handshake-era call of ``version`` can send ``request`` on its
+    stream: the version has it, and a response can reach the worker that asks."""
+    return inputs.handshake_supports(version, request) and client_requests.available()
 
 
 def _accepted(answer: Any) -> bool:

@@ -18,7 +18,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from . import arguments, request_state
-from .context import ToolCallContext, attach_notifier
+from .context import ToolCallContext, attach_notifier, get_context
 from .dispatch import call_view, release
 from .enforcement import enforce
 from .exceptions import ClientDisconnected
@@ -28,6 +28,7 @@ from .input_requests import (
     CONFIRM_KEY,
     InputRequired,
     Inputs,
+    StreamNeeded,
     can_confirm_over_stream,
     confirm,
     confirmation,
@@ -65,6 +66,7 @@ class Invocation:
         #: The finished result and the view's status, until the answer reports them.
         self._finished: tuple[ToolResult, int | None] | None = None
         self.inner: HttpRequest | None = None
+        self._split: arguments.SplitArguments | None = None
 
     @property
     def name(self) -> str:
@@ -89,21 +91,15 @@ class Invocation:
         request's thread, also for streamed calls: the outer request (its session, its lazy
         user) is not touched again once its response has left.
         """
-        lines, split = arguments.prepare(self.tool, self.args)
+        lines, self._split = arguments.prepare(self.tool, self.args)
         if lines:
             return self.finish(ToolResult.error("\n".join(lines)))
         call = self.call
-        context = ToolCallContext(
-            params=call.message.params,
-            tool_name=self.tool.name,
-            endpoint_path=call.exchange.endpoint_path,
-            inputs=self.inputs,
-        )
-        identity = call.caller.identity_for(self.tool.view_class)
+        # A handshake-era call answered on this thread may start again on a stream when its
+        # view asks (``restart``): where its client reads one.
+        may_stream = not call.era.modern and call.exchange.streams
         try:
-            self.inner = build_inner_request(
-                call.request, self.tool, split, context, identity=identity
-            )
+            self.inner = self._build_inner(call.version if may_stream else None)
         except NoPath as exc:
             return self.finish(ToolResult.error(f"Invalid arguments: {exc.json_path}: {exc}"))
         template = confirmation(self.tool)
@@ -122,11 +118,36 @@ class Invocation:
                 return self.finish(ToolResult.error(refused))
         return None
 
+    def _build_inner(self, stream_on_ask: str | None) -> HttpRequest:
+        call = self.call
+        context = ToolCallContext(
+            params=call.message.params,
+            tool_name=self.tool.name,
+            endpoint_path=call.exchange.endpoint_path,
+            inputs=self.inputs,
+            stream_on_ask=stream_on_ask,
+        )
+        identity = call.caller.identity_for(self.tool.view_class)
+        assert self._split is not None, "prepare() splits the arguments first"
+        return build_inner_request(call.request, self.tool, self._split, context, identity=identity)
+
+    def restart(self) -> None:
+        """Make the view's request afresh, for a run on a stream after one that ended at its
+        first ask (``StreamNeeded``); this run's asks can't start it again."""
+        self.inner = self._build_inner(None)
+
+    def stay_inline(self) -> None:
+        """Keep this call on its thread whatever its view asks (it can't stream)."""
+        context = get_context(self.inner)
+        if context is not None:
+            context.stream_on_ask = None
+
     def run(self, notifier: Any = None) -> ToolResult | InputRequiredResult:
         """Run the view (its notifications to ``notifier``) and return its finished result.
 
         Raises ``JSONRPCError`` (-32021) when the view failed for want of a client
-        capability the 2026-07-28 client did not declare.
+        capability the 2026-07-28 client did not declare, and ``StreamNeeded`` when a
+        handshake-era view asked without a stream (``restart`` it on one).
         """
         inner = self.inner
         assert inner is not None, "prepare() refused this call"
@@ -142,6 +163,8 @@ class Invocation:
         status = None
         try:
             response = call_view(inner)
+        except StreamNeeded:
+            raise
         except InputRequired as asked:
             return self.input_required(asked)
         except Exception as exc:

@@ -34,9 +34,9 @@ from . import client_requests, errors
 from .conf import mcp_settings
 from .encoding import encode_value
 from .exceptions import ClientDisconnected
-from .input_requests import NoAnswer
+from .input_requests import NoAnswer, can_ask_on_stream
 from .invocation import Invocation
-from .protocol import inputs, jsonrpc
+from .protocol import jsonrpc
 from .protocol.projection import project_progress
 from .protocol.versions import Era, sends_log
 from .request_state import caller_key
@@ -210,11 +210,7 @@ class Notifier:
         """Return whether this stream can carry ``request`` to its client: a handshake-era
         call (2026-07-28 asks by input-required results) of a version that has it."""
         era = self.spec.era
-        return (
-            not era.modern
-            and inputs.handshake_supports(era.version, request)
-            and client_requests.available()
-        )
+        return not era.modern and can_ask_on_stream(era.version, request)
 
     def ask(self, requests: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
         """Send ``requests`` (key → method and params) to the client on this stream; return

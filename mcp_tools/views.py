@@ -65,6 +65,7 @@ from .authentication import (
 from .conf import mcp_settings
 from .formatters import BaseFormatter
 from .handlers import Exchange
+from .input_requests import StreamNeeded
 from .invocation import Invocation
 from .protocol import jsonrpc, mediatypes, versions
 from .protocol.jsonrpc import INVALID_REQUEST, JSONRPCError
@@ -425,13 +426,29 @@ class MCPView(View):
         if outcome is None:
             return HttpResponse(status=202)  # a notification or a response
         if isinstance(outcome, Invocation):
-            streamed = None
-            if outcome.notifies and exchange.streams:
-                streamed = streaming.stream(request, outcome)
+            return self.run_invocation(request, exchange, outcome)
+        return answer_response(outcome)
+
+    def run_invocation(
+        self, request: HttpRequest, exchange: Exchange, invocation: Invocation
+    ) -> HttpResponseBase:
+        """Answer a tool call whose view is still to run: on an SSE stream when the client
+        wants its notifications, else on this thread, until a handshake-era view asks for
+        input: the call then starts again on a stream, which carries the question
+        (docs/input.md)."""
+        if invocation.notifies and exchange.streams:
+            streamed = streaming.stream(request, invocation)
             if streamed is not None:
                 return streamed
-            outcome = server.serve_invocation(outcome)
-        return answer_response(outcome)
+            invocation.stay_inline()  # every stream slot is taken: the view can ask nothing
+        try:
+            return answer_response(server.serve_invocation(invocation))
+        except StreamNeeded:
+            invocation.restart()  # the view runs again from the start, on a stream
+        streamed = streaming.stream(request, invocation)
+        if streamed is not None:
+            return streamed
+        return answer_response(server.serve_invocation(invocation))  # it can ask nothing now
 
     def batch(self, exchange: Exchange, values: list[Any]) -> HttpResponse:
         """Answer a JSON-RPC batch, item by item, never streamed; its messages share the

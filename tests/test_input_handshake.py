@@ -10,13 +10,15 @@ from __future__ import annotations
 import asyncio
 import json
 
+import httpx2
 import mcp_types as types
 import pytest
 from django.test import override_settings
 
 from demo_project.todos.models import Todo
 from tests.sdk import StreamingWire, connect
-from tests.testapp.views import STREAM_RUNS
+from tests.testapp.models import Entry
+from tests.testapp.views import ASK_RUNS, STREAM_RUNS
 from tests.wire import sse_messages, validate_exchange, validate_stream
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -89,6 +91,75 @@ def test_a_two_step_elicitation_goes_on_where_it_asked(mcp_url, alice):
     answered = responses(wire)
     assert [message["id"] for message, _ in answered] == [request["id"] for request in requests]
     assert {status for _, status in answered} == {202}
+
+
+@pytest.mark.parametrize("atomic", [True, False])
+def test_a_view_that_is_not_streamed_starts_again_on_a_stream_at_its_first_ask(
+    mcp_url, alice, request, atomic
+):
+    # ask_word declares no stream=True: its call is answered on the request's thread until
+    # the view asks, then starts again on a stream, where the questions go out.
+    if atomic:
+        request.getfixturevalue("atomic_requests")
+    ASK_RUNS.clear()
+    wire = StreamingWire()
+    answers = iter([{"name": "Alice"}, {"color": "red"}])
+
+    async def elicitation(context, params):
+        return types.ElicitResult(action="accept", content=next(answers))
+
+    async def scenario():
+        async with connect(
+            mcp_url, token=alice.token, mode="legacy", wire=wire, elicitation_callback=elicitation
+        ) as client:
+            return await client.call_tool("ask_word", {"word": "hey"})
+
+    done = run(scenario())
+    assert done.is_error is False, done
+    # The first run ended at its first ask and the second asked on the stream. Under
+    # ATOMIC_REQUESTS the first run's write was rolled back; without it, it stays, as in
+    # 2026-07-28: code before the first ask must be safe to repeat (docs/input.md).
+    assert ASK_RUNS == ["hey", "hey"]
+    entries = 1 if atomic else 2
+    assert done.structured_content == {
+        "word": "hey",
+        "name": "Alice",
+        "color": "red",
+        "entries": entries,
+    }
+    assert Entry.objects.count() == entries
+    [stream] = validate(wire)
+    assert [message.get("method") for message in stream] == ["elicitation/create"] * 2 + [None]
+
+
+def test_a_call_that_can_t_stream_can_t_ask(mcp_url, alice):
+    # A client that reads no SSE (Accept: application/json) can't be asked: the view's ask
+    # raises InputUnavailable on the first run, which is the only one.
+    ASK_RUNS.clear()
+    message = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "ask_word", "arguments": {"word": "hey"}},
+    }
+    response = httpx2.post(
+        mcp_url,
+        json=message,
+        headers={
+            "Accept": "application/json",
+            "Authorization": f"Token {alice.token}",
+            "MCP-Protocol-Version": VERSION,
+        },
+        timeout=30,
+    )
+    validate_exchange(VERSION, message, response.status_code, response.content)
+    assert response.headers["Content-Type"] == "application/json"
+    result = response.json()["result"]
+    assert result["isError"] is True
+    assert result["content"][0]["text"] == (
+        "This tool needs input from the user, which this client cannot provide"
+    )
+    assert ASK_RUNS == ["hey"]
 
 
 def test_sampling_elicitation_and_roots_are_asked_in_one_round(mcp_url, alice):

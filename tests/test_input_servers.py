@@ -1,7 +1,8 @@
 """The handshake era's input requests under real servers: the TypeScript SDK 1.x client,
 with an elicitation handler, against gunicorn (sync workers, in processes of their own:
 the answer reaches the worker holding the stream through the shared cache) and uvicorn
-(ASGI)."""
+(ASGI). A tool declared ``stream=True`` streams from the start; one that is not starts again
+on a stream at its first ask."""
 
 from __future__ import annotations
 
@@ -47,12 +48,18 @@ def typescript_client(url, tmp_path, calls, answer):
 
 
 def test_the_typescript_sdk_answers_an_elicitation_on_the_stream(server, tmp_path):
-    calls = [{"name": "test_streaming_elicitation"}, {"name": "test_streaming_elicitation"}]
+    # A streamed tool twice, then one that declares no stream=True: its call starts again on
+    # a stream at its first ask.
+    calls = [
+        {"name": "test_streaming_elicitation"},
+        {"name": "test_streaming_elicitation"},
+        {"name": "test_input_required_result_elicitation"},
+    ]
     report = typescript_client(
         server, tmp_path, calls, {"action": "accept", "content": {"name": "Ada"}}
     )
     assert report["protocolVersion"] == "2025-11-25"
-    assert [params["message"] for params in report["asked"]] == ["What is your name?"] * 2
+    assert [params["message"] for params in report["asked"]] == ["What is your name?"] * 3
     for entry in report["results"]:
         assert "error" not in entry, entry
         assert entry["result"]["isError"] is False, entry

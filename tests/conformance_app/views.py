@@ -301,6 +301,108 @@ def streaming_elicitation(request):
     return say(f"Hello, {answer['content']['name']}!")
 
 
+# The handshake era's input requests (0.1.16): asked on the call's stream. None of these
+# tools declares stream=True: the call starts on a stream at its first ask. ----------------
+
+
+def one_string(name: str, description: str) -> dict[str, Any]:
+    """The input schema of one required string argument."""
+    properties = {name: {"type": "string", "description": description}}
+    return {"type": "object", "properties": properties, "required": [name]}
+
+
+#: tools-call-elicitation's form.
+USER_FORM = {
+    "type": "object",
+    "properties": {
+        "username": {"type": "string", "description": "User's response"},
+        "email": {"type": "string", "description": "User's email address"},
+    },
+    "required": ["username", "email"],
+}
+#: elicitation-sep1034-defaults: a default for every primitive type (SEP-1034).
+DEFAULTS_FORM = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "default": "John Doe"},
+        "age": {"type": "integer", "default": 30},
+        "score": {"type": "number", "default": 95.5},
+        "status": {
+            "type": "string",
+            "enum": ["active", "inactive", "pending"],
+            "default": "active",
+        },
+        "verified": {"type": "boolean", "default": True},
+    },
+}
+#: elicitation-sep1330-enums: the five enum forms of SEP-1330.
+ENUMS_FORM = {
+    "type": "object",
+    "properties": {
+        "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+        "titledSingle": {
+            "type": "string",
+            "oneOf": [
+                {"const": "value1", "title": "First Option"},
+                {"const": "value2", "title": "Second Option"},
+                {"const": "value3", "title": "Third Option"},
+            ],
+        },
+        "legacyEnum": {
+            "type": "string",
+            "enum": ["opt1", "opt2", "opt3"],
+            "enumNames": ["Option One", "Option Two", "Option Three"],
+        },
+        "untitledMulti": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["option1", "option2", "option3"]},
+        },
+        "titledMulti": {
+            "type": "array",
+            "items": {
+                "anyOf": [
+                    {"const": "value1", "title": "First Choice"},
+                    {"const": "value2", "title": "Second Choice"},
+                    {"const": "value3", "title": "Third Choice"},
+                ]
+            },
+        },
+    },
+}
+
+
+@mcp_tool("test_sampling", input_schema=one_string("prompt", "The prompt to send to the LLM"))
+@api_view(["GET"])
+def handshake_sampling(request):
+    """Ask the client's model the prompt and return its answer."""
+    answer = request_input(request, {"reply": sampling(request.query_params["prompt"], 100)})
+    return say(f"LLM response: {sampled_text(answer['reply'])}")
+
+
+@mcp_tool("test_elicitation", input_schema=one_string("message", "The message to show the user"))
+@api_view(["GET"])
+def handshake_elicitation(request):
+    """Ask the user for their name and e-mail address."""
+    answer = elicit(request, "user", request.query_params["message"], USER_FORM)
+    return say(f"User response: <action: {answer['action']}, content: {answer['content']}>")
+
+
+@mcp_tool("test_elicitation_sep1034_defaults")
+@api_view(["GET"])
+def handshake_elicitation_defaults(request):
+    """Ask a form whose every field has a default."""
+    answer = elicit(request, "profile", "Check your profile", DEFAULTS_FORM)
+    return say(f"Elicitation completed: action={answer['action']}, content={answer['content']}")
+
+
+@mcp_tool("test_elicitation_sep1330_enums")
+@api_view(["GET"])
+def handshake_elicitation_enums(request):
+    """Ask a form of the five enum forms."""
+    answer = elicit(request, "choices", "Pick your options", ENUMS_FORM)
+    return say(f"Elicitation completed: action={answer['action']}, content={answer['content']}")
+
+
 #: The argument-header fixture's schema: ``shard`` declares its header here, ``region`` and
 #: ``verbose`` through ``headers=`` (docs/protocol.md, argument headers).
 ARGUMENT_HEADERS_SCHEMA = {

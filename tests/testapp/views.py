@@ -281,10 +281,11 @@ def ask_on_stream(request, word):
     )
 
 
-@mcp_tool("ask_everything", stream=True)
+@mcp_tool("ask_everything")
 @api_view(["GET"])
 def ask_everything(request):
-    """Ask a form, the client's model and its roots in one round."""
+    """Ask a form, the client's model and its roots in one round (not streamed: in the
+    handshake era the call starts again on a stream when it asks)."""
     answers = request_input(
         request,
         {
