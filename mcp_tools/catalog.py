@@ -22,8 +22,6 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from django.core.cache import caches
-from django.core.cache.backends.dummy import DummyCache
-from django.core.cache.backends.locmem import LocMemCache
 from django.db import transaction
 from django.db.models import F
 
@@ -31,6 +29,7 @@ from .conf import mcp_settings
 from .definitions import with_overrides
 from .protocol.content import TOOL_ANNOTATION_TYPES
 from .registry import ToolSet
+from .shared_cache import is_per_process
 from .tools import Tool
 
 logger = logging.getLogger("mcp_tools")
@@ -96,11 +95,6 @@ def bump_version() -> str:
             if not created:
                 AdminStateVersion.objects.filter(pk=1).update(number=F("number") + 1)
     return database_version()
-
-
-def is_per_process(cache: Any) -> bool:
-    """Whether ``cache`` can't carry a stamp to other processes (each keeps its own, or none)."""
-    return isinstance(cache, LocMemCache | DummyCache)
 
 
 def read_version() -> str:

@@ -7,9 +7,8 @@ worker of any host may receive it: the response travels to the worker holding th
 through the shared cache (``MCP_TOOLS["CACHE"]``), under the request's id, which is
 random, single-use and bound to the caller that made the call (docs/input.md).
 
-With a per-process cache (``LocMemCache``) a response reaches only the process that asked:
-enough for one process, and check ``mcp_tools.W032`` says so. ``DummyCache`` carries
-nothing: nothing can be asked then.
+With a per-process cache (``LocMemCache``, ``DummyCache``) the database carries the
+response instead (``mcp_tools.shared_cache``).
 """
 
 from __future__ import annotations
@@ -21,11 +20,9 @@ import threading
 import time
 from typing import Any
 
-from django.core.cache import caches
-from django.core.cache.backends.dummy import DummyCache
-
 from .conf import mcp_settings
 from .protocol.jsonrpc import INVALID_PARAMS, INVALID_REQUEST, JSONRPCError
+from .shared_cache import shared_cache
 
 #: Every id of a request the server sent starts so; the rest is random (128 bits).
 ID_PREFIX = "mcp-tools-"
@@ -46,12 +43,7 @@ _waiting: dict[str, threading.Event] = {}
 
 
 def _cache() -> Any:
-    return caches[mcp_settings.CACHE]
-
-
-def available() -> bool:
-    """Whether a response can reach the worker that asked (a cache that keeps values)."""
-    return not isinstance(_cache(), DummyCache)
+    return shared_cache()
 
 
 def open_request(caller: str, timeout: float) -> str:

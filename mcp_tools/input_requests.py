@@ -27,7 +27,6 @@ from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
-from . import client_requests
 from .conf import mcp_settings
 from .context import get_context
 from .exceptions import InputUnavailable
@@ -339,8 +338,8 @@ def can_confirm_over_stream(version: str) -> bool:
 
 def can_ask_on_stream(version: str, request: Mapping[str, Any]) -> bool:
     """Return whether a handshake-era call of ``version`` can send ``request`` on its
-    stream: the version has it, and a response can reach the worker that asks."""
-    return inputs.handshake_supports(version, request) and client_requests.available()
+    stream: whether the version has it."""
+    return inputs.handshake_supports(version, request)
 
 
 def _accepted(answer: Any) -> bool:

@@ -119,3 +119,23 @@ class AdminStateVersion(models.Model):
 
     def __str__(self) -> str:
         return str(self.number)
+
+
+class SharedCacheEntry(models.Model):
+    """One value every worker must see, where ``MCP_TOOLS["CACHE"]`` is a cache each process
+    keeps for itself (``LocMemCache``, ``DummyCache``): the table of the Django database
+    cache that stands in for it (``mcp_tools.shared_cache``), with the columns Django's
+    ``createcachetable`` makes.
+    """
+
+    cache_key = models.CharField(max_length=255, primary_key=True)
+    value = models.TextField()
+    expires = models.DateTimeField(db_index=True)
+
+    class Meta:
+        db_table = "mcp_tools_cache"
+        verbose_name = _("shared cache entry")
+        verbose_name_plural = _("shared cache entries")
+
+    def __str__(self) -> str:
+        return self.cache_key

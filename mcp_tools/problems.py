@@ -108,11 +108,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "mcp_tools.W032": (
         "MCP_TOOLS['CACHE'] is {alias!r}, a {backend}: a cache each process keeps for "
-        "itself. Each process reads the admin state's version from the database instead (one "
-        "query per ADMIN_STATE_MAX_AGE, {max_age} s), and remembers spent confirmations, and "
-        "takes the answers to the handshake era's questions, for itself alone.",
+        "itself. What every worker must see goes through the database instead: the admin "
+        "state's version (one query per ADMIN_STATE_MAX_AGE, {max_age} s), and the spent "
+        "confirmations and the answers to the handshake era's questions (the table "
+        "mcp_tools_cache, one query per read).",
         "Point MCP_TOOLS['CACHE'] at a cache every worker shares (Redis, Memcached, the "
-        "database cache).",
+        "database cache) to spare those queries.",
     ),
     "mcp_tools.W033": (
         "MCP_TOOLS['CACHE'] is {alias!r}, a {backend}, whose add() is not atomic across "
@@ -126,13 +127,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Add it to CACHES, or set MCP_TOOLS['CACHE'] to one of {aliases}.",
     ),
     "mcp_tools.W031": (
-        "MCP_TOOLS['CACHE'] is {alias!r}, a {backend}: it keeps nothing, so each process "
-        "reads the admin state's version from the database (one query per "
-        "ADMIN_STATE_MAX_AGE, {max_age} s), no accepted confirmation is remembered as "
-        "spent: a replayed one runs the view again, and no handshake-era question can be "
-        "asked: nothing carries its answer.",
+        "MCP_TOOLS['CACHE'] is {alias!r}, a {backend}: it keeps nothing. What every worker "
+        "must see goes through the database instead: the admin state's version (one query "
+        "per ADMIN_STATE_MAX_AGE, {max_age} s), and the spent confirmations and the answers "
+        "to the handshake era's questions (the table mcp_tools_cache, one query per read).",
         "Point MCP_TOOLS['CACHE'] at a cache every worker shares (Redis, Memcached, the "
-        "database cache).",
+        "database cache) to spare those queries.",
     ),
     "mcp_tools.W020": (
         "Tool {name}: include_output_schema forces include_structured_content on, although "

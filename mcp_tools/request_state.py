@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.core import signing
-from django.core.cache import caches
 
 from .authentication import Caller
 from .conf import mcp_settings
 from .protocol.jsonrpc import INVALID_PARAMS, JSONRPCError
+from .shared_cache import shared_cache
 
 SALT = "mcp_tools.request_state"
 #: Bumped when the payload's shape changes: older states are then refused, never misread.
@@ -77,10 +77,10 @@ class Confirmation:
         more input (the view will run again on the retry).
         """
         timeout = mcp_settings.INPUT_STATE_MAX_AGE
-        return bool(caches[mcp_settings.CACHE].add(SPENT_PREFIX + self.id, 1, timeout=timeout))
+        return bool(shared_cache().add(SPENT_PREFIX + self.id, 1, timeout=timeout))
 
     def release(self) -> None:
-        caches[mcp_settings.CACHE].delete(SPENT_PREFIX + self.id)
+        shared_cache().delete(SPENT_PREFIX + self.id)
 
 
 @dataclass(frozen=True)

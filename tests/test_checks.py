@@ -381,11 +381,12 @@ def test_a_per_process_cache_is_a_warning_that_says_what_it_costs_outside_debug(
     (message,) = admin_cache_checks(settings, locmem)
     assert message == checks.Warning(
         "MCP_TOOLS['CACHE'] is 'mcp', a LocMemCache: a cache each process keeps for itself. "
-        "Each process reads the admin state's version from the database instead (one query "
-        "per ADMIN_STATE_MAX_AGE, 1 s), and remembers spent confirmations, and takes the answers "
-        "to the handshake era's questions, for itself alone.",
+        "What every worker must see goes through the database instead: the admin state's "
+        "version (one query per ADMIN_STATE_MAX_AGE, 1 s), and the spent confirmations and the "
+        "answers to the handshake era's questions (the table mcp_tools_cache, one query per "
+        "read).",
         hint="Point MCP_TOOLS['CACHE'] at a cache every worker shares (Redis, Memcached, the "
-        "database cache).",
+        "database cache) to spare those queries.",
         obj="mcp",
         id="mcp_tools.W032",
     )
@@ -403,7 +404,7 @@ def test_a_file_cache_is_a_warning_outside_debug(settings):
 def test_a_dummy_cache_is_a_warning(settings):
     (message,) = admin_cache_checks(settings, "django.core.cache.backends.dummy.DummyCache")
     assert message.id == "mcp_tools.W031"
-    assert "a replayed one runs the view again" in message.msg
+    assert "it keeps nothing. What every worker must see goes through the database" in message.msg
 
 
 def test_an_unknown_cache_alias_is_an_error(settings):

@@ -16,7 +16,14 @@ from django.test import override_settings
 from demo_project.todos.models import Todo
 from mcp_tools.client import InputRequiredError, McpToolError, adapt_tools, adapt_tools_sync
 from tests.helpers import MODERN
-from tests.sdk import Wire, connect
+from tests.sdk import (
+    Wire,
+    answering_everything,
+    call_answering,
+    connect,
+    destroy_confirmed,
+    name_then_colour,
+)
 from tests.wire import validate_exchange
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -43,22 +50,9 @@ def validate(wire: Wire) -> list:
 
 def test_the_sdk_answers_a_two_round_elicitation(mcp_url, alice):
     wire = Wire()
-    asked = []
-
-    async def elicitation(context, params):
-        asked.append(params.message)
-        field = next(iter(params.requested_schema["properties"]))
-        value = {"name": "Alice", "color": "blue"}[field]
-        return types.ElicitResult(action="accept", content={field: value})
-
-    async def scenario():
-        async with connect(
-            mcp_url, token=alice.token, wire=wire, elicitation_callback=elicitation
-        ) as client:
-            assert client.session.protocol_version == MODERN
-            return await client.call_tool("ask_word", {"word": "hey"})
-
-    done = run(scenario())
+    done, asked = call_answering(
+        mcp_url, "ask_word", {"word": "hey"}, answer=name_then_colour, token=alice.token, wire=wire
+    )
     assert done.is_error is False
     assert done.structured_content == {
         "word": "hey",
@@ -66,7 +60,7 @@ def test_the_sdk_answers_a_two_round_elicitation(mcp_url, alice):
         "color": "blue",
         "entries": 3,
     }
-    assert asked == ["Who says hey?", "Your colour?"]
+    assert [params.message for params in asked] == ["Who says hey?", "Your colour?"]
     rounds = validate(wire)
     assert [r["resultType"] for r in rounds] == ["input_required", "input_required", "complete"]
     # Each retry echoed the state of the round before it, byte for byte.
@@ -79,19 +73,7 @@ def test_the_sdk_answers_a_two_round_elicitation(mcp_url, alice):
 def test_the_sdk_confirms_todo_destroy_before_it_runs(mcp_url, alice, action, deleted):
     todo = Todo.objects.create(owner=alice, title="Water the plants")
     wire = Wire()
-    asked = []
-
-    async def elicitation(context, params):
-        asked.append((params.message, params.requested_schema))
-        return types.ElicitResult(action=action)
-
-    async def scenario():
-        async with connect(
-            mcp_url, token=alice.token, wire=wire, elicitation_callback=elicitation
-        ) as client:
-            return await client.call_tool("todo_destroy", {"pk": todo.pk})
-
-    done = run(scenario())
+    done, asked = destroy_confirmed(mcp_url, todo.pk, action, token=alice.token, wire=wire)
     assert asked == [
         (f"Delete todo {todo.pk}? This cannot be undone.", {"type": "object", "properties": {}})
     ]
@@ -106,27 +88,9 @@ def test_the_sdk_confirms_todo_destroy_before_it_runs(mcp_url, alice, action, de
 def test_the_sdk_answers_sampling_and_roots_in_one_round(mcp_url, alice):
     wire = Wire()
 
-    async def sampling(context, params):
-        return types.CreateMessageResult(
-            role="assistant",
-            content=types.TextContent(type="text", text="Good day!"),
-            model="test-model",
-        )
-
-    async def elicitation(context, params):
-        return types.ElicitResult(action="accept", content={"name": "Ann"})
-
-    async def roots(context):
-        return types.ListRootsResult(roots=[types.Root(uri="file:///work")])
-
     async def scenario():
         async with connect(
-            mcp_url,
-            token=alice.token,
-            wire=wire,
-            sampling_callback=sampling,
-            elicitation_callback=elicitation,
-            list_roots_callback=roots,
+            mcp_url, token=alice.token, wire=wire, **answering_everything("Good day!")
         ) as client:
             return await client.call_tool("test_input_required_result_multiple_inputs")
 

@@ -3,7 +3,10 @@
 A site that adds the app and runs gunicorn without a shared cache: ``migrate`` goes through
 (the warning ``mcp_tools.W032``, no error), and a tool disabled in admin through one process
 is refused by another within ``ADMIN_STATE_MAX_AGE``, because each process reads the admin
-state's version from the database where its cache can't carry it.
+state's version from the database where its cache can't carry it. The handshake era's
+answers and the spent confirmations go through the database too (Django's database cache
+on the table ``mcp_tools_cache``): an answer POSTed to the other process reaches the one
+that asked, and an acceptance spent on one is spent on both.
 """
 
 from __future__ import annotations
@@ -21,7 +24,13 @@ from mcp import MCPError
 from tests.conformance_app.server import DATABASE_ENV, REPO, migrated_database, serve
 from tests.helpers import admin_action
 from tests.sdk import Wire, listed_and_called
-from tests.test_scale_out import CREATE_USER, django_run
+from tests.test_scale_out import (
+    CREATE_USER,
+    destroy_a_todo_confirmed,
+    destroy_asked_on_one_answered_on_the_other,
+    django_run,
+    modern_call,
+)
 from tests.wire import validate_exchange
 
 SETTINGS = "tests.local_cache_settings"
@@ -72,3 +81,26 @@ def test_a_tool_disabled_through_one_process_is_refused_by_the_other(tmp_path):
         assert isinstance(refused, MCPError) and refused.message == "Unknown tool: todo_list"
     for message, status, _, body in wire.posts():
         validate_exchange("2026-07-28", message, status, body)
+
+
+def test_the_answers_and_the_confirmations_reach_the_other_process(tmp_path):
+    from mcp_tools.input_requests import CONFIRM_KEY
+
+    database = migrated_database(SETTINGS, tmp_path)
+    environ = {**os.environ, "DJANGO_SETTINGS_MODULE": SETTINGS, DATABASE_ENV: str(database)}
+    token = create_user(environ, username="caller", password=secrets.token_hex(8))
+
+    def call(url, name, **params):
+        return modern_call(url, token, name, **params)
+
+    with (
+        serve("gunicorn", SETTINGS, database=database) as first,
+        serve("gunicorn", SETTINGS, database=database) as second,
+    ):
+        # 2025-11-25: the answer reaches the process that asked through the database.
+        destroy_asked_on_one_answered_on_the_other((first, second), token)
+
+        # 2026-07-28: an acceptance spent on the second process is spent on the first.
+        accepted = destroy_a_todo_confirmed(call, asking=first, accepting=second)
+        again = call(first, "todo_destroy", **accepted)
+        assert list(again["inputRequests"]) == [CONFIRM_KEY], again

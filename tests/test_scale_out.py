@@ -94,6 +94,14 @@ class RoundRobin(httpx2.AsyncBaseTransport):
     async def aclose(self) -> None:
         await self._transport.aclose()
 
+    def responders(self) -> list[int]:
+        """Return the instances that took the client's responses (to the server's requests)."""
+        return [
+            served.instance
+            for served in self.served
+            if isinstance(served.message, dict) and "id" in served.message and not served.method
+        ]
+
     def instances_of(self, *, method: str | None = None, tool: str | None = None) -> list[int]:
         """Return the instances that answered the requests of ``method`` (or of ``tool``)."""
         return [
@@ -149,13 +157,28 @@ class Cluster:
 
         ``client_options`` go to ``mcp.Client`` (its elicitation callback, say).
         """
-        router = RoundRobin(self.urls)
-        headers = {"Authorization": f"Token {token}"} if token else {}
-        hooks = {"response": [wire.hook]} if wire is not None else {}
-        http = httpx2.AsyncClient(transport=router, headers=headers, event_hooks=hooks, timeout=30)
-        transport = streamable_http_client(f"{self.urls[0]}/mcp", http_client=http)
-        async with http, Client(transport, mode=mode, **client_options) as client:
-            yield client, router
+        async with round_robin(self.urls, token, mode=mode, wire=wire, **client_options) as pair:
+            yield pair
+
+
+@asynccontextmanager
+async def round_robin(
+    urls: tuple[str, ...],
+    token: str | None = None,
+    *,
+    mode: str = "auto",
+    wire: Wire | None = None,
+    **client_options: Any,
+) -> AsyncIterator[tuple[Client, RoundRobin]]:
+    """Yield an ``mcp.Client`` of the endpoint at each of ``urls`` whose every HTTP request
+    goes to the next instance, and the router that sends them."""
+    router = RoundRobin(urls)
+    headers = {"Authorization": f"Token {token}"} if token else {}
+    hooks = {"response": [wire.hook]} if wire is not None else {}
+    http = httpx2.AsyncClient(transport=router, headers=headers, event_hooks=hooks, timeout=30)
+    transport = streamable_http_client(f"{urls[0]}/mcp", http_client=http)
+    async with http, Client(transport, mode=mode, **client_options) as client:
+        yield client, router
 
 
 CREATE_USER = """
@@ -248,6 +271,68 @@ def cluster(scale_environ: dict[str, str], postgres: Postgres, redis: Redis) -> 
 
 def run(coroutine: Any) -> Any:
     return asyncio.run(asyncio.wait_for(coroutine, timeout=60))
+
+
+def modern_call(url: str, token: str, name: str, **params: Any) -> dict[str, Any]:
+    """POST one 2026-07-28 ``tools/call`` of ``name`` (a client that declares elicitation)
+    to the instance at ``url``; return its result, its exchange checked against the schema."""
+    from mcp_tools.test import MCPClient
+
+    shaper = MCPClient(protocol_version="2026-07-28", client_capabilities={"elicitation": {}})
+    message = shaper.message("tools/call", {"name": name, **params})
+    headers = {**shaper.headers_for(message), "Authorization": f"Token {token}"}
+    response = httpx2.post(f"{url}/mcp", json=message, headers=headers, timeout=30)
+    validate_exchange("2026-07-28", message, response.status_code, response.content)
+    return response.json()["result"]
+
+
+def destroy_a_todo_confirmed(call: Any, *, asking: str, accepting: str) -> dict[str, Any]:
+    """Create a todo and destroy it at 2026-07-28 through ``call(url, name, **params)``: its
+    confirmation asked by the instance at ``asking``, accepted at ``accepting``, where the
+    view runs. Return the accepted retry's params, for a replay."""
+    from mcp_tools.input_requests import CONFIRM_KEY
+
+    todo = call(asking, "todo_create", arguments={"title": "Once"})["structuredContent"]
+    arguments = {"pk": todo["id"]}
+    asked = call(asking, "todo_destroy", arguments=arguments)
+    assert list(asked["inputRequests"]) == [CONFIRM_KEY]
+    accepted = {
+        "arguments": arguments,
+        "inputResponses": {CONFIRM_KEY: {"action": "accept"}},
+        "requestState": asked["requestState"],
+    }
+    done = call(accepting, "todo_destroy", **accepted)
+    assert done["resultType"] == "complete" and done["isError"] is False, done
+    return accepted
+
+
+def destroy_asked_on_one_answered_on_the_other(urls: tuple[str, ...], token: str) -> dict:
+    """Create a todo and destroy it in 2025-11-25 through ``round_robin(urls)``: the call's
+    stream is held by one instance's only worker, and the client's answer to its
+    confirmation goes to the other, which hands it over. Return the todo."""
+    asked = []
+
+    async def elicitation(context, params):
+        asked.append(params.message)
+        return mcp_types.ElicitResult(action="accept")
+
+    async def scenario():
+        async with round_robin(urls, token, mode="legacy", elicitation_callback=elicitation) as (
+            client,
+            router,
+        ):
+            todo = (await client.call_tool("todo_create", {"title": "Asked"})).structured_content
+            deleted = await client.call_tool("todo_destroy", {"pk": todo["id"]})
+            return todo, deleted, router
+
+    todo, deleted, router = run(scenario())
+    assert deleted.is_error is False, deleted
+    assert asked == [f"Delete todo {todo['id']}? This cannot be undone."]
+    [streaming] = router.instances_of(tool="todo_destroy")
+    [answering] = router.responders()
+    assert streaming != answering
+    assert_not_sticky(router)
+    return todo
 
 
 def validate_wire(version: str, wire: Wire) -> None:
@@ -377,36 +462,8 @@ def test_an_input_required_call_started_on_one_instance_completes_on_the_other(c
 
 
 def test_a_handshake_era_ask_is_answered_on_the_other_instance(cluster):
-    # In 2025-11-25 the server asks on the call's stream, held by one instance's only worker;
-    # the client POSTs its answer to the other instance, which hands it over through Redis.
-    user = cluster.user()
-    asked = []
-
-    async def elicitation(context, params):
-        asked.append(params.message)
-        return mcp_types.ElicitResult(action="accept")
-
-    async def scenario():
-        async with cluster.connect(user.token, mode="legacy", elicitation_callback=elicitation) as (
-            client,
-            router,
-        ):
-            created = await client.call_tool("todo_create", {"title": "Asked on one"})
-            todo = created.structured_content
-            deleted = await client.call_tool("todo_destroy", {"pk": todo["id"]})
-            return todo, deleted, router
-
-    todo, deleted, router = run(scenario())
-    assert deleted.is_error is False, deleted
-    assert asked == [f"Delete todo {todo['id']}? This cannot be undone."]
-    [streaming] = router.instances_of(tool="todo_destroy")
-    [answering] = [
-        served.instance
-        for served in router.served
-        if isinstance(served.message, dict) and "id" in served.message and served.method is None
-    ]
-    assert streaming != answering
-    assert_not_sticky(router)
+    # The answer reaches the instance that asked through Redis.
+    todo = destroy_asked_on_one_answered_on_the_other(cluster.urls, cluster.user().token)
     with psycopg.connect(cluster.postgres.conninfo()) as connection:
         row = connection.execute("SELECT 1 FROM todos_todo WHERE id = %s", [todo["id"]]).fetchone()
     assert row is None
@@ -460,30 +517,14 @@ def test_an_accepted_confirmation_runs_the_view_once_whichever_instance_gets_the
     # retry sent again, to either instance, asks the user again: the spent acceptance is
     # remembered in the shared Redis (docs/input.md), not in the process that ran it.
     from mcp_tools.input_requests import CONFIRM_KEY
-    from mcp_tools.test import MCPClient
 
     user = cluster.user()
     first, second = cluster.urls
-    shaper = MCPClient(protocol_version="2026-07-28", client_capabilities={"elicitation": {}})
 
     def call(url, name, **params):
-        message = shaper.message("tools/call", {"name": name, **params})
-        headers = {**shaper.headers_for(message), "Authorization": f"Token {user.token}"}
-        response = httpx2.post(f"{url}/mcp", json=message, headers=headers, timeout=30)
-        validate_exchange("2026-07-28", message, response.status_code, response.content)
-        return response.json()["result"]
+        return modern_call(url, user.token, name, **params)
 
-    todo = call(first, "todo_create", arguments={"title": "Once"})["structuredContent"]
-    arguments = {"pk": todo["id"]}
-    asked = call(first, "todo_destroy", arguments=arguments)
-    assert list(asked["inputRequests"]) == [CONFIRM_KEY]
-    accepted = {
-        "arguments": arguments,
-        "inputResponses": {CONFIRM_KEY: {"action": "accept"}},
-        "requestState": asked["requestState"],
-    }
-    done = call(second, "todo_destroy", **accepted)
-    assert done["resultType"] == "complete" and done["isError"] is False, done
+    accepted = destroy_a_todo_confirmed(call, asking=first, accepting=second)
     for url in (first, second, first):
         again = call(url, "todo_destroy", **accepted)
         assert list(again["inputRequests"]) == [CONFIRM_KEY], again

@@ -387,20 +387,22 @@ def handshake_elicitation(request):
     return say(f"User response: <action: {answer['action']}, content: {answer['content']}>")
 
 
+def completed(answer):
+    return say(f"Elicitation completed: action={answer['action']}, content={answer['content']}")
+
+
 @mcp_tool("test_elicitation_sep1034_defaults")
 @api_view(["GET"])
 def handshake_elicitation_defaults(request):
     """Ask a form whose every field has a default."""
-    answer = elicit(request, "profile", "Check your profile", DEFAULTS_FORM)
-    return say(f"Elicitation completed: action={answer['action']}, content={answer['content']}")
+    return completed(elicit(request, "profile", "Check your profile", DEFAULTS_FORM))
 
 
 @mcp_tool("test_elicitation_sep1330_enums")
 @api_view(["GET"])
 def handshake_elicitation_enums(request):
     """Ask a form of the five enum forms."""
-    answer = elicit(request, "choices", "Pick your options", ENUMS_FORM)
-    return say(f"Elicitation completed: action={answer['action']}, content={answer['content']}")
+    return completed(elicit(request, "choices", "Pick your options", ENUMS_FORM))
 
 
 #: The argument-header fixture's schema: ``shard`` declares its header here, ``region`` and
