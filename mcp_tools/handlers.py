@@ -82,6 +82,13 @@ class Exchange:
         """Whether a tool call's answer may be an SSE stream: the client reads it."""
         return self.accepted is not None and mediatypes.admits(self.accepted, EVENT_STREAM)
 
+    @cached_property
+    def asks(self) -> bool:
+        """Whether a handshake-era call may ask its client on a stream: the client names
+        ``text/event-stream`` (an MCP client does; a script that accepts ``*/*`` may read
+        the stream, but would never answer what it asks)."""
+        return self.accepted is not None and mediatypes.names(self.accepted, EVENT_STREAM)
+
     def count_call(self) -> None:
         """Count a ``tools/call`` against the endpoint's throttles: the request itself was
         counted once, so each further call of a batch is counted as a request of its own.
@@ -278,7 +285,7 @@ def call_tool(call: Call) -> ToolResult | InputRequiredResult | Invocation:
         raise JSONRPCError(INVALID_PARAMS, "Invalid params: arguments must be an object")
     if call.era.modern and tool.headers:
         # Before anything runs: an intermediary may have routed on the headers (-32020).
-        headers.check(tool.headers, arguments, call.request.META)
+        headers.check(tool.headers, arguments, call.request.META, repeated_headers(call.request))
     inputs = None
     if call.era.modern:  # only 2026-07-28 can ask the client for input (docs/input.md)
         capabilities = call.message.meta.get(versions.CLIENT_CAPABILITIES_META_KEY)
@@ -288,6 +295,22 @@ def call_tool(call: Call) -> ToolResult | InputRequiredResult | Invocation:
     if ended is not None:
         return ended  # refused, declined or asking before the view ran: nothing to stream
     return invocation  # the view is still to run, here or in a streaming worker
+
+
+def repeated_headers(request: HttpRequest) -> frozenset[str]:
+    """Return the ``Mcp-Param-*`` headers (lower-cased) the request carries more than once,
+    where its raw headers say so: an ASGI request's scope. WSGI servers join repeated
+    headers with commas before Django sees them (docs/protocol.md)."""
+    scope = getattr(request, "scope", None)
+    if not isinstance(scope, dict):
+        return frozenset()
+    seen: set[str] = set()
+    repeated: set[str] = set()
+    for name, _value in scope.get("headers", ()):
+        lowered = name.decode("latin-1").lower()
+        if lowered.startswith("mcp-param-"):
+            (repeated if lowered in seen else seen).add(lowered)
+    return frozenset(repeated)
 
 
 Handler = Callable[[Call], Any]

@@ -12,6 +12,7 @@ receiver); a round that ends asking the client for input ends in ``input_require
 from __future__ import annotations
 
 import time
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from django.http import HttpRequest
@@ -45,6 +46,11 @@ if TYPE_CHECKING:
     from .handlers import Call
 
 
+#: The tools whose views asked for input in a handshake-era call that was not streamed, in
+#: this process: their later calls stream from the start, so their views run once.
+ASKING: weakref.WeakSet[Tool] = weakref.WeakSet()
+
+
 class Invocation:
     """One ``tools/call`` of one tool, from its arguments to its finished result."""
 
@@ -67,6 +73,7 @@ class Invocation:
         self._finished: tuple[ToolResult, int | None] | None = None
         self.inner: HttpRequest | None = None
         self._split: arguments.SplitArguments | None = None
+        self._may_stream = False
 
     @property
     def name(self) -> str:
@@ -75,12 +82,15 @@ class Invocation:
 
     @property
     def notifies(self) -> bool:
-        """Whether the call streams: the client wants its notifications (a progress token,
-        or ``stream=True``), or the handshake era asks it to confirm on the stream."""
+        """Whether the call streams from the start: the client wants its notifications (a
+        progress token, or ``stream=True``), the handshake era asks it to confirm on the
+        stream, or its view asked for input before in this process (``restart``), and this
+        handshake-era client can be asked."""
         return (
             self.call.message.progress_token is not None
             or self.tool.options.stream
             or self.confirmation is not None
+            or (self.tool in ASKING and self._may_stream)
         )
 
     def prepare(self) -> ToolResult | InputRequiredResult | None:
@@ -97,7 +107,7 @@ class Invocation:
         call = self.call
         # A handshake-era call answered on this thread may start again on a stream when its
         # view asks (``restart``): where its client reads one.
-        may_stream = not call.era.modern and call.exchange.streams
+        self._may_stream = may_stream = not call.era.modern and call.exchange.asks
         try:
             self.inner = self._build_inner(call.version if may_stream else None)
         except NoPath as exc:
@@ -105,8 +115,8 @@ class Invocation:
         template = confirmation(self.tool)
         if template is not None and not call.exchange.operator:
             message = confirmation_message(template, self.tool, self.args)
-            streams = self.inputs is None and call.exchange.streams
-            if streams and can_confirm_over_stream(call.version):
+            asks = self.inputs is None and call.exchange.asks
+            if asks and can_confirm_over_stream(call.version):
                 # Asked on the call's stream, from the thread that runs the view.
                 self.confirmation = message
                 return None
@@ -133,7 +143,9 @@ class Invocation:
 
     def restart(self) -> None:
         """Make the view's request afresh, for a run on a stream after one that ended at its
-        first ask (``StreamNeeded``); this run's asks can't start it again."""
+        first ask (``StreamNeeded``); this run's asks can't start it again. The tool's
+        later handshake-era calls in this process stream from the start: its view asks."""
+        ASKING.add(self.tool)
         self.inner = self._build_inner(None)
 
     def stay_inline(self) -> None:

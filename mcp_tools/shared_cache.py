@@ -32,6 +32,18 @@ MAX_ENTRIES = 100_000
 _fallback: tuple[int, DatabaseCache] | None = None
 
 
+class AppDatabaseCache(DatabaseCache):
+    """Django's database cache on ``mcp_tools_cache``, routed as this app's models are: a
+    database router that keeps ``mcp_tools`` in a database of its own finds the table
+    where this app's migrations made it (Django routes its own cache as ``django_cache``)."""
+
+    def __init__(self, params: dict[str, Any]) -> None:
+        super().__init__(TABLE, params)
+        from .models import SharedCacheEntry
+
+        self.cache_model_class = SharedCacheEntry
+
+
 def is_per_process(cache: Any) -> bool:
     """Whether ``cache`` can't carry a value to other processes (each keeps its own, or none)."""
     return isinstance(cache, LocMemCache | DummyCache)
@@ -46,5 +58,5 @@ def shared_cache() -> BaseCache:
     generation = mcp_settings.generation
     if _fallback is None or _fallback[0] != generation:
         params = {"KEY_PREFIX": "mcp_tools", "OPTIONS": {"MAX_ENTRIES": MAX_ENTRIES}}
-        _fallback = (generation, DatabaseCache(TABLE, params))
+        _fallback = (generation, AppDatabaseCache(params))
     return _fallback[1]

@@ -311,6 +311,10 @@ class StreamSlots:
         with self._lock:
             self.active -= 1
 
+    def free(self) -> bool:
+        """Whether a slot is free now (a hint: another call may take it first)."""
+        return self.active < mcp_settings.MAX_STREAMS
+
 
 slots = StreamSlots()
 

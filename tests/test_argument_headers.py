@@ -534,3 +534,32 @@ def test_each_refusal_over_raw_http_on_both_servers(kind):
                 assert answer["result"]["isError"] is False, (sent, answer)
             else:
                 assert (status, answer["error"]["code"]) == (400, code), sent
+
+
+@pytest.mark.e2e
+def test_an_argument_header_sent_twice_is_refused_under_asgi():
+    # Two Mcp-Param-Region headers: a proxy reading the first would route on "us", while
+    # a reader of both sees "us,eu". uvicorn hands Django the raw headers, so the endpoint
+    # tells; WSGI servers join them with a comma first (docs/protocol.md).
+    client = MCPClient(protocol_version=MODERN)
+    message = client.message("tools/call", {"name": FIXTURE, "arguments": {"region": "us,eu"}})
+    with serve("uvicorn") as base:
+        url = urlsplit(base)
+        connection = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+        try:
+            body = json.dumps(message).encode()
+            connection.putrequest("POST", "/mcp")
+            headers = [*client.headers_for(message).items(), ("Content-Type", "application/json")]
+            headers += [("Content-Length", str(len(body)))]
+            headers += [("Mcp-Param-Region", "us"), ("Mcp-Param-Region", "eu")]
+            for name, value in headers:
+                connection.putheader(name, value)
+            connection.endheaders(body)
+            response = connection.getresponse()
+            status, answer = response.status, response.read()
+        finally:
+            connection.close()
+    validate_exchange(MODERN, message, status, answer)
+    error = json.loads(answer)["error"]
+    assert (status, error["code"]) == (400, -32020)
+    assert error["message"].endswith("Mcp-Param-Region header is sent more than once")

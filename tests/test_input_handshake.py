@@ -16,6 +16,7 @@ import pytest
 from django.test import override_settings
 
 from demo_project.todos.models import Todo
+from mcp_tools.invocation import ASKING
 from tests.sdk import (
     StreamingWire,
     answering_everything,
@@ -106,8 +107,9 @@ def test_a_view_that_is_not_streamed_starts_again_on_a_stream_at_its_first_ask(
     if atomic:
         request.getfixturevalue("atomic_requests")
     ASK_RUNS.clear()
+    ASKING.clear()
     wire = StreamingWire()
-    answers = iter([{"name": "Alice"}, {"color": "red"}])
+    answers = iter([{"name": "Alice"}, {"color": "red"}] * 2)
 
     async def elicitation(context, params):
         return types.ElicitResult(action="accept", content=next(answers))
@@ -116,10 +118,16 @@ def test_a_view_that_is_not_streamed_starts_again_on_a_stream_at_its_first_ask(
         async with connect(
             mcp_url, token=alice.token, mode="legacy", wire=wire, elicitation_callback=elicitation
         ) as client:
-            return await client.call_tool("ask_word", {"word": "hey"})
+            done = await client.call_tool("ask_word", {"word": "hey"})
+            again = await client.call_tool("ask_word", {"word": "ho"})
+            return done, again
 
-    done = run(scenario())
+    done, again = run(scenario())
     assert done.is_error is False, done
+    # The tool's view asked: its next call in this process streams from the start, and
+    # runs once (its throttles, its middleware: once).
+    assert again.is_error is False and ASK_RUNS[2:] == ["ho"], (again, ASK_RUNS)
+    del ASK_RUNS[2:]
     # The first run ended at its first ask and the second asked on the stream. Under
     # ATOMIC_REQUESTS the first run's write was rolled back; without it, it stays, as in
     # 2026-07-28: code before the first ask must be safe to repeat (docs/input.md).
@@ -131,31 +139,26 @@ def test_a_view_that_is_not_streamed_starts_again_on_a_stream_at_its_first_ask(
         "color": "red",
         "entries": entries,
     }
-    assert Entry.objects.count() == entries
-    [stream] = validate(wire)
-    assert [message.get("method") for message in stream] == ["elicitation/create"] * 2 + [None]
+    assert Entry.objects.count() == entries + 1  # and the second call's, run once
+    streams = validate(wire)
+    assert [[message.get("method") for message in stream] for stream in streams] == [
+        ["elicitation/create", "elicitation/create", None]
+    ] * 2
 
 
-def test_a_call_that_can_t_stream_can_t_ask(mcp_url, alice):
-    # A client that reads no SSE (Accept: application/json) can't be asked: the view's ask
-    # raises InputUnavailable on the first run, which is the only one.
+def refused_to_ask(mcp_url, token, accept):
+    """Call ask_word in 2025-11-25 with ``accept``; check its exchange and that the ask
+    raised InputUnavailable on the view's first run, its only one."""
     ASK_RUNS.clear()
+    ASKING.clear()
     message = {
         "jsonrpc": "2.0",
         "id": 1,
         "method": "tools/call",
         "params": {"name": "ask_word", "arguments": {"word": "hey"}},
     }
-    response = httpx2.post(
-        mcp_url,
-        json=message,
-        headers={
-            "Accept": "application/json",
-            "Authorization": f"Token {alice.token}",
-            "MCP-Protocol-Version": VERSION,
-        },
-        timeout=30,
-    )
+    headers = {"Accept": accept, "Authorization": f"Token {token}", "MCP-Protocol-Version": VERSION}
+    response = httpx2.post(mcp_url, json=message, headers=headers, timeout=30)
     validate_exchange(VERSION, message, response.status_code, response.content)
     assert response.headers["Content-Type"] == "application/json"
     result = response.json()["result"]
@@ -164,6 +167,33 @@ def test_a_call_that_can_t_stream_can_t_ask(mcp_url, alice):
         "This tool needs input from the user, which this client cannot provide"
     )
     assert ASK_RUNS == ["hey"]
+
+
+@pytest.mark.parametrize(
+    "accept",
+    [
+        "application/json",
+        "*/*",
+        "application/json, text/*",
+        "application/json, text/event-stream;q=0",
+    ],
+)
+def test_a_call_that_can_t_stream_can_t_ask(mcp_url, alice, accept):
+    # A client that does not name text/event-stream can't be asked (a script that accepts
+    # */* would read the question and never answer it).
+    refused_to_ask(mcp_url, alice.token, accept)
+
+
+def test_a_call_made_while_every_stream_slot_is_taken_runs_its_view_once(mcp_url, alice):
+    # Its restart could not stream: the view runs once, and its ask raises InputUnavailable.
+    from mcp_tools.streaming import slots
+
+    with override_settings(MCP_TOOLS={"CACHE": "mcp", "MAX_STREAMS": 1}):
+        assert slots.acquire()
+        try:
+            refused_to_ask(mcp_url, alice.token, "application/json, text/event-stream")
+        finally:
+            slots.release()
 
 
 def test_sampling_elicitation_and_roots_are_asked_in_one_round(mcp_url, alice):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -251,16 +251,23 @@ def field(meta: Mapping[str, Any], key: str) -> str | None:
 
 
 def check(
-    headers: Sequence[ArgumentHeader], arguments: Mapping[str, Any], meta: Mapping[str, Any]
+    headers: Sequence[ArgumentHeader],
+    arguments: Mapping[str, Any],
+    meta: Mapping[str, Any],
+    repeated: Collection[str] = (),
 ) -> None:
     """Raise -32020 (HTTP 400) unless each argument header agrees with its argument.
 
     A header and its argument come together or not at all (null is absent): a header
     missing while the value is in the body is refused, as is one sent for an absent
     argument. A value must be a valid field value (else Base64), a ``=?base64?…?=`` one
-    strict Base64 of UTF-8; integers compare as numbers (``42`` is ``42.0``).
+    strict Base64 of UTF-8; integers compare as numbers (``42`` is ``42.0``). A header
+    sent more than once is refused: ``repeated`` names (lower-cased) the headers that were,
+    where the server can tell (an ASGI request's raw headers; WSGI servers join them).
     """
     for header in headers:
+        if header.header.lower() in repeated:
+            raise mismatch(f"{header.header} header is sent more than once")
         raw = field(meta, header.meta_key)
         value = value_at(arguments, header.path)
         text = render(value) if value is not None else None

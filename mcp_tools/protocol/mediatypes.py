@@ -51,6 +51,12 @@ def admits(ranges: Ranges, media_type: str) -> bool:
     return False
 
 
+def names(ranges: Ranges, media_type: str) -> bool:
+    """Return whether parsed ``ranges`` name ``media_type`` itself (not through ``*/*`` or
+    ``type/*``) as acceptable."""
+    return ranges.get(media_type, 0.0) > 0
+
+
 def accepts(accept: str | None, media_type: str) -> bool:
     """Return whether an ``Accept`` header admits ``media_type`` (an absent header: no)."""
     return admits(admitted_ranges(accept), media_type)
