@@ -32,9 +32,14 @@ class MCPToolsConfig(AppConfig):
 def sync_after_migrate(sender: AppConfig, **kwargs: Any) -> None:
     """``post_migrate`` receiver: sync the rows of every registry the URLconf serves, once
     this app's tables exist."""
+    from django.db import router
+
+    from .models import ExposedTool
     from .sync import sync_tools
     from .views import served_registries
 
+    if not router.allow_migrate_model(kwargs.get("using", "default"), ExposedTool):
+        return  # a database a router keeps this app's tables out of (migrated on their own)
     try:
         sync_tools(*served_registries())
     except ImproperlyConfigured as exc:

@@ -16,7 +16,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import transaction
+from django.db import router, transaction
 from django.utils import timezone
 
 from . import catalog
@@ -47,7 +47,8 @@ def sync_tools(*registries: ToolRegistry, urlconf: str | None = None) -> SyncRes
         for registry in registries or (default_registry,)
         for tool in registry.tools(urlconf)
     }
-    with transaction.atomic():
+    using = router.db_for_write(ExposedTool)  # where a router keeps this app's rows
+    with transaction.atomic(using=using):
         rows = {row.name: row for row in ExposedTool.objects.select_for_update()}
         created = sorted(names - set(rows))
         ExposedTool.objects.bulk_create([ExposedTool(name=name) for name in created])
@@ -58,7 +59,7 @@ def sync_tools(*registries: ToolRegistry, urlconf: str | None = None) -> SyncRes
         if back:
             ExposedTool.objects.filter(name__in=back).update(registered=True)
         if created or gone or back:
-            transaction.on_commit(catalog.publish)
+            transaction.on_commit(catalog.publish, using=using)
     return SyncResult(created, gone, back)
 
 

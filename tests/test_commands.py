@@ -163,6 +163,28 @@ def test_migrate_syncs_every_registry_an_endpoint_serves():
     assert ExposedTool.objects.get(name="partner_quote").registered is True
 
 
+class ElsewhereRouter:
+    """Keeps this app's tables out of ``default``: they live in a database of their own."""
+
+    def allow_migrate(self, db, app_label, **hints):
+        return False if app_label == "mcp_tools" and db == "default" else None
+
+
+def test_migrate_of_a_database_without_this_app_s_tables_syncs_nothing(settings, monkeypatch):
+    # A router keeps mcp_tools in a database of its own: migrating default must not sync
+    # rows (their table is not there), as Django's contenttypes does not either.
+    from mcp_tools import apps, sync
+
+    synced = []
+    monkeypatch.setattr(sync, "sync_tools", lambda *registries: synced.append(registries))
+    settings.DATABASE_ROUTERS = [f"{__name__}.ElsewhereRouter"]
+    apps.sync_after_migrate(sender=None, using="default")
+    assert synced == []
+    settings.DATABASE_ROUTERS = []
+    apps.sync_after_migrate(sender=None, using="default")
+    assert len(synced) == 1
+
+
 @pytest.mark.urls("tests.registry_endpoint_urls")
 def test_mcp_list_and_mcp_show_know_every_registry_an_endpoint_serves():
     lines = {line.split()[0]: line for line in run("mcp_list")[0].splitlines()}
