@@ -8,13 +8,18 @@ requests (bench/calltree.py), the tool's view told apart from the endpoint aroun
 endpoint's own functions by cumulative time and the outside code they call, each less the
 tracer's own cost.
 
+``--production`` measures the project's production profile (bench/project/settings.py):
+Redis as the shared cache (a private one, started here unless ``BENCH_REDIS_URL`` names
+one), startproject's middleware, and a token on both requests.
+
     .venv/bin/python bench/inprocess.py [--rounds 7] [--calls 2000] [--clock cpu|wall]
-                                        [--profile] [--json]
+                                        [--production] [--profile] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import json
 import os
@@ -40,16 +45,23 @@ Call = Callable[[dict], bytes]
 Func = Key
 
 
-def setup() -> Call:
-    """Set Django up and return a function that runs one WSGI request and returns its body."""
+def setup() -> tuple[Call, dict[str, str]]:
+    """Set Django up; return a function that runs one WSGI request and returns its body,
+    and the headers both requests carry (the production profile's token)."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.project.settings")
     import django
 
     django.setup()
+    from django.conf import settings
     from django.core.handlers.wsgi import WSGIHandler
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)  # the admin state's tables; quick when up to date
+    headers = {}
+    if settings.PRODUCTION:
+        seeded = io.StringIO()
+        call_command("seed_bench", stdout=seeded)
+        headers["AUTHORIZATION"] = f"Token {json.loads(seeded.getvalue())['token']}"
     handler = WSGIHandler()
 
     def start_response(status: str, headers: list) -> None:
@@ -66,7 +78,7 @@ def setup() -> Call:
             raise AssertionError(body)
         return body
 
-    return call
+    return call, headers
 
 
 def environ(method: str, path: str, body: bytes = b"", **headers: str) -> dict:
@@ -325,12 +337,26 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=15, help="lines per profile list")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead")
     parser.add_argument("--clock", choices=CLOCKS, default="cpu", help="CPU time or wall clock")
+    parser.add_argument(
+        "--production", action="store_true", help="the production profile (Redis, a token)"
+    )
     options = parser.parse_args()
+    with contextlib.ExitStack() as stack:
+        if options.production:
+            os.environ["BENCH_PROFILE"] = "production"
+            if not os.environ.get("BENCH_REDIS_URL"):
+                from bench import services
 
-    call = setup()
-    direct = environ("GET", "/api/trivial/", ACCEPT="application/json")
+                os.environ["BENCH_REDIS_URL"] = stack.enter_context(services.redis())
+        measure(options)
+
+
+def measure(options: argparse.Namespace) -> None:
+    """Measure both requests in interleaved rounds; print the figures (and the profile)."""
+    call, headers = setup()
+    direct = environ("GET", "/api/trivial/", ACCEPT="application/json", **headers)
     message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "trivial"}}
-    tool_call = environ("POST", "/mcp", json.dumps(message).encode(), **MCP_HEADERS)
+    tool_call = environ("POST", "/mcp", json.dumps(message).encode(), **MCP_HEADERS, **headers)
     for _ in range(300):  # warm: URL resolution, the tool registry, validators
         call(direct)
         call(tool_call)
@@ -350,11 +376,16 @@ def main() -> None:
             options.top,
         )
     if options.json:
+        from django.conf import settings
+
         figures = {"direct_us": d, "tool_us": t, "added_us": t - d, "ratio": d / t}
+        figures["profile"] = settings.BENCH_PROFILE
         print(json.dumps({**figures, "attribution": asdict(attribution)}))
         return
+    from django.conf import settings
+
     rounds = f"{options.rounds} interleaved rounds of {options.calls} calls each"
-    print(f"median of {rounds}, {options.clock} time")
+    print(f"{settings.BENCH_PROFILE} profile: median of {rounds}, {options.clock} time")
     print(f"direct GET           {d:8.1f} us")
     print(f"tools/call           {t:8.1f} us")
     print(f"added by the endpoint {t - d:7.1f} us  ({(t - d) / d:.2f} of the direct request)")
