@@ -347,7 +347,7 @@ def main() -> None:
             if not os.environ.get("BENCH_REDIS_URL"):
                 from bench import services
 
-                os.environ["BENCH_REDIS_URL"] = stack.enter_context(services.redis())
+                os.environ["BENCH_REDIS_URL"] = stack.enter_context(services.redis()).url
         measure(options)
 
 

@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 HOST = "127.0.0.1"
@@ -72,9 +73,21 @@ def stop(process: subprocess.Popen[bytes], timeout: float = 10) -> None:
         process.wait(timeout=timeout)
 
 
+@dataclass(frozen=True)
+class Redis:
+    """A running private Redis."""
+
+    port: int
+    pid: int
+
+    @property
+    def url(self) -> str:
+        return f"redis://{HOST}:{self.port}/0"
+
+
 @contextlib.contextmanager
-def redis() -> Iterator[str]:
-    """Run a private Redis for the length of a ``with`` block; yield its URL."""
+def redis() -> Iterator[Redis]:
+    """Run a private Redis for the length of a ``with`` block."""
     binary = ensure_command("redis-server", "redis-server")
     root = Path(tempfile.mkdtemp(prefix="mcp-tools-bench-redis-"))
     try:
@@ -98,7 +111,7 @@ def redis() -> Iterator[str]:
                     tail = log.read_text(errors="replace").splitlines()[-10:]
                     raise ServiceFailed("redis-server did not start:\n" + "\n".join(tail))
                 time.sleep(0.05)
-            yield f"redis://{HOST}:{port}/0"
+            yield Redis(port, process.pid)
         finally:
             stop(process)
     finally:
