@@ -45,23 +45,16 @@ Call = Callable[[dict], bytes]
 Func = Key
 
 
-def setup() -> tuple[Call, dict[str, str]]:
-    """Set Django up; return a function that runs one WSGI request and returns its body,
-    and the headers both requests carry (the production profile's token)."""
+def setup() -> Call:
+    """Set Django up and return a function that runs one WSGI request and returns its body."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.project.settings")
     import django
 
     django.setup()
-    from django.conf import settings
     from django.core.handlers.wsgi import WSGIHandler
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)  # the admin state's tables; quick when up to date
-    headers = {}
-    if settings.PRODUCTION:
-        seeded = io.StringIO()
-        call_command("seed_bench", stdout=seeded)
-        headers["AUTHORIZATION"] = f"Token {json.loads(seeded.getvalue())['token']}"
     handler = WSGIHandler()
 
     def start_response(status: str, headers: list) -> None:
@@ -78,7 +71,19 @@ def setup() -> tuple[Call, dict[str, str]]:
             raise AssertionError(body)
         return body
 
-    return call, headers
+    return call
+
+
+def profile_headers() -> dict[str, str]:
+    """Return the headers every request carries in the profile: the production one's token."""
+    from django.conf import settings
+    from django.core.management import call_command
+
+    if not settings.PRODUCTION:
+        return {}
+    seeded = io.StringIO()
+    call_command("seed_bench", stdout=seeded)
+    return {"AUTHORIZATION": f"Token {json.loads(seeded.getvalue())['token']}"}
 
 
 def environ(method: str, path: str, body: bytes = b"", **headers: str) -> dict:
@@ -353,7 +358,8 @@ def main() -> None:
 
 def measure(options: argparse.Namespace) -> None:
     """Measure both requests in interleaved rounds; print the figures (and the profile)."""
-    call, headers = setup()
+    call = setup()
+    headers = profile_headers()
     direct = environ("GET", "/api/trivial/", ACCEPT="application/json", **headers)
     message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "trivial"}}
     tool_call = environ("POST", "/mcp", json.dumps(message).encode(), **MCP_HEADERS, **headers)
