@@ -126,7 +126,9 @@ lint: $(VENV)/.installed-dev
 # The benchmark harness (bench/README.md). Its own venvs, so what it adds (uvloop, httptools)
 # never changes the test venv; the peers need mcp<2, hence a second one. A peer that can't be
 # installed is reported as such, so its failure does not stop the bench. bench/run.py
-# installs Debian's wrk when it is missing. BENCH_ARGS passes options, e.g. --only http.
+# installs Debian's wrk when it is missing, and Debian's redis-server for the production
+# profile, whose shared cache is Redis (hence the redis client in the bench venv). BENCH_ARGS
+# passes options, e.g. --only http.
 BENCH_VENV ?= bench/.venv
 PEERS_VENV ?= bench/.venv-peers
 BENCH_SERVERS := gunicorn uvicorn uvloop httptools
@@ -146,10 +148,10 @@ bench-faults: $(BENCH_VENV)/.installed
 
 bench-peers: $(PEERS_VENV)/.installed
 
-$(BENCH_VENV)/.installed: pyproject.toml
+$(BENCH_VENV)/.installed: pyproject.toml Makefile
 	$(PYTHON) -m venv $(BENCH_VENV)
 	$(BENCH_VENV)/bin/python -m pip install -q --upgrade pip
-	$(BENCH_VENV)/bin/python -m pip install -q -e . $(BENCH_SERVERS)
+	$(BENCH_VENV)/bin/python -m pip install -q -e . $(BENCH_SERVERS) redis
 	touch $@
 
 $(PEERS_VENV)/.installed: Makefile

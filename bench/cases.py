@@ -1,7 +1,11 @@
-"""What the harness measures: the requests of each case, the feature variants, the peers.
+"""What the harness measures: the profiles, the requests of each case, the feature variants,
+the peers.
 
-A feature variant is one line of ``VARIANTS``: a name, the environment that turns the feature
-on (read by bench/project/settings.py) and the case whose tools/call shows its price.
+A profile is a set-up of the bench project (bench/project/settings.py reads
+``BENCH_PROFILE``): ``current``, on which every earlier figure was measured, and
+``production``, as a production site runs it. A feature variant is one line of
+``VARIANTS``: a name, the environment that turns the feature on (read by
+bench/project/settings.py) and the case whose tools/call shows its price.
 """
 
 from __future__ import annotations
@@ -20,6 +24,21 @@ MCP_HEADERS = (
 )
 JSON_ACCEPT = (("Accept", "application/json"),)
 JSON_BODY = (("Content-Type", "application/json"),) + JSON_ACCEPT
+#: The bench project's set-ups, in the order a run measures them.
+PROFILES = ("current", "production")
+#: What each profile is, for the report.
+PROFILE_NOTES = {
+    "current": (
+        "LocMemCache, five of Django's middleware, anonymous callers at the endpoint "
+        "(the item views authenticate the token themselves)"
+    ),
+    "production": (
+        "DEBUG off, the MIDDLEWARE of `django-admin startproject`, Redis (Debian's "
+        "redis-server) as the shared cache, DISPATCH at its default (`middleware`), token "
+        "authentication by default at the endpoint and every view: every request carries "
+        "the token"
+    ),
+}
 NEW_ITEM = {"name": "bench", "quantity": 3, "active": True, "note": "created by wrk"}
 
 
@@ -54,12 +73,18 @@ class Case:
         return Load((Request("POST", "/mcp", body),), MCP_HEADERS + self.headers)
 
 
-def our_cases(token: str, item: int) -> dict[str, Case]:
-    """Return the bench project's cases, for the seeded token and item."""
+def our_cases(token: str, item: int, profile: str = "current") -> dict[str, Case]:
+    """Return the bench project's cases, for the seeded token and item, in ``profile``."""
     auth = (("Authorization", f"Token {token}"),)
+    # The production profile's endpoint takes token callers only; the direct GET carries the
+    # same token, so both sides authenticate it.
+    anyone = auth if profile == "production" else ()
     return {
         "trivial": Case(
-            "trivial GET", Load((Request("GET", "/api/trivial/"),), JSON_ACCEPT), "trivial"
+            "trivial GET",
+            Load((Request("GET", "/api/trivial/"),), JSON_ACCEPT + anyone),
+            "trivial",
+            headers=anyone,
         ),
         "retrieve": Case(
             "retrieve (token, 1 row)",
@@ -94,6 +119,8 @@ class Variant:
     progress_token: bool = False
     #: The environment of the "off" side, when off is not the bench's default.
     off_env: dict[str, str] = field(default_factory=dict)
+    #: The profiles where the feature is not already on.
+    profiles: tuple[str, ...] = PROFILES
 
 
 # One line per feature. Settings-level features name their environment (bench/README.md).
@@ -122,6 +149,8 @@ VARIANTS = [
         "endpoint token auth",
         mcp_settings(AUTHENTICATION_CLASSES=["rest_framework.authentication.TokenAuthentication"]),
         "retrieve",
+        # The production profile authenticates tokens at the endpoint already.
+        profiles=("current",),
     ),
 ]
 

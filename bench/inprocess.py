@@ -8,13 +8,18 @@ requests (bench/calltree.py), the tool's view told apart from the endpoint aroun
 endpoint's own functions by cumulative time and the outside code they call, each less the
 tracer's own cost.
 
+``--production`` measures the project's production profile (bench/project/settings.py):
+Redis as the shared cache (a private one, started here unless ``BENCH_REDIS_URL`` names
+one), startproject's middleware, and a token on both requests.
+
     .venv/bin/python bench/inprocess.py [--rounds 7] [--calls 2000] [--clock cpu|wall]
-                                        [--profile] [--json]
+                                        [--production] [--profile] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import json
 import os
@@ -67,6 +72,18 @@ def setup() -> Call:
         return body
 
     return call
+
+
+def profile_headers() -> dict[str, str]:
+    """Return the headers every request carries in the profile: the production one's token."""
+    from django.conf import settings
+    from django.core.management import call_command
+
+    if not settings.PRODUCTION:
+        return {}
+    seeded = io.StringIO()
+    call_command("seed_bench", stdout=seeded)
+    return {"AUTHORIZATION": f"Token {json.loads(seeded.getvalue())['token']}"}
 
 
 def environ(method: str, path: str, body: bytes = b"", **headers: str) -> dict:
@@ -325,12 +342,27 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=15, help="lines per profile list")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead")
     parser.add_argument("--clock", choices=CLOCKS, default="cpu", help="CPU time or wall clock")
+    parser.add_argument(
+        "--production", action="store_true", help="the production profile (Redis, a token)"
+    )
     options = parser.parse_args()
+    with contextlib.ExitStack() as stack:
+        if options.production:
+            os.environ["BENCH_PROFILE"] = "production"
+            if not os.environ.get("BENCH_REDIS_URL"):
+                from bench import services
 
+                os.environ["BENCH_REDIS_URL"] = stack.enter_context(services.redis()).url
+        measure(options)
+
+
+def measure(options: argparse.Namespace) -> None:
+    """Measure both requests in interleaved rounds; print the figures (and the profile)."""
     call = setup()
-    direct = environ("GET", "/api/trivial/", ACCEPT="application/json")
+    headers = profile_headers()
+    direct = environ("GET", "/api/trivial/", ACCEPT="application/json", **headers)
     message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "trivial"}}
-    tool_call = environ("POST", "/mcp", json.dumps(message).encode(), **MCP_HEADERS)
+    tool_call = environ("POST", "/mcp", json.dumps(message).encode(), **MCP_HEADERS, **headers)
     for _ in range(300):  # warm: URL resolution, the tool registry, validators
         call(direct)
         call(tool_call)
@@ -350,11 +382,16 @@ def main() -> None:
             options.top,
         )
     if options.json:
+        from django.conf import settings
+
         figures = {"direct_us": d, "tool_us": t, "added_us": t - d, "ratio": d / t}
+        figures["profile"] = settings.BENCH_PROFILE
         print(json.dumps({**figures, "attribution": asdict(attribution)}))
         return
+    from django.conf import settings
+
     rounds = f"{options.rounds} interleaved rounds of {options.calls} calls each"
-    print(f"median of {rounds}, {options.clock} time")
+    print(f"{settings.BENCH_PROFILE} profile: median of {rounds}, {options.clock} time")
     print(f"direct GET           {d:8.1f} us")
     print(f"tools/call           {t:8.1f} us")
     print(f"added by the endpoint {t - d:7.1f} us  ({(t - d) / d:.2f} of the direct request)")

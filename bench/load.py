@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from bench import services
 
 LUA = Path(__file__).resolve().parent / "wrk" / "requests.lua"
 LOAD_CORE = "1"
@@ -75,21 +75,10 @@ class Result:
 
 def ensure_wrk() -> str:
     """Return wrk's path, installing Debian's package first when it is missing."""
-    found = shutil.which("wrk")
-    if found:
-        return found
-    print("wrk is missing: apt-get install -y wrk", file=sys.stderr, flush=True)
-    install = ["apt-get", "install", "-y", "-q", "wrk"]
-    # On stderr, like the progress lines: stdout is the report.
-    quiet = {"stdout": sys.stderr, "env": {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}}
-    if subprocess.run(install, **quiet).returncode != 0:
-        # A fresh machine may have no package lists yet.
-        subprocess.run(["apt-get", "update", "-q"], check=True, **quiet)
-        subprocess.run(install, check=True, **quiet)
-    found = shutil.which("wrk")
-    if not found:
-        raise LoadFailed("wrk is still missing after apt-get install wrk")
-    return found
+    try:
+        return services.ensure_command("wrk", "wrk")
+    except services.ServiceFailed as exc:
+        raise LoadFailed(str(exc)) from exc
 
 
 def write_requests(load: Load, directory: Path) -> Path:

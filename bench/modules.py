@@ -17,18 +17,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.inprocess import MCP_HEADERS, environ, setup  # noqa: E402
+from bench.inprocess import MCP_HEADERS, environ, profile_headers, setup  # noqa: E402
 
 
 def main() -> None:
     call = setup()
+    headers = profile_headers()
     from django.conf import settings
 
-    call(environ("GET", "/api/trivial/", ACCEPT="application/json"))
+    call(environ("GET", "/api/trivial/", ACCEPT="application/json", **headers))
     if not settings.BENCH_WITHOUT_MCP_TOOLS:
         for method, params in (("tools/list", {}), ("tools/call", {"name": "trivial"})):
             message = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
-            call(environ("POST", "/mcp", json.dumps(message).encode(), **MCP_HEADERS))
+            body = json.dumps(message).encode()
+            call(environ("POST", "/mcp", body, **MCP_HEADERS, **headers))
     packages = Counter(name.partition(".")[0] for name in list(sys.modules))
     print(json.dumps(dict(packages)))
 

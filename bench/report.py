@@ -241,3 +241,49 @@ def inprocess(data: dict[str, Any], top: int = 10) -> str:
         "l",
     )
     return "\n\n".join([figures, view, ours, outside])
+
+
+def inprocess_profiles(by_profile: dict[str, dict[str, Any]]) -> str:
+    """Return the in-process figures of each profile, one row each."""
+    header = ["profile", "direct GET us", "tools/call us", "added us", "throughput ratio"]
+    rows = [
+        [
+            profile,
+            f"{data['direct_us']:.1f}",
+            f"{data['tool_us']:.1f}",
+            f"{data['added_us']:.1f}",
+            f"{data['ratio']:.2f}",
+        ]
+        for profile, data in by_profile.items()
+    ]
+    return table(header, rows, "l")
+
+
+def comparison_profiles(by_profile: dict[str, list[Comparison]]) -> str:
+    """Return each comparison's ratio and CPU ratio in every profile, side by side."""
+    profiles = list(by_profile)
+    header = [
+        "case",
+        "server",
+        "c",
+        *(f"ratio, {profile}" for profile in profiles),
+        *(f"CPU ratio, {profile}" for profile in profiles),
+    ]
+    found: dict[tuple[str, str, int], dict[str, Comparison]] = {}
+    for profile, items in by_profile.items():
+        for item in items:
+            found.setdefault((item.name, item.server, item.connections), {})[profile] = item
+    rows = []
+    for (name, server, connections), items in found.items():
+        ratios = [items.get(profile) for profile in profiles]
+        flag = " ⚠" if any(item is not None and item.bad for item in ratios) else ""
+        rows.append(
+            [
+                name + flag,
+                server,
+                str(connections),
+                *(f"{item.ratio:.2f}" if item else "n/a" for item in ratios),
+                *(f"{item.cpu_ratio:.2f}" if item else "n/a" for item in ratios),
+            ]
+        )
+    return table(header, rows, "lll")

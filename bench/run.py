@@ -3,11 +3,14 @@
 Every server runs one worker pinned to core 0 (gunicorn sync and uvicorn); wrk drives it
 from core 1, on 127.0.0.1 only. Each figure that compares two things (direct and MCP, a
 feature off and on) comes from interleaved repetitions in the same run, and the report gives
-medians. bench/README.md says what each figure means.
+medians. The groups that measure the bench project run in each profile of it (cases.PROFILES:
+the current set-up, and a production one with Redis as its shared cache), one table each.
+bench/README.md says what each figure means.
 
-    make bench                  # the full run, about 17 minutes
+    make bench                  # the full run, both profiles
     make bench-smoke            # every case for a second or so: proves the harness works
     bench/.venv/bin/python bench/run.py [--smoke] [--only http,features] [--seconds 4]
+                                        [--profile current|production|both]
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import importlib.metadata
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -31,13 +35,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench import cases, faults, load, report, servers  # noqa: E402
+from bench import cases, faults, load, report, servers, services  # noqa: E402
 from bench.cases import Case, Peer, Variant  # noqa: E402
 from bench.load import Load, Request  # noqa: E402
 from bench.report import Comparison, Listing, Memory  # noqa: E402
 from bench.servers import PEERS_VENV, Server, ServerSpec  # noqa: E402
 
 GROUPS = ("inprocess", "http", "features", "peers", "listing", "memory", "faults")
+#: The groups measured once per profile. The others run once, in the current profile: the
+#: peers are other projects, faults.py sets up its own servers, and the listing's catalog
+#: project (BENCH_TOOLS) is a project of its own.
+PER_PROFILE = ("inprocess", "http", "features", "memory")
 CONCURRENCY = (1, 16)
 LISTING_SIZES = (10, 100, 500, 1000, 5000)
 RESULTS = ROOT / "bench" / "results"
@@ -86,15 +94,36 @@ class Bench:
         self.plan = plan
         self.work = work
         self.database = work / "bench.sqlite3"
-        self.env = {
-            "DJANGO_SETTINGS_MODULE": "bench.project.settings",
-            "BENCH_DATABASE": str(self.database),
-        }
         self.token = ""
         self.item = 0
+        #: The profile the groups measure now (cases.PROFILES), and whether the group is one
+        #: of those measured per profile (its tables then say which).
+        self.profile = "current"
+        self.per_profile = False
+        #: The production profile's Redis, while there is one.
+        self.redis_url = ""
         self.sections: list[tuple[str, str]] = []
         self.raw: dict[str, object] = {}
+        #: The figures of each group measured per profile: group -> profile -> figures.
+        self.by_profile: dict[str, dict[str, object]] = {}
         self.problems: list[str] = []
+
+    @property
+    def env(self) -> dict[str, str]:
+        """Return the bench project's environment in the current profile."""
+        env = {
+            "DJANGO_SETTINGS_MODULE": "bench.project.settings",
+            "BENCH_DATABASE": str(self.database),
+            "BENCH_PROFILE": self.profile,
+        }
+        if self.profile == "production":
+            env["BENCH_REDIS_URL"] = self.redis_url
+        return env
+
+    @property
+    def where(self) -> str:
+        """Return what names the profile in a title or a problem, when the group has one."""
+        return f"{self.profile} profile" if self.per_profile else ""
 
     # -- set-up ---------------------------------------------------------------------------
 
@@ -110,7 +139,7 @@ class Bench:
         self.python([sys.executable, "-m", "django", "migrate", "-v", "0"], **env)
 
     def cases(self) -> dict[str, Case]:
-        return cases.our_cases(self.token, self.item)
+        return cases.our_cases(self.token, self.item, self.profile)
 
     def ours(self, kind: str, **env: str) -> ServerSpec:
         """Return the spec of the bench project under gunicorn or uvicorn."""
@@ -162,11 +191,21 @@ class Bench:
                 results.append(self.measure(server, item, connections))
         log(f"  {name} {a[0].spec.name} c={connections}: ratio {comparison.ratio:.2f}")
         if comparison.bad:
-            self.problems.append(f"{name} ({comparison.server}): {comparison.bad[0]}")
+            where = ", ".join(filter(None, [comparison.server, self.where]))
+            self.problems.append(f"{name} ({where}): {comparison.bad[0]}")
         return comparison
 
     def section(self, title: str, body: str) -> None:
-        self.sections.append((title, body))
+        """Add a section to the report; a group measured per profile names it in the title."""
+        self.sections.append((f"{title} ({self.where})" if self.where else title, body))
+
+    def record(self, group: str, figures: object) -> None:
+        """Keep a group's figures for the JSON file (per profile when it is measured so)."""
+        if self.per_profile:
+            self.by_profile.setdefault(group, {})[self.profile] = figures
+            self.raw[group] = self.by_profile[group]
+        else:
+            self.raw[group] = figures
 
     # -- the groups -----------------------------------------------------------------------
 
@@ -177,7 +216,7 @@ class Bench:
         argv += ["--json", f"--rounds={self.plan.inprocess_rounds}"]
         argv += [f"--calls={self.plan.inprocess_calls}"]
         data = json.loads(self.python(argv))
-        self.raw["inprocess"] = data
+        self.record("inprocess", data)
         self.section(
             "In-process: one trivial tools/call against the direct GET", report.inprocess(data)
         )
@@ -199,7 +238,7 @@ class Bench:
                                 connections,
                             )
                         )
-        self.raw["http"] = rows
+        self.record("http", rows)
         self.section(
             "tools/call against the direct request of the same view, same server",
             report.comparisons(rows, "direct", "MCP"),
@@ -210,6 +249,8 @@ class Bench:
         rows = []
         our_cases = self.cases()
         for variant in cases.VARIANTS:
+            if self.profile not in variant.profiles:
+                continue
             log(f"feature: {variant.name}")
             case = our_cases[variant.case]
             for kind in variant_servers(variant):
@@ -227,7 +268,7 @@ class Bench:
                             f"{variant.name}: {variant.case}", (base, off_load), (on, on_load), 1
                         )
                     )
-        self.raw["features"] = rows
+        self.record("features", rows)
         self.section(
             "The price of each feature: tools/call with it on against off",
             report.comparisons(rows, "off", "on", first="feature: case", ratio="on/off"),
@@ -249,7 +290,7 @@ class Bench:
             except (servers.ServerFailed, load.LoadFailed, OSError) as exc:
                 notes.append(f"- {peer.name}: could not run here: {first_line(exc)}")
                 log(f"  {peer.name}: could not run: {exc}")
-        self.raw["peers"] = rows
+        self.record("peers", rows)
         body = report.comparisons(rows, "direct", "MCP", first="peer") if rows else ""
         self.section(
             "Peers: each MCP tool against its own direct endpoint, same server",
@@ -305,7 +346,7 @@ class Bench:
                             f"tools/list, {size} tools: {item.http_page[-1].first_bad}"
                         )
             items.append(item)
-        self.raw["listing"] = items
+        self.record("listing", items)
         self.section("tools/list, every page, by catalog size", report.listings(items))
 
     def run_memory(self) -> None:
@@ -323,7 +364,8 @@ class Bench:
             tuple(request for case in our_cases.values() for request in case.mcp().requests),
             cases.MCP_HEADERS + auth,
         )
-        listing = Load((Request("POST", "/mcp", cases.list_page(None)),), cases.MCP_HEADERS)
+        # The token, for the production profile's endpoint; the current one's ignores it.
+        listing = Load((Request("POST", "/mcp", cases.list_page(None)),), cases.MCP_HEADERS + auth)
         for kind in ("gunicorn", "uvicorn"):
             log(f"resident memory, {kind}")
             with self.serving(self.ours(kind, BENCH_WITHOUT_MCP_TOOLS="1")) as server:
@@ -337,7 +379,7 @@ class Bench:
             items.append(
                 Memory(kind, without, without_after, before, after, self.plan.memory_calls)
             )
-        self.raw["memory"] = items
+        self.record("memory", items)
         modules = self.module_difference()
         self.section(
             "Resident memory of the worker (VmRSS) after warm-up",
@@ -351,7 +393,7 @@ class Bench:
         work.mkdir()
         run = faults.Faults(faults.SMOKE if self.plan.smoke else faults.FULL, work)
         run.measure_all()
-        self.raw["faults"] = run.raw
+        self.record("faults", run.raw)
         self.problems += [f"faults: {problem}" for problem in run.problems]
         self.section("Load and faults: gunicorn with two workers", run.markdown())
 
@@ -369,7 +411,7 @@ class Bench:
         without = json.loads(self.python(argv, BENCH_WITHOUT_MCP_TOOLS="1"))
         extra = {name: count - without.get(name, 0) for name, count in with_.items()}
         extra = {name: count for name, count in extra.items() if count > 0}
-        self.raw["modules_only_with_mcp_tools"] = extra
+        self.record("modules_only_with_mcp_tools", extra)
         top = sorted(extra.items(), key=lambda item: item[1], reverse=True)
         listed = ", ".join(f"{name} {count}" for name, count in top[:12])
         return (
@@ -482,11 +524,23 @@ def parse_options() -> argparse.Namespace:
     parser.add_argument("--seconds", type=int, help="seconds per wrk run")
     parser.add_argument("--reps", type=int, help="interleaved repetitions (3 or more)")
     parser.add_argument("--output", type=Path, help="write the Markdown report here too")
+    parser.add_argument(
+        "--profile",
+        choices=[*cases.PROFILES, "both"],
+        default="both",
+        help=f"the bench project's set-up for the groups {','.join(PER_PROFILE)} (default both)",
+    )
     options = parser.parse_args()
     unknown = set(options.only.split(",")) - set(GROUPS)
     if unknown:
         parser.error(f"unknown groups: {', '.join(sorted(unknown))}")
+    options.profiles = cases.PROFILES if options.profile == "both" else (options.profile,)
     return options
+
+
+def stop_on_sigterm(signum: int, frame: object) -> None:
+    # As Ctrl-C does: every ``finally`` runs, so the servers and Redis are stopped.
+    raise KeyboardInterrupt(f"signal {signum}")
 
 
 def main() -> int:
@@ -499,6 +553,7 @@ def main() -> int:
     if os.cpu_count() is None or os.cpu_count() < 2:
         print("The bench needs two cores: the server's and wrk's.", file=sys.stderr)
         return 2
+    signal.signal(signal.SIGTERM, stop_on_sigterm)
     load.ensure_wrk()
     work = scratch_dir()
     bench = Bench(plan, work)
@@ -511,21 +566,53 @@ def main() -> int:
         "memory": bench.run_memory,
         "faults": bench.run_faults,
     }
+    selected = [name for name in GROUPS if name in options.only.split(",")]
+    measured = options.profiles
     try:
-        bench.seed()
-        for name in GROUPS:
-            if name in options.only.split(","):
+        with contextlib.ExitStack() as stack:
+            if "production" in measured and set(selected) & set(PER_PROFILE):
+                log("starting redis-server for the production profile")
                 try:
-                    groups[name]()
-                except (servers.ServerFailed, load.LoadFailed, RuntimeError, OSError) as exc:
-                    bench.problems.append(f"{name}: {exc}")
-                    log(f"{name} failed: {exc}")
+                    bench.redis_url = stack.enter_context(services.redis()).url
+                except (services.ServiceFailed, subprocess.CalledProcessError, OSError) as exc:
+                    bench.problems.append(f"production profile not measured: {first_line(exc)}")
+                    log(f"production profile not measured: {exc}")
+                    measured = tuple(name for name in measured if name != "production")
+            bench.seed()
+            for name in selected:
+                profiles = measured if name in PER_PROFILE else ("current",)
+                for profile in profiles:
+                    bench.profile, bench.per_profile = profile, name in PER_PROFILE
+                    if bench.per_profile:
+                        log(f"{name}, {profile} profile")
+                    try:
+                        groups[name]()
+                    except (servers.ServerFailed, load.LoadFailed, RuntimeError, OSError) as exc:
+                        where = f" ({bench.where})" if bench.where else ""
+                        bench.problems.append(f"{name}{where}: {exc}")
+                        log(f"{name}{where} failed: {exc}")
+            bench.profile, bench.per_profile = "current", False
+            if len(measured) > 1:
+                side_by_side(bench)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     text = render(bench, options, time.monotonic() - STARTED)
     print(text)
     write_results(text, bench, options)
     return 1 if bench.problems else 0
+
+
+def side_by_side(bench: Bench) -> None:
+    """Add the ratios of the in-process and HTTP groups in every profile, one row each."""
+    parts = []
+    inprocess = bench.by_profile.get("inprocess", {})
+    if len(inprocess) > 1:
+        parts.append(report.inprocess_profiles(inprocess))
+    http = bench.by_profile.get("http", {})
+    if len(http) > 1:
+        parts.append(report.comparison_profiles(http))
+    if parts:
+        bench.section("Both profiles side by side", "\n\n".join(parts))
 
 
 def render(bench: Bench, options: argparse.Namespace, elapsed: float) -> str:
@@ -539,6 +626,10 @@ def render(bench: Bench, options: argparse.Namespace, elapsed: float) -> str:
         f"(-t1); {plan.seconds} s per wrk run, median of {plan.reps} interleaved repetitions; "
         f"took {elapsed / 60:.1f} min. Load average (1 min) at the start {LOAD_AT_START:.2f}, "
         f"at the end {os.getloadavg()[0]:.2f}: on a busy machine trust the CPU columns more.",
+        "",
+        f"Profiles of the bench project (for {', '.join(PER_PROFILE)}; the other groups run "
+        "in the current one):",
+        *(f"- {name}: {cases.PROFILE_NOTES[name]}." for name in options.profiles),
     ]
     for title, body in bench.sections:
         lines += ["", f"## {title}", "", body]

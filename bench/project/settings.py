@@ -9,11 +9,17 @@ project serves them all (bench/README.md, "Adding a feature variant"):
 - ``BENCH_EXTRA_APPS``, ``BENCH_EXTRA_MIDDLEWARE``: comma-separated dotted paths appended to
   ``INSTALLED_APPS`` and ``MIDDLEWARE`` (for features that ship as an app or a middleware).
 - ``BENCH_DATABASE``: the SQLite file (the harness makes one per run and seeds it).
+- ``BENCH_PROFILE=production``: the project as a production site runs it (below), its shared
+  cache the Redis at ``BENCH_REDIS_URL`` (bench/services.py starts one); ``current`` (the
+  default) is the set-up every earlier figure was measured on.
 """
 
+import hashlib
 import json
 import os
 import tempfile
+
+from django.core.exceptions import ImproperlyConfigured
 
 
 def _list(name: str) -> list[str]:
@@ -22,6 +28,10 @@ def _list(name: str) -> list[str]:
 
 BENCH_WITHOUT_MCP_TOOLS = os.environ.get("BENCH_WITHOUT_MCP_TOOLS") == "1"
 BENCH_TOOLS = int(os.environ.get("BENCH_TOOLS") or 0)
+BENCH_PROFILE = os.environ.get("BENCH_PROFILE") or "current"
+if BENCH_PROFILE not in ("current", "production"):
+    raise ImproperlyConfigured(f"BENCH_PROFILE is 'current' or 'production', not {BENCH_PROFILE!r}")
+PRODUCTION = BENCH_PROFILE == "production"
 
 SECRET_KEY = "bench-only-secret-key"
 DEBUG = False
@@ -31,6 +41,7 @@ INSTALLED_APPS = [
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
+    *(["django.contrib.messages"] if PRODUCTION else []),
     "rest_framework",
     "rest_framework.authtoken",
     *([] if BENCH_WITHOUT_MCP_TOOLS else ["mcp_tools"]),
@@ -44,6 +55,15 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # The production profile has the whole of `django-admin startproject`'s list.
+    *(
+        [
+            "django.contrib.messages.middleware.MessageMiddleware",
+            "django.middleware.clickjacking.XFrameOptionsMiddleware",
+        ]
+        if PRODUCTION
+        else []
+    ),
     *_list("BENCH_EXTRA_MIDDLEWARE"),
 ]
 
@@ -59,25 +79,50 @@ DATABASES = {
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # With BENCH_TOOLS the bench views are declared but not routed: that is on purpose. Each
-# server runs one worker, so a per-process cache is the one every worker shares (E030).
-SILENCED_SYSTEM_CHECKS = ["mcp_tools.E030", *(["mcp_tools.W001"] if BENCH_TOOLS else [])]
+# server of the current profile runs one worker, so a per-process cache is the one every
+# worker shares (E030).
+SILENCED_SYSTEM_CHECKS = [
+    *([] if PRODUCTION else ["mcp_tools.E030"]),
+    *(["mcp_tools.W001"] if BENCH_TOOLS else []),
+]
+if PRODUCTION:
+    if not os.environ.get("BENCH_REDIS_URL"):
+        raise ImproperlyConfigured("BENCH_PROFILE=production needs BENCH_REDIS_URL (a Redis)")
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": os.environ["BENCH_REDIS_URL"],
+            # One Redis serves every database of a run (one per catalog size, say): the
+            # admin state's stamp of one must never be read for another.
+            "KEY_PREFIX": hashlib.sha256(DATABASES["default"]["NAME"].encode()).hexdigest()[:12],
+        }
+    }
 USE_TZ = True
 TIME_ZONE = "UTC"
 
-REST_FRAMEWORK = {
-    # Anonymous by default, as the trivial view is called; the item views name token
-    # authentication themselves, so the endpoint hands the credentials on to them.
-    "DEFAULT_AUTHENTICATION_CLASSES": [],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
-    "UNAUTHENTICATED_USER": None,
-}
-
-MCP_TOOLS = {
-    "SERVER_NAME": "mcp-tools-bench",
-    # Anonymous callers at the endpoint, chosen (mcp_tools.W040): the views authenticate.
-    "PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
-    **json.loads(os.environ.get("BENCH_MCP_TOOLS") or "{}"),
-}
+if PRODUCTION:
+    # Token authentication and authenticated callers by default, at the endpoint as at every
+    # view (the trivial view allows anyone, but a request with a token is authenticated).
+    REST_FRAMEWORK = {
+        "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.TokenAuthentication"],
+        "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    }
+    # DISPATCH, CALL_LOG and the rest at their defaults; the endpoint takes DRF's.
+    MCP_TOOLS = {"SERVER_NAME": "mcp-tools-bench"}
+else:
+    REST_FRAMEWORK = {
+        # Anonymous by default, as the trivial view is called; the item views name token
+        # authentication themselves, so the endpoint hands the credentials on to them.
+        "DEFAULT_AUTHENTICATION_CLASSES": [],
+        "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+        "UNAUTHENTICATED_USER": None,
+    }
+    MCP_TOOLS = {
+        "SERVER_NAME": "mcp-tools-bench",
+        # Anonymous callers at the endpoint, chosen (mcp_tools.W040): the views authenticate.
+        "PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    }
+MCP_TOOLS.update(json.loads(os.environ.get("BENCH_MCP_TOOLS") or "{}"))
 
 LOGGING = {
     "version": 1,
