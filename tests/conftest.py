@@ -84,6 +84,21 @@ def fresh_admin_state():
     caches[mcp_settings.CACHE].delete(VERSION_KEY)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def call_log_written_by_the_request():
+    """Write the call log on the request's thread (``CALL_LOG_QUEUE_SIZE = 0``) unless a
+    test names a queue: a test reads the rows right after its call, inside the test's
+    transaction, where a background writer's own connection can't write (docs/calllog.md).
+    Set in the defaults, so it outlives the tests that replace ``MCP_TOOLS`` whole."""
+    from mcp_tools.conf import DEFAULTS, mcp_settings
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(DEFAULTS, "CALL_LOG_QUEUE_SIZE", 0)
+        mcp_settings.reload()
+        yield
+    mcp_settings.reload()
+
+
 def pytest_sessionfinish(session, exitstatus):
     """Remove the test run's file cache (the admin state's version stamps)."""
     import shutil
@@ -101,6 +116,7 @@ E2E_FIXTURES = {"live_server", "browser", "chromium", "postgres", "redis", "serv
 #: Modules whose tests start processes of their own: Node clients, served projects, wrk.
 E2E_MODULES = {
     "test_bench",
+    "test_calllog_servers",
     "test_client",
     "test_conformance",
     "test_consistency",
