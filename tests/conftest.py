@@ -86,17 +86,18 @@ def fresh_admin_state():
 
 @pytest.fixture(autouse=True, scope="session")
 def call_log_written_by_the_request():
-    """Write the call log on the request's thread (``CALL_LOG_QUEUE_SIZE = 0``) unless a
-    test names a queue: a test reads the rows right after its call, inside the test's
-    transaction, where a background writer's own connection can't write (docs/calllog.md).
-    Set in the defaults, so it outlives the tests that replace ``MCP_TOOLS`` whole."""
-    from mcp_tools.conf import DEFAULTS, mcp_settings
+    """Give the suite's process a closed call-log queue: each request then writes its own
+    rows after its response, as once a server has been told to stop (docs/calllog.md). A
+    test reads the rows right after its call, inside the test's transaction, which the
+    queue's writer, on its own connection, can't write into. Tests of the queue give
+    themselves an open one (tests/test_calllog.py)."""
+    from mcp_tools import calllog
 
+    closed = calllog.Queue()
+    closed.close()
     with pytest.MonkeyPatch.context() as patch:
-        patch.setitem(DEFAULTS, "CALL_LOG_QUEUE_SIZE", 0)
-        mcp_settings.reload()
+        patch.setattr(calllog, "queue", closed)
         yield
-    mcp_settings.reload()
 
 
 def pytest_sessionfinish(session, exitstatus):
