@@ -336,6 +336,8 @@ class Queue:
             return
         self._stopping_on.add(signum)
         previous = signal.getsignal(signum)
+        if previous == signal.SIG_IGN:  # the process does not stop on it
+            return
 
         def handle(number: int, frame: Any) -> None:
             writer = threading.Thread(target=self.close, name="mcp_tools call log, closing")
@@ -345,7 +347,7 @@ class Queue:
             writer.join(CLOSE_TIMEOUT)
             if callable(previous):
                 previous(number, frame)
-            elif previous != signal.SIG_IGN:  # the default: end the process by the signal
+            else:  # the default: end the process by the signal
                 signal.signal(number, signal.SIG_DFL)
                 os.kill(os.getpid(), number)
 
