@@ -264,8 +264,9 @@ class Queue:
         self._thread = threading.Thread(target=self._run, name="mcp_tools call log", daemon=True)
         self._thread.start()
         if not self._exit_hooked:
-            # A clean exit (gunicorn's and uvicorn's workers leave through sys.exit on
-            # SIGTERM) runs this after the server has stopped serving.
+            # A clean exit through sys.exit (gunicorn's workers on SIGTERM) runs this once
+            # the server has stopped serving; stop_on() covers a server that ends by the
+            # signal itself.
             atexit.register(self.close)
             self._exit_hooked = True
 
