@@ -111,10 +111,39 @@ def test_a_failing_write_never_fails_the_call(mcp, log_mode, monkeypatch, caplog
     def unavailable(*args, **kwargs):
         raise OperationalError("no such table: mcp_tools_toolcall")
 
-    monkeypatch.setattr(ToolCall.objects, "bulk_create", unavailable)
+    monkeypatch.setattr("mcp_tools.calllog.insert", unavailable)
     caplog.set_level(logging.WARNING, "mcp_tools")
     assert mcp.call_tool("echo", {"word": "x"})["isError"] is False
     assert "The call log could not be written (1 call)" in caplog.text
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_row_the_database_refuses_loses_no_other_row_of_its_batch(alice, caplog):
+    from django.utils import timezone
+
+    from mcp_tools import calllog
+
+    def row(tool, user_id):
+        return {
+            "tool_name": tool,
+            "user_id": user_id,
+            "started_at": timezone.now(),
+            "duration_ms": 1.5,
+            "http_status": 200,
+            "is_error": False,
+            "error_ref": "",
+            "argument_names": ["word"],
+            "arguments": '{"word": "x"}',
+            "protocol_version": "2025-11-25",
+            "client_name": "agent",
+        }
+
+    # A user deleted while their row was queued: its key is refused at the commit.
+    calllog.write([row("first", alice.pk), row("orphan", alice.pk + 1000), row("last", None)])
+    kept = ToolCall.objects.order_by("id")
+    assert [(call.tool_name, call.user) for call in kept] == [("first", alice), ("last", None)]
+    assert kept[0].arguments == {"word": "x"}
+    assert "The call log could not be written (1 of 3 calls; the last: orphan)" in caplog.text
 
 
 @pytest.mark.django_db(transaction=True)
