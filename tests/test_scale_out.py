@@ -541,7 +541,7 @@ def test_a_nul_a_client_sends_loses_no_call_log_row_in_postgresql(cluster):
         with psycopg.connect(cluster.postgres.conninfo()) as connection:
             rows = connection.execute(
                 "SELECT argument_names, client_name FROM mcp_tools_toolcall WHERE user_id = %s "
-                "ORDER BY id",
+                "ORDER BY started_at",
                 [user.pk],
             ).fetchall()
         if len(rows) >= 4 or time.monotonic() > deadline:
