@@ -348,3 +348,12 @@ def test_the_stop_signal_writes_the_queue_then_runs_the_previous_handler(mcp, qu
         signal.signal(signal.SIGUSR1, previous)
     assert received == [signal.SIGUSR1]
     assert queued.closed and ToolCall.objects.get().tool_name == "echo"
+
+
+def test_an_ignored_stop_signal_stays_ignored(queued):
+    previous = signal.signal(signal.SIGUSR2, signal.SIG_IGN)
+    try:
+        queued.stop_on(signal.SIGUSR2)
+        assert signal.getsignal(signal.SIGUSR2) == signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGUSR2, previous)
