@@ -1,0 +1,168 @@
+"""``prepare()``: every tool built and the admin state read at a server's start-up, the same
+definitions as a process that builds them at its first tools/list (docs/performance.md)."""
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.db import OperationalError
+
+import mcp_tools
+from mcp_tools import catalog, definitions, registry, startup
+from mcp_tools.catalog import catalogs
+from mcp_tools.protocol.jsonrpc import encode
+from mcp_tools.protocol.projection import project_tool
+from mcp_tools.protocol.versions import SUPPORTED_VERSIONS
+from mcp_tools.test import MCPClient
+from mcp_tools.views import served_registries
+
+pytestmark = pytest.mark.django_db
+
+RECORDED = Path(__file__).with_name("recorded_definitions.json")
+
+
+@pytest.fixture
+def new_process():
+    """Forget what this process built, as a new process starts without it."""
+    for each in served_registries():
+        each.clear()
+    catalogs.clear()
+    yield
+    for each in served_registries():
+        each.clear()
+    catalogs.clear()
+
+
+def listing_bytes(token, version):
+    """Return the raw bodies of every tools/list page, as alice's client gets them."""
+    client = MCPClient(headers={"Authorization": f"Token {token}"}, protocol_version=version)
+    bodies, params = [], None
+    while True:
+        response = client.send(client.message("tools/list", params))
+        assert response.status_code == 200
+        bodies.append(response.content)
+        cursor = json.loads(response.content)["result"].get("nextCursor")
+        if cursor is None:
+            return bodies
+        params = {"cursor": cursor}
+
+
+def test_prepare_is_public_api():
+    assert "prepare" in mcp_tools.__all__
+    assert mcp_tools.prepare is startup.prepare
+
+
+def test_a_prepared_process_builds_nothing_at_its_first_tools_list(
+    new_process, alice, monkeypatch, django_assert_num_queries
+):
+    mcp_tools.prepare()
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("built at the first request, not at start-up")
+
+    monkeypatch.setattr(registry, "build_tool", refuse)
+    monkeypatch.setattr(catalog, "load_state", refuse)
+    bodies = listing_bytes(alice.token, "2025-11-25")
+    names = [tool["name"] for body in bodies for tool in json.loads(body)["result"]["tools"]]
+    assert "todo_list" in names
+
+
+def test_without_prepare_the_first_tools_list_builds_the_tools(new_process, alice, monkeypatch):
+    built = []
+    build_tool = registry.build_tool
+    monkeypatch.setattr(
+        registry, "build_tool", lambda *a, **k: built.append(1) or build_tool(*a, **k)
+    )
+    listing_bytes(alice.token, "2025-11-25")
+    assert len(built) >= len(registry.registry.tools())
+
+
+@pytest.mark.parametrize("version", SUPPORTED_VERSIONS)
+def test_prepared_and_lazy_processes_list_the_same_bytes(new_process, alice, version):
+    lazy = listing_bytes(alice.token, version)
+    for each in served_registries():
+        each.clear()
+    catalogs.clear()
+    mcp_tools.prepare()
+    assert listing_bytes(alice.token, version) == lazy
+
+
+def test_the_definitions_are_those_recorded_before_the_cold_path_changed(new_process):
+    """Every tool's definition, in every protocol version, byte for byte as it was listed
+    before the cold path changed (recorded at the commit in the file, by the same code).
+
+    A deliberate change of a definition records them again:
+    ``MCP_TESTS_RECORD_DEFINITIONS=1 pytest tests/test_startup.py``.
+    """
+    recorded = json.loads(RECORDED.read_text())
+    assert recorded["versions"] == sorted(SUPPORTED_VERSIONS)
+    seen = {}
+    for each in served_registries():
+        for tool in each.tools():
+            texts = [encode(project_tool(tool.definition(), v)) for v in recorded["versions"]]
+            seen.setdefault(tool.name, hashlib.sha256("\n".join(texts).encode()).hexdigest())
+    if os.environ.get("MCP_TESTS_RECORD_DEFINITIONS"):
+        recorded["sha256"] = dict(sorted(seen.items()))
+        RECORDED.write_text(json.dumps(recorded, indent=1) + "\n")
+    changed = sorted(name for name in seen if recorded["sha256"].get(name) != seen[name])
+    assert sorted(seen) == sorted(recorded["sha256"])
+    assert changed == []
+
+
+def test_a_database_it_cannot_read_leaves_the_admin_state_to_the_first_request(
+    new_process, alice, monkeypatch, caplog
+):
+    def unreadable(toolset):
+        raise OperationalError("no such table: mcp_tools_exposedtool")
+
+    monkeypatch.setattr(startup, "catalog_for", unreadable)
+    mcp_tools.prepare()  # no exception: the server still starts
+    assert "the admin state is left to the first request" in caplog.text
+    assert "no such table" in caplog.text
+    monkeypatch.undo()
+    assert listing_bytes(alice.token, "2025-11-25")
+
+
+def test_a_tool_that_cant_be_built_fails_the_start_up(new_process, monkeypatch):
+    def broken(cand, several):
+        raise definitions.ToolDefinitionError(
+            definitions.ToolProblem("mcp_tools.E002", None, {"name": "bad name", "where": "x"})
+        )
+
+    monkeypatch.setattr(registry, "build_tool", broken)
+    with pytest.raises(Exception, match="bad name"):
+        mcp_tools.prepare()
+
+
+SCRIPT = """
+import django
+django.setup()
+from django.db import connections
+import mcp_tools
+mcp_tools.prepare()
+print(connections["default"].connection is None)
+"""
+
+
+def test_prepare_closes_the_connection_it_opened(tmp_path):
+    # A server that forks after prepare() (gunicorn --preload) must not hand one database
+    # connection to every worker.
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT],
+        capture_output=True,
+        text=True,
+        env={
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "tests.settings",
+            "MCP_TESTS_DATABASE": str(tmp_path / "empty.sqlite3"),
+            "PYTHONPATH": ".",
+        },
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "True"
