@@ -40,6 +40,8 @@ from bench.servers import PEERS_VENV, Server, ServerSpec  # noqa: E402
 GROUPS = ("inprocess", "http", "features", "peers", "listing", "memory", "faults")
 CONCURRENCY = (1, 16)
 LISTING_SIZES = (10, 100, 500, 1000, 5000)
+#: The catalog size of the cold first tools/list (bench/coldstart.py).
+COLD_TOOLS = 500
 RESULTS = ROOT / "bench" / "results"
 
 
@@ -52,6 +54,8 @@ class Plan:
     warm_requests: int = 500
     memory_calls: int = 10_000
     listing_seconds: float = 2.0
+    #: Fresh processes per mode for the cold first tools/list.
+    cold_reps: int = 7
     inprocess_rounds: int = 7
     inprocess_calls: int = 2000
     smoke: bool = False
@@ -64,6 +68,7 @@ SMOKE = Plan(
     warm_requests=50,
     memory_calls=500,
     listing_seconds=0.2,
+    cold_reps=1,
     inprocess_rounds=1,
     inprocess_calls=200,
     smoke=True,
@@ -307,6 +312,23 @@ class Bench:
             items.append(item)
         self.raw["listing"] = items
         self.section("tools/list, every page, by catalog size", report.listings(items))
+        self.run_cold_listing()
+
+    def run_cold_listing(self) -> None:
+        """Time the first tools/list of a new process, lazy and prepared at start-up."""
+        log(f"the first tools/list of a new process, {COLD_TOOLS} tools")
+        env = {
+            "BENCH_TOOLS": str(COLD_TOOLS),
+            "BENCH_DATABASE": str(self.work / f"cold{COLD_TOOLS}.db"),
+        }
+        argv = ["taskset", "-c", servers.SERVER_CORE, sys.executable, "bench/coldstart.py"]
+        argv += [f"--reps={self.plan.cold_reps}"]
+        data = json.loads(self.python(argv, **env))
+        self.raw["cold_listing"] = data
+        self.section(
+            f"tools/list: the first listing of a new process, {COLD_TOOLS} tools",
+            report.cold_listing(data),
+        )
 
     def run_memory(self) -> None:
         """Read the worker's RSS without and with mcp_tools, before and after many calls."""
