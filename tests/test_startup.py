@@ -1,11 +1,15 @@
 """``prepare()``: every tool built and the admin state read at a server's start-up, the same
 definitions as a process that builds them at its first tools/list (docs/performance.md)."""
 
+import asyncio
 import hashlib
 import json
 import os
 import subprocess
 import sys
+import time
+import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -16,13 +20,27 @@ from mcp_tools import catalog, definitions, registry, startup
 from mcp_tools.catalog import catalogs
 from mcp_tools.protocol.jsonrpc import encode
 from mcp_tools.protocol.projection import project_tool
-from mcp_tools.protocol.versions import SUPPORTED_VERSIONS
+from mcp_tools.protocol.versions import (
+    CLIENT_CAPABILITIES_META_KEY,
+    MODERN_VERSIONS,
+    PROTOCOL_VERSION_META_KEY,
+    SUPPORTED_VERSIONS,
+)
 from mcp_tools.test import MCPClient
 from mcp_tools.views import served_registries
+from tests.conformance_app.server import (
+    DATABASE_ENV,
+    REPO,
+    free_port,
+    migrated_database,
+    wait_for_port,
+)
+from tests.processes import stop
 
 pytestmark = pytest.mark.django_db
 
 RECORDED = Path(__file__).with_name("recorded_definitions.json")
+CONFORMANCE = "tests.conformance_app.settings"
 
 
 @pytest.fixture
@@ -166,3 +184,75 @@ def test_prepare_closes_the_connection_it_opened(tmp_path):
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "True"
+
+
+@contextmanager
+def gunicorn(module, folder):
+    """Yield the URL of one gunicorn worker of the conformance server, ``--preload``ed."""
+    port = free_port()
+    folder.mkdir()
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": CONFORMANCE,
+        DATABASE_ENV: str(migrated_database(CONFORMANCE, folder)),
+        "MCP_TESTS_CACHE": str(folder / "cache"),
+    }
+    command = [sys.executable, "-m", "gunicorn", f"{module}:application", "--preload"]
+    command += ["--workers", "1", "--bind", f"127.0.0.1:{port}", "--log-level", "warning"]
+    process = subprocess.Popen(
+        command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        wait_for_port(port, process, time.monotonic() + 30)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        stop(process)
+
+
+def raw_listing(url, version):
+    """Return the bodies of every tools/list page, as the server sent them."""
+    bodies, params = [], {}
+    while True:
+        message = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": params}
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": version,
+        }
+        if version in MODERN_VERSIONS:
+            headers["Mcp-Method"] = "tools/list"
+            params["_meta"] = {
+                PROTOCOL_VERSION_META_KEY: version,
+                CLIENT_CAPABILITIES_META_KEY: {},
+            }
+        data = json.dumps(message).encode()
+        request = urllib.request.Request(url, data=data, headers=headers, method="POST")
+        with urllib.request.urlopen(request, timeout=30) as response:
+            body = response.read()
+        bodies.append(body)
+        cursor = json.loads(body)["result"].get("nextCursor")
+        if cursor is None:
+            return bodies
+        params = {"cursor": cursor}
+
+
+@pytest.mark.e2e
+def test_a_server_prepared_before_its_workers_fork_serves_the_same_tools(tmp_path):
+    from tests.sdk import all_tools, connect
+
+    async def listed_and_called(url):
+        async with connect(url, mode="legacy") as client:
+            tools = await all_tools(client)
+            called = await client.call_tool("test_simple_text")
+            return {name: tool.model_dump() for name, tool in tools.items()}, called
+
+    with (
+        gunicorn("tests.conformance_app.wsgi", tmp_path / "lazy") as lazy,
+        gunicorn("tests.conformance_app.prepared_wsgi", tmp_path / "prepared") as prepared,
+    ):
+        for version in SUPPORTED_VERSIONS:
+            assert raw_listing(prepared, version) == raw_listing(lazy, version), version
+        lazy_tools, _ = asyncio.run(asyncio.wait_for(listed_and_called(lazy), 60))
+        tools, called = asyncio.run(asyncio.wait_for(listed_and_called(prepared), 60))
+    assert tools == lazy_tools and "test_simple_text" in tools
+    assert called.is_error is False  # the forked worker serves calls as any other
