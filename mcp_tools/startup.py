@@ -10,11 +10,14 @@ gunicorn's workers fork with ``--preload``, so they share what it built.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import threading
 
 from django.db import DatabaseError, connections
 
 from .catalog import catalog_for
+from .registry import ToolSet
 from .views import served_registries
 
 logger = logging.getLogger("mcp_tools")
@@ -29,6 +32,20 @@ def prepare(urlconf: str | None = None) -> None:
     so no forked worker inherits it.
     """
     toolsets = [registry.tools(urlconf) for registry in served_registries(urlconf)]
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        read_admin_state(toolsets)
+        return
+    # An ASGI server that imports the application inside its event loop: Django refuses
+    # a query there, so the admin state is read on a thread of its own.
+    thread = threading.Thread(target=read_admin_state, args=(toolsets,), name="mcp-prepare")
+    thread.start()
+    thread.join()
+
+
+def read_admin_state(toolsets: list[ToolSet]) -> None:
+    """Read the admin state of each tool set; close the connections this opened."""
     opened = [alias for alias in connections if connections[alias].connection is None]
     try:
         for toolset in toolsets:

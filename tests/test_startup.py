@@ -256,3 +256,39 @@ def test_a_server_prepared_before_its_workers_fork_serves_the_same_tools(tmp_pat
         tools, called = asyncio.run(asyncio.wait_for(listed_and_called(prepared), 60))
     assert tools == lazy_tools and "test_simple_text" in tools
     assert called.is_error is False  # the forked worker serves calls as any other
+
+
+ASGI_SCRIPT = """
+import asyncio
+import django
+django.setup()
+from django.db import connections
+import mcp_tools
+from mcp_tools.catalog import catalogs
+
+async def importing_the_application():
+    mcp_tools.prepare()  # as an ASGI server that imports the app inside its event loop
+
+asyncio.run(importing_the_application())
+print(catalogs._state is not None, connections["default"].connection is None)
+"""
+
+
+def test_prepare_reads_the_admin_state_inside_an_event_loop(tmp_path):
+    database = migrated_database(CONFORMANCE, tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", ASGI_SCRIPT],
+        capture_output=True,
+        text=True,
+        env={
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": CONFORMANCE,
+            DATABASE_ENV: str(database),
+            "MCP_TESTS_CACHE": str(tmp_path / "cache"),
+            "PYTHONPATH": ".",
+        },
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["True", "True"]
