@@ -35,6 +35,10 @@ def prepare(urlconf: str | None = None) -> None:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
+        in_a_loop = False
+    else:
+        in_a_loop = True
+    if not in_a_loop:
         read_admin_state(toolsets)
         return
     # An ASGI server that imports the application inside its event loop: Django refuses
