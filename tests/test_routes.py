@@ -154,7 +154,7 @@ def _compiled_source(pattern):
 
 def test_walking_the_urlconf_compiles_none_of_its_patterns():
     # A request compiles only the patterns it tries; listing the tools must not compile
-    # every one of them (a third of the first tools/list of 500 tools did).
+    # every one of them (a fifth of the first tools/list of 500 tools did).
     patterns = _walk_patterns()
     routes = {route.name: route for route in iter_routes(get_resolver(_module(patterns)))}
     assert routes["plain"].regex == "plain/\\Z"
