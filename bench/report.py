@@ -166,6 +166,37 @@ def listings(items: list[Listing]) -> str:
     return table(header, rows)
 
 
+def cold_listing(data: dict[str, Any]) -> str:
+    """Return the cold tools/list table: one row per mode, medians of fresh processes."""
+    header = [
+        "mode",
+        "start-up ms",
+        "of which prepare() ms",
+        "URLconf import ms",
+        "first page ms",
+        "first listing ms",
+        "RSS after start-up MiB",
+        "RSS after the listing MiB",
+    ]
+    rows = []
+    for mode in ("lazy", "prepared"):
+        figures = data[mode]
+        rows.append(
+            [
+                mode,
+                f"{figures['start_ms']:.0f}",
+                f"{figures['prepare_ms']:.1f}",
+                f"{figures['urlconf_ms']:.1f}",
+                f"{figures['first_page_ms']:.1f}",
+                f"{figures['first_listing_ms']:.1f}",
+                f"{figures['start_rss_kib'] / 1024:.1f}",
+                f"{figures['listed_rss_kib'] / 1024:.1f}",
+            ]
+        )
+    note = f"\n\nMedians of {data['reps']} fresh processes per mode, interleaved."
+    return table(header, rows, "l") + note
+
+
 def growth(before: int, after: int) -> str:
     return f"{(after - before) / before:+.1%}"
 

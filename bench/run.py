@@ -48,6 +48,8 @@ GROUPS = ("inprocess", "http", "features", "peers", "listing", "memory", "faults
 PER_PROFILE = ("inprocess", "http", "features", "memory")
 CONCURRENCY = (1, 16)
 LISTING_SIZES = (10, 100, 500, 1000, 5000)
+#: The catalog size of the cold first tools/list (bench/coldstart.py).
+COLD_TOOLS = 500
 RESULTS = ROOT / "bench" / "results"
 
 
@@ -60,6 +62,8 @@ class Plan:
     warm_requests: int = 500
     memory_calls: int = 10_000
     listing_seconds: float = 2.0
+    #: Fresh processes per mode for the cold first tools/list.
+    cold_reps: int = 7
     inprocess_rounds: int = 7
     inprocess_calls: int = 2000
     smoke: bool = False
@@ -72,6 +76,7 @@ SMOKE = Plan(
     warm_requests=50,
     memory_calls=500,
     listing_seconds=0.2,
+    cold_reps=1,
     inprocess_rounds=1,
     inprocess_calls=200,
     smoke=True,
@@ -348,6 +353,23 @@ class Bench:
             items.append(item)
         self.record("listing", items)
         self.section("tools/list, every page, by catalog size", report.listings(items))
+        self.run_cold_listing()
+
+    def run_cold_listing(self) -> None:
+        """Time the first tools/list of a new process, lazy and prepared at start-up."""
+        log(f"the first tools/list of a new process, {COLD_TOOLS} tools")
+        env = {
+            "BENCH_TOOLS": str(COLD_TOOLS),
+            "BENCH_DATABASE": str(self.work / f"cold{COLD_TOOLS}.db"),
+        }
+        argv = ["taskset", "-c", servers.SERVER_CORE, sys.executable, "bench/coldstart.py"]
+        argv += [f"--reps={self.plan.cold_reps}"]
+        data = json.loads(self.python(argv, **env))
+        self.raw["cold_listing"] = data
+        self.section(
+            f"tools/list: the first listing of a new process, {COLD_TOOLS} tools",
+            report.cold_listing(data),
+        )
 
     def run_memory(self) -> None:
         """Read the worker's RSS without and with mcp_tools, before and after many calls."""

@@ -20,6 +20,7 @@ __all__ = [
     "log_message",
     "mcp_output",
     "mcp_tool",
+    "prepare",
     "report_progress",
     "request_input",
 ]
@@ -34,6 +35,7 @@ _LOCATIONS = {
     "log_message": "mcp_tools.notifications",
     "report_progress": "mcp_tools.notifications",
     "mcp_tool": "mcp_tools.decorators",
+    "prepare": "mcp_tools.startup",
     "elicit": "mcp_tools.input_requests",
     "request_input": "mcp_tools.input_requests",
 }
@@ -44,6 +46,7 @@ if TYPE_CHECKING:
     from .exceptions import ClientDisconnected, InputUnavailable, ToolError
     from .input_requests import elicit, request_input
     from .notifications import log_message, report_progress
+    from .startup import prepare
 
 
 def __getattr__(name: str) -> Any:

@@ -140,22 +140,47 @@ def _valid_annotations(name: str, annotations: Any) -> dict[str, Any]:
 
 
 def load_state(version: str) -> AdminState:
-    """Read every ``ExposedTool`` row (one query for the rows, one for their groups)."""
+    """Read every ``ExposedTool`` row (one query for the rows, one for their groups).
+
+    The rows are read as values, not model instances: a catalog of hundreds of tools has as
+    many rows, and this is on the way of the first ``tools/list`` after every change.
+    """
     from .models import ExposedTool
 
+    rows = list(
+        ExposedTool.objects.values_list(
+            "pk",
+            "name",
+            "enabled",
+            "title",
+            "description",
+            "annotations",
+            "include_structured_content",
+            "include_output_schema",
+        )
+    )
+    groups: dict[Any, set[int]] = {}
+    if rows:
+        field: Any = ExposedTool._meta.get_field("allowed_groups")
+        through: Any = ExposedTool.allowed_groups.through
+        links = through.objects.values_list(
+            f"{field.m2m_field_name()}_id", f"{field.m2m_reverse_field_name()}_id"
+        )
+        for tool_id, group_id in links:
+            groups.setdefault(tool_id, set()).add(group_id)
     rules = {}
-    for row in ExposedTool.objects.prefetch_related("allowed_groups"):
+    for pk, name, enabled, title, description, hints, structured, advertised in rows:
         rule = Rule(
-            enabled=row.enabled,
-            group_ids=frozenset(group.pk for group in row.allowed_groups.all()),
-            title=row.title,
-            description=row.description,
-            annotations=_valid_annotations(row.name, row.annotations),
-            include_structured_content=row.include_structured_content,
-            include_output_schema=row.include_output_schema,
+            enabled=enabled,
+            group_ids=frozenset(groups.get(pk, ())),
+            title=title,
+            description=description,
+            annotations=_valid_annotations(name, hints),
+            include_structured_content=structured,
+            include_output_schema=advertised,
         )
         if rule != DEFAULT_RULE:  # most rows say nothing: a tool without one is the same
-            rules[row.name] = rule
+            rules[name] = rule
     return AdminState(version, rules)
 
 

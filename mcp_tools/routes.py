@@ -9,7 +9,7 @@ from functools import cached_property
 from typing import Any
 
 from django.urls import URLPattern, URLResolver
-from django.urls.resolvers import RegexPattern, ResolverMatch
+from django.urls.resolvers import RegexPattern, ResolverMatch, RoutePattern
 from django.utils.regex_helper import normalize
 
 from .protocol.jsonrpc import clip, json_text
@@ -66,6 +66,8 @@ class Route:
     @cached_property
     def parameters(self) -> tuple[str, ...]:
         """Return the names of the path parameters, in order."""
+        if "(" not in self.regex:
+            return ()  # no group, no parameter: not worth the parse of normalize()
         names: list[str] = []
         for _, params in self._possibilities:
             names.extend(p for p in params if p not in names)
@@ -198,8 +200,26 @@ def _named_groups(regex: str) -> Iterator[tuple[str, str]]:
 
 
 def _regex_of(pattern: Any) -> str:
-    regex = pattern.regex.pattern
+    regex = _source_of(pattern)
     return regex[1:] if regex.startswith("^") else regex
+
+
+def _source_of(pattern: Any) -> str:
+    """Return the regular expression of a pattern as ``pattern.regex.pattern`` would.
+
+    Django compiles ``pattern.regex`` on first use, which a request only does for the
+    patterns it tries: the walk takes the source Django keeps beside it instead, so listing
+    the tools compiles none of the project's patterns. A translated pattern (or one of
+    another kind) is read through ``regex``, in the active language, as Django reads it.
+    """
+    if "regex" not in pattern.__dict__:
+        source = getattr(pattern, "_regex", None)
+        if isinstance(pattern, RoutePattern) and isinstance(getattr(pattern, "_route", None), str):
+            if isinstance(source, str):
+                return source
+        elif isinstance(pattern, RegexPattern) and isinstance(source, str):
+            return source
+    return str(pattern.regex.pattern)
 
 
 def _route_of(pattern: Any) -> str:

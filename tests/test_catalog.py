@@ -250,3 +250,50 @@ def test_invalid_annotations_written_to_the_database_are_ignored(settings, caplo
     assert tool.annotations["readOnlyHint"] is True  # the code's value stands
     assert "bogus" not in tool.annotations
     assert "Tool t: invalid admin annotations ignored" in caplog.text
+
+
+def test_the_rows_are_read_as_values_into_the_same_rules(django_assert_num_queries):
+    from django.contrib.auth.models import Group
+    from django.db.models.signals import post_init
+
+    from mcp_tools.catalog import DEFAULT_RULE, Rule, load_state
+
+    staff, ops = Group.objects.create(name="staff"), Group.objects.create(name="ops")
+    ExposedTool.objects.update_or_create(name="todo_list", defaults={"enabled": False})
+    grouped, _ = ExposedTool.objects.update_or_create(
+        name="grouped",
+        defaults={
+            "title": "Grouped",
+            "description": "Seen by two groups",
+            "annotations": {"readOnlyHint": True, "bogus": 1},
+            "include_structured_content": False,
+            "include_output_schema": True,
+        },
+    )
+    grouped.allowed_groups.set([staff, ops])
+    ExposedTool.objects.update_or_create(name="plain", defaults={})
+    built = []
+
+    def count(sender, **kwargs):
+        built.append(sender)
+
+    # Hundreds of rows in a large catalog: no model instance is built for any of them.
+    post_init.connect(count, sender=ExposedTool)
+    try:
+        with django_assert_num_queries(2):  # the rows, and their groups
+            state = load_state("v-test")
+    finally:
+        post_init.disconnect(count, sender=ExposedTool)
+    assert built == []
+    assert state.version == "v-test"
+    assert state.rule("todo_list") == Rule(enabled=False)
+    assert state.rule("grouped") == Rule(
+        group_ids=frozenset({staff.pk, ops.pk}),
+        title="Grouped",
+        description="Seen by two groups",
+        annotations={"readOnlyHint": True},
+        include_structured_content=False,
+        include_output_schema=True,
+    )
+    assert "plain" not in state.rules  # a row that says nothing is a tool without one
+    assert state.rule("plain") is DEFAULT_RULE

@@ -111,9 +111,13 @@ def shop_app(monkeypatch) -> None:
 
 
 def with_database(found: list[Sample]) -> list:
-    """The samples, those that show a test marked to use the database (and a live server)."""
+    """The samples, those that show a test or a server's start-up (``prepare()`` reads the
+    admin state) marked to use the database (and a live server)."""
     marks = pytest.mark.django_db(transaction=True)
-    return [pytest.param(s, marks=marks) if "def test_" in s.text else s for s in found]
+    uses = ("def test_", "mcp_tools.prepare()")
+    return [
+        pytest.param(s, marks=marks) if any(use in s.text for use in uses) else s for s in found
+    ]
 
 
 @pytest.mark.parametrize("sample", with_database(of("python")), ids=ids(of("python")))

@@ -430,6 +430,24 @@ def test_a_duplicate_explicit_name_is_refused_at_once(registry):
         mcp_tool("same", registry=registry)(type("B", (APIView,), {}))
 
 
+def test_a_name_is_checked_without_reading_every_other_declaration(registry):
+    # The URLconf of a large catalog declares its tools one by one: a scan of the others per
+    # declaration made importing it quadratic (500 tools: 125,000 comparisons).
+    class Unscanned(dict):
+        def items(self):
+            raise AssertionError("every declaration read to check one name")
+
+        def values(self):
+            raise AssertionError("every declaration read to check one name")
+
+    views = [type(f"V{index}", (APIView,), {}) for index in range(3)]
+    mcp_tool("first", registry=registry)(views[0])
+    registry._declarations = Unscanned(registry._declarations)
+    mcp_tool("second", registry=registry)(views[1])
+    with pytest.raises(AlreadyRegistered, match="Tool name 'first' is declared twice"):
+        mcp_tool("first", registry=registry)(views[2])
+
+
 def test_decorating_twice_is_refused(registry):
     view = type("A", (APIView,), {})
     mcp_tool(registry=registry)(view)

@@ -131,3 +131,64 @@ def test_a_named_group_that_matched_nothing_leaves_no_positional_arguments():
     path_info, match = route.resolve({})
     expected = get_resolver(_module(module_patterns)).resolve(path_info)
     assert (match.args, match.kwargs) == (expected.args, expected.kwargs) == ((), {})
+
+
+def _walk_patterns():
+    from django.utils.translation import gettext_lazy
+
+    return [
+        path("api/", include(([path("items/<int:pk>/", view, name="item")], "ns"), namespace="ns")),
+        path("plain/", view, name="plain"),
+        path("files/<str:name>/", view, name="file"),
+        re_path(r"^todos/(?P<pk>[^/.]+)/$", view, name="todo"),
+        re_path(r"todos\.json$", view, name="dotted"),
+        re_path(r"^b/(?:(?P<page>\d+)/)?$", view, name="pages"),
+        path(gettext_lazy("about/"), view, name="about"),
+    ]
+
+
+def _compiled_source(pattern):
+    regex = pattern.regex.pattern
+    return regex[1:] if regex.startswith("^") else regex
+
+
+def test_walking_the_urlconf_compiles_none_of_its_patterns():
+    # A request compiles only the patterns it tries; listing the tools must not compile
+    # every one of them (a fifth of the first tools/list of 500 tools did).
+    patterns = _walk_patterns()
+    routes = {route.name: route for route in iter_routes(get_resolver(_module(patterns)))}
+    assert routes["plain"].regex == "plain/\\Z"
+    untranslated = [patterns[1], patterns[2], patterns[3], patterns[4]]
+    assert all("regex" not in pattern.pattern.__dict__ for pattern in untranslated)
+    assert "regex" not in patterns[0].pattern.__dict__
+
+
+def test_the_walk_reads_each_pattern_as_django_compiles_it():
+    patterns = _walk_patterns()
+    routes = {route.name: route for route in iter_routes(get_resolver(_module(patterns)))}
+    inner = patterns[0].url_patterns[0]
+    assert routes["ns:item"].regex == _compiled_source(patterns[0].pattern) + _compiled_source(
+        inner.pattern
+    )
+    for pattern in patterns[1:]:
+        assert routes[pattern.name].regex == _compiled_source(pattern.pattern), pattern.name
+
+
+def test_a_translated_pattern_is_read_in_the_active_language(settings):
+    from django.utils import translation
+
+    settings.LANGUAGES = [("en", "English"), ("fr", "French")]
+    with translation.override("fr"):
+        patterns = _walk_patterns()
+        routes = {route.name: route for route in iter_routes(get_resolver(_module(patterns)))}
+        assert routes["about"].regex == _compiled_source(patterns[-1].pattern)
+
+
+@pytest.mark.parametrize(
+    ("name", "parameters"),
+    [("plain", ()), ("dotted", ()), ("file", ("name",)), ("todo", ("pk",)), ("pages", ("page",))],
+)
+def test_parameters_are_those_of_the_patterns_groups(name, parameters):
+    route = routes_of(*_walk_patterns())[name]
+    assert route.parameters == parameters
+    assert route.template == route._possibilities[0][0] % {p: f"<{p}>" for p in parameters}
