@@ -321,3 +321,22 @@ def test_a_batch_answer_is_bounded_as_a_whole(mcp, settings):
     # 2025-03-26 has no structuredContent: about 2,700 bytes an answer, three fit.
     assert texts[:3] == ['{"blob":"' + "x" * 2600 + '"}'] * 3
     assert texts[3] == "Response too large: more than 10000 bytes"
+
+
+def test_an_answered_call_leaves_no_reference_cycle_of_its_own(mcp):
+    # The call and its invocation referred to each other: every tools/call left the whole
+    # call hanging from a cycle, for the garbage collector to find (docs/performance.md).
+    import gc
+
+    from mcp_tools.invocation import Invocation
+
+    mcp.call_tool("todo_list")
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(5):
+            mcp.call_tool("todo_list")
+        lingering = [o for o in gc.get_objects() if isinstance(o, Invocation)]
+    finally:
+        gc.enable()
+    assert lingering == []
