@@ -214,6 +214,9 @@ class Invocation:
             return
         self._finished = None
         self.report("complete", finished[1], sent.is_error, sent.error_reference)
+        # Reported: the call and this invocation refer to each other no more, or the whole
+        # call would hang from a cycle for the garbage collector to find.
+        self.call.invocation = None
 
     def input_required(self, asked: InputRequired) -> InputRequiredResult:
         """End this round asking the client ``asked.requests``; sign what it answered so far."""

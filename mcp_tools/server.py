@@ -162,9 +162,6 @@ def complete(
             body = result_envelope(call.message.id, project(sent, call.version, info))
         if call.invocation is not None:
             call.invocation.answered(result, sent)
-            # The call and its invocation refer to each other: a cycle the garbage
-            # collector would have to find, with the whole call hanging from it.
-            call.invocation = None
         result = sent
     trace.result(result)
     return Answer(body)

@@ -202,6 +202,18 @@ def test_an_ask_ends_with_client_disconnected_once_the_client_left():
         notifier.ask({"k": ELICIT})
 
 
+MULTIPLE_CHOICE = {
+    "method": "elicitation/create",
+    "params": {
+        "message": "Pick",
+        "requestedSchema": {
+            "type": "object",
+            "properties": {"picks": {"type": "array", "items": {"enum": ["a", "b"]}}},
+        },
+    },
+}
+
+
 @pytest.mark.parametrize(
     ("version", "request_", "can"),
     [
@@ -212,6 +224,9 @@ def test_an_ask_ends_with_client_disconnected_once_the_client_left():
         ("2025-06-18", {"method": "elicitation/create", "params": {"mode": "url"}}, False),
         ("2025-11-25", {"method": "elicitation/create", "params": {"mode": "url"}}, True),
         ("2025-06-18", {"method": "sampling/createMessage", "params": {"tools": []}}, False),
+        # A multiple choice (SEP-1330: an array property) is a 2025-11-25 form.
+        ("2025-06-18", MULTIPLE_CHOICE, False),
+        ("2025-11-25", MULTIPLE_CHOICE, True),
         ("2026-07-28", ELICIT, False),  # asks by input-required results instead
     ],
 )

@@ -122,8 +122,9 @@ def declares(capabilities: Mapping[str, Any], request: Mapping[str, Any]) -> boo
 
 
 #: The first handshake-era version of each request a server may send its client: sampling
-#: and roots since 2024-11-05, elicitation since 2025-06-18, URL elicitation and sampling
-#: with tools since 2025-11-25 (versions are dates: they compare as strings).
+#: and roots since 2024-11-05, elicitation since 2025-06-18; URL elicitation, forms with a
+#: multiple choice (an ``array`` property, SEP-1330) and sampling with tools since
+#: 2025-11-25 (versions are dates: they compare as strings).
 SINCE = {SAMPLE: "2024-11-05", LIST_ROOTS: "2024-11-05", ELICIT: "2025-06-18"}
 SINCE_EXTENDED = "2025-11-25"
 
@@ -135,10 +136,21 @@ def handshake_supports(version: str, request: Mapping[str, Any]) -> bool:
     ``initialize``, which a stateless server never sees again.
     """
     method, params = request["method"], request["params"]
-    extended = (method == ELICIT and params.get("mode") == "url") or (
-        method == SAMPLE and "tools" in params
-    )
+    if method == ELICIT:
+        extended = params.get("mode") == "url" or _multiple_choice(params)
+    else:
+        extended = method == SAMPLE and "tools" in params
     return version >= (SINCE_EXTENDED if extended else SINCE[method])
+
+
+def _multiple_choice(params: Mapping[str, Any]) -> bool:
+    form = params.get("requestedSchema")
+    properties = form.get("properties") if isinstance(form, Mapping) else None
+    if not isinstance(properties, Mapping):
+        return False
+    return any(
+        isinstance(field, Mapping) and field.get("type") == "array" for field in properties.values()
+    )
 
 
 def check_responses(value: object) -> dict[str, dict[str, Any]]:
