@@ -1,6 +1,4 @@
 import logging
-import signal
-import threading
 from typing import Any
 
 from django.apps import AppConfig
@@ -24,8 +22,6 @@ class MCPToolsConfig(AppConfig):
         from .signals import tool_called
 
         tool_called.connect(calllog.record, dispatch_uid="mcp_tools.calllog")
-        if threading.current_thread() is threading.main_thread():  # only it sets handlers
-            calllog.queue.stop_on(signal.SIGTERM)
         signals.post_migrate.connect(sync_after_migrate, sender=self)
         signals.post_save.connect(sync.publish_after_change, sender=ExposedTool)
         signals.post_delete.connect(sync.publish_after_change, sender=ExposedTool)

@@ -84,22 +84,6 @@ def fresh_admin_state():
     caches[mcp_settings.CACHE].delete(VERSION_KEY)
 
 
-@pytest.fixture(autouse=True, scope="session")
-def call_log_written_by_the_request():
-    """Give the suite's process a closed call-log queue: each request then writes its own
-    rows after its response, as once a server has been told to stop (docs/calllog.md). A
-    test reads the rows right after its call, inside the test's transaction, which the
-    queue's writer, on its own connection, can't write into. Tests of the queue give
-    themselves an open one (tests/test_calllog.py)."""
-    from mcp_tools import calllog
-
-    closed = calllog.Queue()
-    closed.close()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(calllog, "queue", closed)
-        yield
-
-
 def pytest_sessionfinish(session, exitstatus):
     """Remove the test run's file cache (the admin state's version stamps)."""
     import shutil
@@ -117,7 +101,6 @@ E2E_FIXTURES = {"live_server", "browser", "chromium", "postgres", "redis", "serv
 #: Modules whose tests start processes of their own: Node clients, served projects, wrk.
 E2E_MODULES = {
     "test_bench",
-    "test_calllog_servers",
     "test_client",
     "test_conformance",
     "test_consistency",

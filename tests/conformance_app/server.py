@@ -93,20 +93,6 @@ def serve(
     gunicorn's sync workers (a call that asks its client needs a second one to receive
     the answer).
     """
-    with running(kind, settings, env, database, workers) as (url, _):
-        yield url
-
-
-@contextmanager
-def running(
-    kind: str = "uvicorn",
-    settings: str = "tests.conformance_app.settings",
-    env: dict[str, str] | None = None,
-    database: Path | None = None,
-    workers: int = 1,
-) -> Iterator[tuple[str, subprocess.Popen]]:
-    """``serve``, yielding the server's process too, for a test that signals it itself
-    (stopped by PID on exit if it still runs)."""
     port = free_port()
     folder = Path(tempfile.mkdtemp(prefix="mcp-tools-server-"))
     if database is None:
@@ -131,7 +117,7 @@ def running(
     )
     try:
         wait_for_port(port, process, time.monotonic() + 30)
-        yield f"http://127.0.0.1:{port}", process
+        yield f"http://127.0.0.1:{port}"
     finally:
         stop(process)
         shutil.rmtree(folder, ignore_errors=True)
