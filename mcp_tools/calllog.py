@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from typing import Any
 
 from django.http import HttpRequest, HttpResponseBase
@@ -81,10 +82,13 @@ def _fitted(model: Any, field: str, value: str) -> str:
 
 def storable(value: Any) -> Any:
     """Return ``value`` with every NUL character replaced by U+FFFD, in strings, keys and
-    nested values: PostgreSQL stores none in text or ``jsonb``, and one row it refuses would
-    take the request's other rows with it."""
+    nested values, and every number JSON can't hold (``1e400`` reads as infinity) as its
+    text: PostgreSQL stores no NUL in text or ``jsonb``, no database stores ``Infinity`` as
+    JSON, and one row it refuses would take the request's other rows with it."""
     if isinstance(value, str):
         return value.replace("\x00", "\ufffd") if "\x00" in value else value
+    if isinstance(value, float) and not math.isfinite(value):
+        return json.dumps(value)  # "Infinity", "-Infinity", "NaN"
     if isinstance(value, dict):
         return {storable(key): storable(item) for key, item in value.items()}
     if isinstance(value, list):

@@ -14,7 +14,7 @@ import asyncio
 import logging
 import threading
 
-from django.db import DatabaseError, connections
+from django.db import connections
 
 from .catalog import catalog_for
 from .registry import ToolSet
@@ -27,9 +27,9 @@ def prepare(urlconf: str | None = None) -> None:
     """Build every tool ``urlconf`` serves (default: ``ROOT_URLCONF``) and read the admin state.
 
     Raises ``ImproperlyConfigured`` for a tool that can't be built, as the first request
-    would. A database that can't be read yet (not migrated, not reachable) leaves the admin
-    state to the first request, with a warning; a connection this opened is closed again,
-    so no forked worker inherits it.
+    would. An admin state that can't be read yet (a database not migrated or not
+    reachable, a shared cache down) is left to the first request, with a warning; a
+    connection this opened is closed again, so no forked worker inherits it.
     """
     toolsets = [registry.tools(urlconf) for registry in served_registries(urlconf)]
     try:
@@ -54,7 +54,9 @@ def read_admin_state(toolsets: list[ToolSet]) -> None:
     try:
         for toolset in toolsets:
             catalog_for(toolset)
-    except DatabaseError as exc:
+    except Exception as exc:
+        # The database not migrated or not reachable, the shared cache (Redis) down: the
+        # site starts all the same, and its first request reads the admin state.
         logger.warning("mcp_tools.prepare: the admin state is left to the first request: %s", exc)
     finally:
         for alias in opened:

@@ -53,6 +53,20 @@ def test_argument_values_are_kept_only_when_asked(mcp, log_mode):
     assert ToolCall.objects.get().arguments == {"word": "secret-ish"}
 
 
+def test_a_number_json_cannot_store_is_logged_as_its_text(http, log_mode):
+    # 1e400 reads as infinity, which no database stores as JSON: the row would be refused,
+    # and the call would go unlogged (a way out of the audit trail).
+    log_mode("all", arguments=True)
+    body = (
+        '{"jsonrpc": "2.0", "id": 1, "method": "tools/call",'
+        ' "params": {"name": "todo_list", "arguments": {"page": 1e400}}}'
+    )
+    headers = {"Accept": "application/json", "MCP-Protocol-Version": "2025-11-25"}
+    response = http.post("/mcp", body, content_type="application/json", headers=headers)
+    assert response.status_code == 200
+    assert ToolCall.objects.get().arguments == {"page": "Infinity"}
+
+
 def test_a_refused_call_is_logged_as_an_error(mcp):
     mcp.call_tool("todo_create", {"title": None})
     row = ToolCall.objects.get()
