@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -62,10 +63,11 @@ def answers_ping(port: int) -> bool:
         return False
 
 
-def stop(process: subprocess.Popen[bytes], timeout: float = 10) -> None:
-    """SIGTERM the process by its PID, SIGKILL it if it still runs after ``timeout``; reap it."""
+def stop(process: subprocess.Popen, sig: int = signal.SIGTERM, timeout: float = 10) -> None:
+    """Send ``sig`` to the process by its PID, SIGKILL it if it still runs after ``timeout``,
+    and reap it (the test suite's servers are stopped by this one too)."""
     if process.poll() is None:
-        process.terminate()
+        process.send_signal(sig)
     try:
         process.wait(timeout=timeout)
     except subprocess.TimeoutExpired:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from bench.services import stop  # one way to stop a server, for the bench and the tests
 from tests.conformance_app.server import free_port
 
 if TYPE_CHECKING:
@@ -95,17 +96,6 @@ def wait_until_ready(
             return
         time.sleep(0.1)
     raise TimeoutError(f"{what} not ready after {STARTUP_TIMEOUT} s:\n{log_tail(log)}")
-
-
-def stop(process: subprocess.Popen, sig: int = signal.SIGTERM, timeout: float = 10) -> None:
-    """Send ``sig`` to ``process``, kill it if it still runs after ``timeout``, and reap it."""
-    if process.poll() is None:
-        process.send_signal(sig)
-    try:
-        process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=timeout)
 
 
 @dataclass(frozen=True)
