@@ -141,6 +141,12 @@ class Invocation:
         assert self._split is not None, "prepare() splits the arguments first"
         return build_inner_request(call.request, self.tool, self._split, context, identity=identity)
 
+    @property
+    def may_restart(self) -> bool:
+        """Whether this call, answered on its thread, starts again on a stream if its view
+        asks (a handshake-era client that names ``text/event-stream``)."""
+        return self._may_stream
+
     def restart(self) -> None:
         """Make the view's request afresh, for a run on a stream after one that ended at its
         first ask (``StreamNeeded``); this run's asks can't start it again. The tool's

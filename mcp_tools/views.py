@@ -441,7 +441,7 @@ class MCPView(View):
             if streamed is not None:
                 return streamed
             invocation.stay_inline()  # every stream slot is taken: the view can ask nothing
-        elif not streaming.slots.free():
+        elif invocation.may_restart and not streaming.slots.free():
             invocation.stay_inline()  # a restart could not stream: ask nothing, run once
         try:
             return answer_response(server.serve_invocation(invocation))
