@@ -27,6 +27,7 @@ from django.db.models import F
 
 from .conf import mcp_settings
 from .definitions import with_overrides
+from .plans import CallPlan
 from .protocol.content import TOOL_ANNOTATION_TYPES
 from .registry import ToolSet
 from .shared_cache import is_per_process
@@ -196,6 +197,8 @@ class Catalog:
             self.tools[tool.name] = with_overrides(tool, **rule.overrides)
         #: Encoded tools/list pages, built once per key (see handlers.list_tools).
         self.pages: OrderedDict[Any, Any] = OrderedDict()
+        #: Each tool's call plan, made at its first call (``plan``).
+        self._plans: dict[str, CallPlan] = {}
 
     @property
     def version(self) -> str:
@@ -203,6 +206,14 @@ class Catalog:
 
     def rule(self, name: str) -> Rule:
         return self.state.rule(name)
+
+    def plan(self, tool: Tool) -> CallPlan:
+        """Return what every call of ``tool`` (one of this catalog's) shares: made once,
+        and again only when the settings change (docs/performance.md#the-call-plan)."""
+        plan = self._plans.get(tool.name)
+        if plan is None or not plan.current:
+            plan = self._plans[tool.name] = CallPlan(tool)  # a race makes it twice: harmless
+        return plan
 
     def __iter__(self) -> Any:
         return iter(self.tools.values())

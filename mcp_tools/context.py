@@ -50,6 +50,9 @@ class ToolCallContext:
     unavailable: Any = None
     #: What the view raised, held while the middleware chain returns (``dispatch``).
     escaped: Exception | None = None
+    #: The view as the call plan wrapped it for its transaction (``plans.CallPlan.view``);
+    #: None: wrapped at the call.
+    view: Any = None
 
     def pop_override(self) -> Override | None:
         """Return the override once; a second formatting pass sees none."""

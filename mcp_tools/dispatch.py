@@ -141,8 +141,12 @@ class Chain:
             if response is not None:
                 break
         if response is None:
+            context = get_context(request)
+            view: Handler | None = context.view if context is not None else None
+            if view is None:
+                view = _handler.make_view_atomic(callback)
             try:
-                response = _handler.make_view_atomic(callback)(request, *match.args, **match.kwargs)
+                response = view(request, *match.args, **match.kwargs)
                 _handler.check_response(response, callback)
             except Exception as exc:
                 response = self.view_failed(request, exc)

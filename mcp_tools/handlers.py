@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Protocol
 
+from django.conf import settings
 from django.http import HttpRequest
 from django.utils.translation import get_language
 
@@ -28,6 +29,7 @@ from .conf import mcp_settings
 from .formatters import BaseFormatter
 from .input_requests import receive
 from .invocation import Invocation
+from .plans import CallPlan
 from .protocol import headers, mediatypes, versions
 from .protocol.cursors import decode_cursor, encode_cursor
 from .protocol.jsonrpc import INVALID_PARAMS, JSONRPCError, Message, RawJSON, clip, encode
@@ -105,9 +107,11 @@ class Exchange:
 
     @cached_property
     def catalog(self) -> Catalog:
-        """The request's tools as admins configured them (one cache read per request)."""
-        toolset = self.endpoint.get_registry().tools(getattr(self.request, "urlconf", None))
-        return catalog_for(toolset)
+        """The request's tools as admins configured them (the admin state's version read at
+        most once per ``ADMIN_STATE_MAX_AGE``), of the URLconf Django's handler resolved the
+        request with: the request's own (``request.urlconf``), else ``ROOT_URLCONF``."""
+        urlconf = getattr(self.request, "urlconf", None) or settings.ROOT_URLCONF
+        return catalog_for(self.endpoint.get_registry().tools(urlconf))
 
     @cached_property
     def visibility(self) -> Visibility:
@@ -126,8 +130,9 @@ class Exchange:
         endpoint = tuple(sorted(tags)) if tags is not None else None
         return self.visibility.visible_tools(self.catalog, self.endpoint.serves, endpoint)
 
-    def tool(self, name: str) -> Tool | None:
-        """Return the tool ``name`` if this request may call it, else None (an unknown tool).
+    def plan(self, name: str) -> CallPlan | None:
+        """Return the call plan of the tool ``name`` if this request may call it, else None
+        (an unknown tool).
 
         The same rule as ``tools()``: a tool this request can't see can't be called.
         """
@@ -135,10 +140,11 @@ class Exchange:
         # names any, so that an unknown name, a disabled tool and one hidden by its groups
         # take the same reads to refuse (docs/security.md).
         self.visibility.read_groups(self.catalog)
-        tool = self.catalog.tools.get(name)
+        catalog = self.catalog
+        tool = catalog.tools.get(name)
         if tool is None or not self.endpoint.serves(tool):
             return None
-        return tool if self.visibility.sees(tool, self.catalog) else None
+        return catalog.plan(tool) if self.visibility.sees(tool, catalog) else None
 
     def refusal(self, name: str) -> JSONRPCError:
         """Answer a call of a tool this request may not call: an unknown tool, or, when the
@@ -275,9 +281,10 @@ def call_tool(call: Call) -> ToolResult | InputRequiredResult | Invocation:
     name = params.get("name")
     if not isinstance(name, str):
         raise JSONRPCError(INVALID_PARAMS, "Invalid params: name must be a string")
-    tool = call.exchange.tool(name)
-    if tool is None:  # unknown, or hidden from this caller: the same answer
+    plan = call.exchange.plan(name)
+    if plan is None:  # unknown, or hidden from this caller: the same answer
         raise call.exchange.refusal(name)
+    tool = plan.tool
     arguments = params.get("arguments")
     if arguments is None:
         arguments = {}
@@ -290,7 +297,7 @@ def call_tool(call: Call) -> ToolResult | InputRequiredResult | Invocation:
     if call.era.modern:  # only 2026-07-28 can ask the client for input (docs/input.md)
         capabilities = call.message.meta.get(versions.CLIENT_CAPABILITIES_META_KEY)
         inputs = receive(params, capabilities, Binding.of(tool.name, arguments, call.caller))
-    invocation = call.invocation = Invocation(call, tool, arguments, inputs)
+    invocation = call.invocation = Invocation(call, plan, arguments, inputs)
     ended = invocation.prepare()
     if ended is not None:
         return ended  # refused, declined or asking before the view ran: nothing to stream

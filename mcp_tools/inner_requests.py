@@ -14,7 +14,7 @@ from django.http import HttpRequest
 from .arguments import SplitArguments, query_value
 from .conf import mcp_settings
 from .context import ToolCallContext, attach_context
-from .tools import Tool
+from .plans import CallPlan
 
 #: Attributes the skipped middleware set on the /mcp request, carried to the view's request
 #: (``DISPATCH = "middleware"``): the user, the session, the messages, the language.
@@ -141,7 +141,7 @@ def script_name(outer: HttpRequest) -> str:
 
 def build_inner_request(
     outer: HttpRequest,
-    tool: Tool,
+    plan: CallPlan,
     arguments: SplitArguments,
     context: ToolCallContext,
     *,
@@ -155,25 +155,24 @@ def build_inner_request(
     The view is the tool's own: ``resolver_match`` is its route's match of the path (what
     ``resolve()`` makes of it), so no argument can send the call to another view.
     """
-    path, match = tool.route.resolve(arguments.path)
+    path, match = plan.tool.route.resolve(arguments.path)
     environ = client_environ(outer.META)
-    query = [(k, v) for k, value in arguments.query.items() for v in query_value(value)]
+    environ.update(plan.environ)  # the method and Accept of every call of the tool
+    query = arguments.query
     payload = b""
     if arguments.body is not None:
         payload = json.dumps(arguments.body, ensure_ascii=False).encode()
         environ["CONTENT_TYPE"] = "application/json"
-    environ.update(
-        {
-            "REQUEST_METHOD": tool.method,
-            "SCRIPT_NAME": script_name(outer),
-            "PATH_INFO": wsgi_str(path),
-            "QUERY_STRING": urlencode(query) if query else "",
-            "HTTP_ACCEPT": "*/*",
-            "CONTENT_LENGTH": str(len(payload)),
-            "wsgi.input": io.BytesIO(payload),
-            "wsgi.url_scheme": outer.scheme or "http",
-        }
+    environ["SCRIPT_NAME"] = script_name(outer)
+    environ["PATH_INFO"] = wsgi_str(path)
+    environ["QUERY_STRING"] = (
+        urlencode([(k, v) for k, value in query.items() for v in query_value(value)])
+        if query
+        else ""
     )
+    environ["CONTENT_LENGTH"] = str(len(payload))
+    environ["wsgi.input"] = io.BytesIO(payload)
+    environ["wsgi.url_scheme"] = outer.scheme or "http"
     inner = WSGIRequest(environ)
     inner.__dict__.update(carried_attributes(outer, every=mcp_settings.DISPATCH == "direct"))
     inner.resolver_match = match

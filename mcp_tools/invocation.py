@@ -32,10 +32,10 @@ from .input_requests import (
     StreamNeeded,
     can_confirm_over_stream,
     confirm,
-    confirmation,
     confirmation_message,
     unavailable_error,
 )
+from .plans import CallPlan
 from .processors import run_processors
 from .protocol.results import InputRequiredResult, ToolResult
 from .routes import NoPath
@@ -55,10 +55,12 @@ class Invocation:
     """One ``tools/call`` of one tool, from its arguments to its finished result."""
 
     def __init__(
-        self, call: Call, tool: Tool, args: dict[str, Any], inputs: Inputs | None = None
+        self, call: Call, plan: CallPlan, args: dict[str, Any], inputs: Inputs | None = None
     ) -> None:
         self.call = call
-        self.tool = tool
+        #: What every call of the tool shares (docs/performance.md#the-call-plan).
+        self.plan = plan
+        self.tool = plan.tool
         #: The arguments as received (before any conversion).
         self.args = args
         #: What this round may ask the client; None where it can ask nothing.
@@ -101,9 +103,13 @@ class Invocation:
         request's thread, also for streamed calls: the outer request (its session, its lazy
         user) is not touched again once its response has left.
         """
-        lines, self._split = arguments.prepare(self.tool, self.args)
-        if lines:
-            return self.finish(ToolResult.error("\n".join(lines)))
+        plan = self.plan
+        if not self.args and plan.unargued is not None:
+            self._split = plan.unargued  # read, never written: every such call's
+        else:
+            lines, self._split = arguments.prepare(self.tool, self.args)
+            if lines:
+                return self.finish(ToolResult.error("\n".join(lines)))
         call = self.call
         # A handshake-era call answered on this thread may start again on a stream when its
         # view asks (``restart``): where its client reads one.
@@ -112,7 +118,7 @@ class Invocation:
             self.inner = self._build_inner(call.version if may_stream else None)
         except NoPath as exc:
             return self.finish(ToolResult.error(f"Invalid arguments: {exc.json_path}: {exc}"))
-        template = confirmation(self.tool)
+        template = plan.confirmation
         if template is not None and not call.exchange.operator:
             message = confirmation_message(template, self.tool, self.args)
             asks = self.inputs is None and call.exchange.asks
@@ -136,10 +142,11 @@ class Invocation:
             endpoint_path=call.exchange.endpoint_path,
             inputs=self.inputs,
             stream_on_ask=stream_on_ask,
+            view=self.plan.view,
         )
         identity = call.caller.identity_for(self.tool.view_class)
         assert self._split is not None, "prepare() splits the arguments first"
-        return build_inner_request(call.request, self.tool, self._split, context, identity=identity)
+        return build_inner_request(call.request, self.plan, self._split, context, identity=identity)
 
     @property
     def may_restart(self) -> bool:

@@ -86,6 +86,7 @@ def invoke(name, headers):
     """
     from mcp_tools.handlers import Call, Exchange
     from mcp_tools.invocation import Invocation
+    from mcp_tools.plans import CallPlan
     from mcp_tools.protocol.jsonrpc import parse_message
     from mcp_tools.protocol.projection import project_result
     from mcp_tools.protocol.versions import Era
@@ -99,7 +100,7 @@ def invoke(name, headers):
     params = {"name": name}
     message = parse_message({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
     call = Call(Exchange(request, caller, endpoint), message, Era("2025-11-25"))
-    invocation = Invocation(call, tool, {})
+    invocation = Invocation(call, CallPlan(tool), {})
     assert invocation.prepare() is None
     return project_result(invocation.run(), "2025-11-25")
 
