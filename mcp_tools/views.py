@@ -91,7 +91,8 @@ class _AllDatabases(frozenset):
 
 def answer_response(answer: Answer) -> HttpResponse:
     """Send one answer alone: its envelope, its HTTP status and headers."""
-    response = HttpResponse(answer.body, status=answer.status, content_type=JSON)
+    # Encoded here: JSON is UTF-8 (RFC 8259), and bytes spare Django's charset lookup.
+    response = HttpResponse(answer.body.encode(), status=answer.status, content_type=JSON)
     for name, value in answer.headers.items():
         response[name] = value
     return response

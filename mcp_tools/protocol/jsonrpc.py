@@ -342,28 +342,29 @@ def parse_message(value: Any) -> Message:
     The error carries the message's id when that id is valid, so the answer can name it.
     """
     request_id = value.get("id") if isinstance(value, dict) else None
-
-    def invalid(reason: str) -> JSONRPCError:
-        return JSONRPCError(
-            INVALID_REQUEST, f"Invalid Request: {reason}", status=400, request_id=id_of(value)
-        )
-
     if not isinstance(value, dict) or value.get("jsonrpc") != "2.0":
-        raise invalid("expected a JSON-RPC 2.0 object")
+        raise _invalid(value, "expected a JSON-RPC 2.0 object")
     has_id = "id" in value
     if has_id and not _valid_id(request_id):
-        raise invalid("id must be a string or an integer")
+        raise _invalid(value, "id must be a string or an integer")
     if "method" in value:
         method = value["method"]
         if not isinstance(method, str):
-            raise invalid("method must be a string")
+            raise _invalid(value, "method must be a string")
         params = value.get("params", {})
         if params is None:
             params = {}
         if not isinstance(params, dict):
-            raise invalid("params must be an object")
+            raise _invalid(value, "params must be an object")
         return Message(method, request_id, params, is_request=has_id)
     if has_id and ("result" in value or "error" in value):
         # A response to a request the server never sent (stateless: none); acknowledged.
         return Message(None, request_id, {}, is_request=False)
-    raise invalid("no method")
+    raise _invalid(value, "no method")
+
+
+def _invalid(value: Any, reason: str) -> JSONRPCError:
+    """Return the -32600 refusal of the message ``value``, naming its id if valid."""
+    return JSONRPCError(
+        INVALID_REQUEST, f"Invalid Request: {reason}", status=400, request_id=id_of(value)
+    )
