@@ -16,6 +16,8 @@ import asyncio
 import contextlib
 import logging
 import math
+import os
+import queue
 import socket
 import threading
 import time
@@ -25,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from django.core.handlers.asgi import ASGIRequest
-from django.db import connections
+from django.db import close_old_connections
 from django.http import HttpRequest, StreamingHttpResponse
 from django.urls import get_urlconf, set_urlconf
 from django.utils import translation
@@ -41,6 +43,7 @@ from .protocol.projection import project_progress
 from .protocol.versions import Era, sends_log
 from .request_state import caller_key
 from .server import complete, serve_invocation
+from .watchdog import Alarm, watchdog
 
 logger = logging.getLogger("mcp_tools")
 
@@ -336,18 +339,26 @@ def sse_event(data: str) -> bytes:
     return f"event: message\ndata: {data}\n\n".encode()
 
 
-class Worker(threading.Thread):
-    """Run one call off the request thread, as that request's locale and URLconf."""
+class Worker:
+    """One call run off the request thread (in ``threads``), as that request's locale and
+    URLconf."""
 
     def __init__(self, request: HttpRequest, invocation: Invocation, notifier: Notifier) -> None:
-        super().__init__(name=f"mcp-tools-call-{notifier.spec.logger}", daemon=True)
         self.request = request
         self.invocation = invocation
         self.notifier = notifier
         self.language = translation.get_language()
         self.urlconf = get_urlconf()
 
+    @property
+    def name(self) -> str:
+        """The name of the thread while it runs this call."""
+        return f"{CALL_THREAD}{self.notifier.spec.logger}"
+
     def run(self) -> None:
+        # As Django does when a request starts: a connection this thread kept from its last
+        # call (CONN_MAX_AGE) is closed if it has grown too old or broke.
+        close_old_connections()
         set_urlconf(self.urlconf)
         if self.language:
             translation.activate(self.language)
@@ -364,13 +375,77 @@ class Worker(threading.Thread):
                     request=self.request,
                 )
         finally:
-            # This thread's connections: Django closes a request thread's at request_finished,
-            # which never fires here.
-            connections.close_all()
+            # This thread's connections, as Django treats a request thread's at
+            # request_finished (which never fires here): closed unless CONN_MAX_AGE keeps them.
+            close_old_connections()
             translation.deactivate()
             set_urlconf(None)
             slots.release()
         self.notifier.channel.put(Event(answer.body, final=True))
+
+
+#: The name of a thread running a streamed call, followed by the tool's name; an idle one
+#: is named ``IDLE_THREAD``.
+CALL_THREAD = "mcp-tools-call-"
+IDLE_THREAD = "mcp-tools-idle"
+
+
+class CallThreads:
+    """The threads streamed calls run in: started as calls need them, at most one per stream
+    slot (``MAX_STREAMS``), and kept for the next calls, since starting a thread costs more
+    than a trivial call.
+
+    Daemon threads, as Django's development server runs requests in: a view still running
+    at exit does not hold the process up. ``concurrent.futures.ThreadPoolExecutor`` joins
+    its threads at exit, so it would.
+    """
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[Worker] = queue.SimpleQueue()
+        #: One release per thread waiting for a job.
+        self._idle = threading.Semaphore(0)
+        self._lock = threading.Lock()
+        self.started = 0
+
+    def run(self, worker: Worker) -> None:
+        """Run ``worker`` in an idle thread, or in a new one while there are fewer than
+        ``MAX_STREAMS``; else in the first thread to finish its call (it is finishing: the
+        caller took a stream slot, so a call has released one)."""
+        self._jobs.put(worker)
+        if self._idle.acquire(blocking=False):
+            return
+        with self._lock:
+            if self.started >= max(mcp_settings.MAX_STREAMS, 1):
+                return
+            self.started += 1
+        try:
+            threading.Thread(target=self._serve, name=IDLE_THREAD, daemon=True).start()
+        except BaseException:
+            with self._lock:
+                self.started -= 1
+            raise
+
+    def _serve(self) -> None:
+        thread = threading.current_thread()
+        while True:
+            worker = self._jobs.get()
+            thread.name = worker.name
+            try:
+                worker.run()
+            except BaseException as exc:  # never: run() reports its own faults
+                errors.report("A streamed call's thread failed", exc=exc)
+            finally:
+                thread.name = IDLE_THREAD
+                del worker
+            self._idle.release()
+
+    def reset(self) -> None:
+        """Forget the threads (a forked child has none of its parent's)."""
+        self.__init__()  # type: ignore[misc]
+
+
+threads = CallThreads()
+os.register_at_fork(after_in_child=threads.reset)
 
 
 def save_session(request: HttpRequest) -> None:
@@ -428,15 +503,11 @@ def sync_events(
     suspended: ``cut`` (which closes the connection, where the server lets an application do
     that) ends the write past ``CALL_TIMEOUT`` and its grace.
     """
-    watchdog: list[threading.Timer] = []
+    alarms: list[Alarm] = []
     if cut is not None:
 
         def arm() -> None:
-            timer = threading.Timer(max(_grace_left(notifier), 0), end)
-            timer.name = f"mcp-tools-deadline-{notifier.spec.logger}"
-            timer.daemon = True
-            watchdog[:] = [timer]
-            timer.start()
+            alarms[:] = [watchdog.arm(_grace_left(notifier), end)]
 
         def end() -> None:
             if _grace_left(notifier) > 0:  # the deadline moved on (the user was asked)
@@ -455,8 +526,8 @@ def sync_events(
                 yield chunk
     finally:
         # GeneratorExit (the client left), the timeout or the end: the view's helpers stop.
-        for timer in watchdog:
-            timer.cancel()
+        for alarm in alarms:
+            alarm.cancel()
         notifier.close()
 
 
@@ -548,7 +619,7 @@ def stream(request: HttpRequest, invocation: Invocation) -> StreamingHttpRespons
         response["Cache-Control"] = "no-cache, no-transform"
         # Proxies (nginx) would otherwise hold events back until the stream ends.
         response["X-Accel-Buffering"] = "no"
-        Worker(request, invocation, notifier).start()
+        threads.run(Worker(request, invocation, notifier))
     except BaseException:
         slots.release()  # the worker, which releases it, never started
         raise

@@ -6,6 +6,7 @@ import asyncio
 import datetime
 import decimal
 import json
+import os
 import socket
 import threading
 import time
@@ -585,3 +586,74 @@ def test_a_quiet_stream_sends_keep_alive_comments_that_clients_skip(monkeypatch,
     assert chunks[0] == streaming.KEEP_ALIVE_COMMENT
     assert len(chunks) > 2 and set(chunks[:-1]) == {streaming.KEEP_ALIVE_COMMENT}
     assert sse_messages(b"".join(chunks)) == [json.loads(answer)]
+
+
+# The call threads ---------------------------------------------------------------------------
+
+
+class Job:
+    """A stand-in for a ``Worker``: it runs until it is let go."""
+
+    def __init__(self, name):
+        self.name = f"{streaming.CALL_THREAD}{name}"
+        self.go = threading.Event()
+        self.ran_in = None
+
+    def run(self):
+        self.ran_in = threading.current_thread().name
+        self.go.wait(5)
+
+
+def test_streamed_calls_reuse_their_threads(mcp):
+    # A thread's start costs more than a trivial call: one thread serves calls one after
+    # another, and between them it is idle, not a worker left behind.
+    before = streaming.threads.started
+    for _ in range(5):
+        messages = sse_messages(body_of(mcp.send(call(mcp, "test_tool_with_logging"))))
+        assert messages[-1]["result"]["isError"] is False
+    assert streaming.threads.started - before <= 1
+    assert lingering_workers() == []
+
+
+def test_call_threads_are_at_most_max_streams_and_named_for_their_call(settings):
+    settings.MCP_TOOLS = {"MAX_STREAMS": 2}
+    pool = streaming.CallThreads()
+    jobs = [Job(f"tool{index}") for index in range(3)]
+    for job in jobs:
+        pool.run(job)
+    deadline = time.monotonic() + 5
+    while not (jobs[0].ran_in and jobs[1].ran_in) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert pool.started == 2 and jobs[2].ran_in is None  # it waits for a thread
+    assert {jobs[0].ran_in, jobs[1].ran_in} == {"mcp-tools-call-tool0", "mcp-tools-call-tool1"}
+    jobs[0].go.set()  # that thread finishes its call and takes the next
+    while jobs[2].ran_in is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert jobs[2].ran_in == "mcp-tools-call-tool2" and pool.started == 2
+    for job in jobs:
+        job.go.set()
+    idle = lambda: sum(t.name == streaming.IDLE_THREAD for t in threading.enumerate())  # noqa: E731
+    while idle() < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert idle() >= 2
+
+
+def test_a_forked_child_starts_its_own_call_threads():
+    # gunicorn forks its workers: a child has none of its parent's threads.
+    pool = streaming.threads
+    job = Job("parent")
+    job.go.set()
+    pool.run(job)
+    assert pool.started >= 1
+    pid = os.fork()
+    if pid == 0:
+        child = Job("child")
+        child.go.set()
+        fresh = pool.started == 0
+        pool.run(child)
+        deadline = time.monotonic() + 5
+        while child.ran_in is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        os._exit(0 if fresh and child.ran_in == "mcp-tools-call-child" else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
