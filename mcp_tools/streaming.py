@@ -465,16 +465,19 @@ def _wait(notifier: Notifier) -> float:
     return min(notifier.deadline - time.monotonic(), KEEP_ALIVE)
 
 
-def _relay(item: Event | None, notifier: Notifier, timed_out: bytes) -> tuple[bytes | None, bool]:
-    """Return what to send for ``item`` (None: nothing yet), and whether the stream ends."""
+def _relay(
+    item: Event | None, notifier: Notifier, timed_out: Callable[[], bytes]
+) -> tuple[bytes | None, bool]:
+    """Return what to send for ``item`` (None: nothing yet), and whether the stream ends;
+    ``timed_out`` gives the answer of a call past ``CALL_TIMEOUT``."""
     if item is None:
         if time.monotonic() >= notifier.deadline:
-            return timed_out, True
+            return timed_out(), True
         # Quiet for KEEP_ALIVE seconds (a view at work, a user thinking about a question):
         # a comment keeps proxies from ending the stream as idle; clients ignore it.
         return KEEP_ALIVE_COMMENT, False
     if item.final and notifier.expired:
-        return timed_out, True  # the view stopped for the time limit, not for the client
+        return timed_out(), True  # the view stopped for the time limit, not for the client
     return sse_event(item.data), item.final
 
 
@@ -494,7 +497,7 @@ def _log_ended_unread(notifier: Notifier) -> None:
 def sync_events(
     channel: Channel,
     notifier: Notifier,
-    timed_out: bytes,
+    timed_out: Callable[[], bytes],
     cut: Callable[[], None] | None = None,
 ) -> Iterator[bytes]:
     """Yield the stream's events to a WSGI server, as the worker produces them.
@@ -532,7 +535,7 @@ def sync_events(
 
 
 async def async_events(
-    channel: Channel, notifier: Notifier, timed_out: bytes
+    channel: Channel, notifier: Notifier, timed_out: Callable[[], bytes]
 ) -> AsyncIterator[bytes]:
     """Yield the stream's events to an ASGI server without blocking its event loop.
 
@@ -597,9 +600,10 @@ def stream(request: HttpRequest, invocation: Invocation) -> StreamingHttpRespons
     try:
         call = invocation.call
         timeout = mcp_settings.CALL_TIMEOUT
-        # Built now, on the request thread: under ASGI the timeout fires in the event loop,
-        # where result processors (user code, maybe touching the database) must not run.
-        timed_out = sse_event(complete(call, invocation.timed_out(timeout)).body)
+
+        def timed_out() -> bytes:
+            return sse_event(complete(call, invocation.timed_out(timeout)).body)
+
         spec = StreamSpec(
             request_id=call.message.id,
             era=call.era,
@@ -612,8 +616,13 @@ def stream(request: HttpRequest, invocation: Invocation) -> StreamingHttpRespons
         notifier = Notifier(channel, spec)
         events: Iterator[bytes] | AsyncIterator[bytes]
         if isinstance(request, ASGIRequest):
-            events = async_events(channel, notifier, timed_out)
+            # Built now, on the request thread: under ASGI the timeout fires in the event
+            # loop, where result processors (user code, maybe using the database) must not run.
+            answer = timed_out()
+            events = async_events(channel, notifier, lambda: answer)
         else:
+            # Built only for a call that times out, on the thread that iterates the stream:
+            # the request's own under WSGI.
             events = sync_events(channel, notifier, timed_out, connection_cutter(request))
         response = StreamingHttpResponse(events, content_type=EVENT_STREAM)
         response["Cache-Control"] = "no-cache, no-transform"

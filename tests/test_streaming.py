@@ -437,7 +437,7 @@ def test_the_answer_of_a_view_stopped_by_the_time_limit_is_the_timeout():
     notifier = make_notifier(timeout=0)
     with pytest.raises(ClientDisconnected):
         notifier.log("info", "late")
-    events = sync_events(notifier.channel, notifier, b"timed out")
+    events = sync_events(notifier.channel, notifier, lambda: b"timed out")
     threading.Timer(0.05, notifier.channel.put, [Event("Client disconnected", final=True)]).start()
     assert list(events) == [b"timed out"]
 
@@ -448,7 +448,7 @@ def test_a_sync_stream_suspended_past_its_grace_cuts_the_connection(monkeypatch,
     cuts = []
     notifier = make_notifier(timeout=0.1)
     notifier.channel.put(Event("first"))
-    events = sync_events(notifier.channel, notifier, b"timed out", lambda: cuts.append(1))
+    events = sync_events(notifier.channel, notifier, lambda: b"timed out", lambda: cuts.append(1))
     next(events)  # the server writes it, and the client never takes it: never resumed
     time.sleep(0.5)
     assert cuts == [1]
@@ -458,7 +458,7 @@ def test_a_sync_stream_suspended_past_its_grace_cuts_the_connection(monkeypatch,
     # A stream that ends in time never cuts.
     notifier = make_notifier(timeout=0.1)
     notifier.channel.put(Event("answer", final=True))
-    events = sync_events(notifier.channel, notifier, b"timed out", lambda: cuts.append(2))
+    events = sync_events(notifier.channel, notifier, lambda: b"timed out", lambda: cuts.append(2))
     assert list(events) == [b"event: message\ndata: answer\n\n"]
     time.sleep(0.4)
     assert cuts == [1]
@@ -472,7 +472,7 @@ def test_an_async_stream_suspended_past_its_grace_is_cancelled(monkeypatch):
     async def stalled_server():
         # As an ASGI server whose client stopped reading: the send after the first event
         # never returns.
-        async for _ in async_events(notifier.channel, notifier, b"timed out"):
+        async for _ in async_events(notifier.channel, notifier, lambda: b"timed out"):
             await asyncio.Event().wait()
 
     async def scenario():
@@ -576,11 +576,11 @@ def test_a_quiet_stream_sends_keep_alive_comments_that_clients_skip(monkeypatch,
     answer = '{"jsonrpc":"2.0","id":1,"result":{"content":[]}}'
     threading.Timer(0.3, notifier.channel.put, [Event(answer, final=True)]).start()
     if relay == "sync":
-        chunks = list(sync_events(notifier.channel, notifier, b"timed out"))
+        chunks = list(sync_events(notifier.channel, notifier, lambda: b"timed out"))
     else:
 
         async def read():
-            return [chunk async for chunk in async_events(notifier.channel, notifier, b"x")]
+            return [chunk async for chunk in async_events(notifier.channel, notifier, lambda: b"x")]
 
         chunks = asyncio.run(read())
     assert chunks[0] == streaming.KEEP_ALIVE_COMMENT
