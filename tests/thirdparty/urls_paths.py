@@ -13,7 +13,7 @@ from mcp_tools.views import MCPView
 expose(UserViewSet, actions=["create"], tags=["account"])
 expose(TokenCreateView, name="token_login", tags=["account"])
 # Logging out takes no body (the views read none, and say nothing of it).
-expose(TokenDestroyView, input_schema={"type": "object"})
+expose(TokenDestroyView, name="token_logout", input_schema={"type": "object"})
 expose(LogoutView, methods=["POST"], input_schema={"type": "object"})
 
 urlpatterns = [
