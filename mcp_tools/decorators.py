@@ -217,7 +217,10 @@ def _drf_view(view: Any) -> Any:
     plain = "expose() takes a Django REST framework view; {} is a plain Django view: {}"
     if isinstance(view, type) and issubclass(view, View) or hasattr(view, "view_class"):
         raise ImproperlyConfigured(
-            plain.format(_label(view), "write it as an APIView (or a ViewSet) to make it tools")
+            plain.format(
+                _label(getattr(view, "view_class", view)),
+                "write it as an APIView (or a ViewSet) to make it tools",
+            )
         )
     qualname = getattr(view, "__qualname__", "")
     if callable(view) and not isinstance(view, type) and qualname:
