@@ -8,6 +8,7 @@ changes its user through both packages' views.
 """
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -20,6 +21,7 @@ import pytest
 from tests.conformance_app.server import REPO, free_port, wait_for_port
 from tests.processes import stop
 from tests.sdk import Wire, all_tools, connect
+from tests.test_inspector_strict import ACCEPTED_WARNINGS, list_strict
 from tests.wire import validate_exchange
 
 #: The tools ``expose()`` declares (tests/thirdparty/urls_expose.py).
@@ -174,10 +176,22 @@ def test_expose_makes_tools_of_djoser_and_dj_rest_auth_views(tmp_path):
     assert_used(public_tools, tools, results)
 
 
+def assert_portable(url, token, home):
+    """The Inspector CLI's ``--strict`` lint finds nothing but the accepted warnings."""
+    completed = list_strict(url, token, home)
+    assert completed.returncode == 0, completed.stderr
+    envelope = json.loads(completed.stdout)
+    rules = {f["rule"] for tool in envelope.get("schemaFindings", []) for f in tool["findings"]}
+    assert rules <= ACCEPTED_WARNINGS, completed.stderr
+    return sorted(tool["name"] for tool in envelope["result"]["tools"])
+
+
 @pytest.mark.django_db(transaction=True)
 def test_expose_paths_makes_tools_of_every_view_under_them(tmp_path):
     with served(project_env("paths", tmp_path)) as (base, checks):
         public_tools, tools, results = sign_up_and_use(base)
+        token = results[1].structured_content["auth_token"]
+        assert assert_portable(f"{base}/mcp", token, tmp_path) == sorted(tools)
     assert "System check identified no issues" in checks
     assert sorted(tools) == sorted([*EXPOSED, *BY_PATH])
     assert_complete(public_tools, tools)
