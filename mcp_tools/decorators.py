@@ -192,6 +192,14 @@ def _parts(view: Any, options: ToolOptions) -> list[tuple[Any, ToolOptions]]:
     if not isinstance(view, type) or not issubclass(view, APIView):
         return [(view, options)]
     viewset = issubclass(view, ViewSetMixin)
+    named = options.actions if viewset else options.methods
+    missing = [name for name in named or () if not callable(getattr(view, name.lower(), None))]
+    if missing:
+        kind = "action" if viewset else "method"
+        raise ImproperlyConfigured(
+            f"expose({view.__qualname__}, {kind}s=...): {view.__qualname__} has no {kind} "
+            f"{', '.join(map(repr, missing))}"
+        )
     if viewset and options.actions is not None:
         return [
             (ViewPart(view, action), dataclasses.replace(options, actions=(action,)))

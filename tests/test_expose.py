@@ -211,6 +211,18 @@ def test_the_options_are_checked_as_the_decorator_checks_them(options, message):
         expose(PackageView, registry=ToolRegistry(), **options)
 
 
+@pytest.mark.parametrize(
+    ("view", "options", "message"),
+    [
+        (PackageViewSet, {"actions": ["mien"]}, "PackageViewSet has no action 'mien'"),
+        (PackageView, {"methods": ["delete"]}, "PackageView has no method 'DELETE'"),
+    ],
+)
+def test_an_action_or_method_the_view_lacks_is_refused(view, options, message):
+    with pytest.raises(ImproperlyConfigured, match=message):
+        expose(view, registry=ToolRegistry(), **options)
+
+
 def test_expose_is_public_api():
     import mcp_tools
 
