@@ -21,7 +21,7 @@ from .tools import TOOL_METHODS, ToolOptions, ViewPart
 V = TypeVar("V")
 
 
-def _methods(methods: Iterable[str] | None) -> tuple[str, ...] | None:
+def _methods(methods: Iterable[str] | None, caller: str = "@mcp_tool") -> tuple[str, ...] | None:
     if methods is None:
         return None
     if isinstance(methods, str):
@@ -30,7 +30,7 @@ def _methods(methods: Iterable[str] | None) -> tuple[str, ...] | None:
     unknown = sorted(set(normalized) - set(TOOL_METHODS))
     if unknown:
         raise ImproperlyConfigured(
-            f"@mcp_tool(methods=...) accepts {', '.join(TOOL_METHODS)}; got {', '.join(unknown)}"
+            f"{caller}(methods=...) accepts {', '.join(TOOL_METHODS)}; got {', '.join(unknown)}"
         )
     return normalized
 
@@ -268,7 +268,7 @@ def _options(
         raise ImproperlyConfigured(f"{caller}(name=...) takes a string; got {name!r}")
     return ToolOptions(
         name=name,
-        methods=_methods(methods),
+        methods=_methods(methods, caller),
         actions=((actions,) if isinstance(actions, str) else tuple(actions))
         if actions is not None
         else None,
