@@ -15,6 +15,7 @@ __all__ = [
     "InputUnavailable",
     "ToolError",
     "elicit",
+    "expose",
     "get_tool_call",
     "is_mcp_request",
     "log_message",
@@ -35,6 +36,7 @@ _LOCATIONS = {
     "log_message": "mcp_tools.notifications",
     "report_progress": "mcp_tools.notifications",
     "mcp_tool": "mcp_tools.decorators",
+    "expose": "mcp_tools.decorators",
     "prepare": "mcp_tools.startup",
     "elicit": "mcp_tools.input_requests",
     "request_input": "mcp_tools.input_requests",
@@ -42,7 +44,7 @@ _LOCATIONS = {
 
 if TYPE_CHECKING:
     from .context import get_tool_call, is_mcp_request, mcp_output
-    from .decorators import mcp_tool
+    from .decorators import expose, mcp_tool
     from .exceptions import ClientDisconnected, InputUnavailable, ToolError
     from .input_requests import elicit, request_input
     from .notifications import log_message, report_progress

@@ -63,6 +63,9 @@ class Rule:
 
 
 DEFAULT_RULE = Rule()
+#: The rule of a tool no row names yet (a deploy before its sync) when new tools start
+#: disabled (``NEW_TOOLS_ENABLED = False``): hidden until staff enable it.
+UNLISTED_DISABLED = Rule(enabled=False)
 
 
 @dataclass(frozen=True)
@@ -71,9 +74,16 @@ class AdminState:
 
     version: str
     rules: dict[str, Rule]
+    #: The names that have a row (those whose rule is the default are not in ``rules``).
+    listed: frozenset[str] = frozenset()
 
     def rule(self, name: str) -> Rule:
-        return self.rules.get(name, DEFAULT_RULE)
+        rule = self.rules.get(name)
+        if rule is not None:
+            return rule
+        if name in self.listed or mcp_settings.NEW_TOOLS_ENABLED is True:
+            return DEFAULT_RULE
+        return UNLISTED_DISABLED
 
 
 def database_version() -> str:
@@ -182,7 +192,7 @@ def load_state(version: str) -> AdminState:
         )
         if rule != DEFAULT_RULE:  # most rows say nothing: a tool without one is the same
             rules[name] = rule
-    return AdminState(version, rules)
+    return AdminState(version, rules, frozenset(row[1] for row in rows))
 
 
 class Catalog:

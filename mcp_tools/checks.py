@@ -382,6 +382,11 @@ def check_settings(app_configs: Configs = None, **kwargs: object) -> list[checks
             params = {"key": key, "value": value, "bound": bound, "default": DEFAULTS[key]}
             messages.append(check_message(ToolProblem("mcp_tools.E052", key, params)))
     messages += _formatter_problems(given.get("FORMATTER_CLASS", DEFAULTS["FORMATTER_CLASS"]))
+    enabled = given.get("NEW_TOOLS_ENABLED", True)
+    if not isinstance(enabled, bool):
+        messages.append(
+            check_message(ToolProblem("mcp_tools.E091", "NEW_TOOLS_ENABLED", {"value": enabled}))
+        )
     skip = given.get("DISPATCH_SKIP_MIDDLEWARE", [])
     if not isinstance(skip, list | tuple) or not all(isinstance(path, str) for path in skip):
         params = {"value": skip}

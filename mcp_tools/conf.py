@@ -45,6 +45,13 @@ DEFAULTS: dict[str, Any] = {
     "OAUTH_AUTHORIZATION_SERVERS": [],
     "OAUTH_RESOURCE": None,
     "OAUTH_SCOPES": [],
+    # Tools without a declaration (docs/tools.md#exposing-a-whole-api): every DRF view
+    # routed under these URL path prefixes (e.g. "api/") is made tools, less those under
+    # EXCLUDE_PATHS; and whether a tool the sync (or the endpoint) sees for the first time
+    # starts enabled in admin (False: staff turn each one on).
+    "EXPOSE_PATHS": [],
+    "EXCLUDE_PATHS": [],
+    "NEW_TOOLS_ENABLED": True,
     # Per-tool defaults (the decorator and, later, the admin override these).
     "INCLUDE_STRUCTURED_CONTENT": True,
     "INCLUDE_OUTPUT_SCHEMA": False,

@@ -212,6 +212,34 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "List the middleware to leave out of tool calls, e.g. "
         '["django.middleware.security.SecurityMiddleware", ...] (docs/dispatch.md).',
     ),
+    "mcp_tools.E090": (
+        "{where} is {value!r}; it must be a list of URL path prefixes (strings).",
+        'List the prefixes as the URL patterns read them: ["api/"], not "api/" '
+        "(docs/tools.md#exposing-a-whole-api).",
+    ),
+    "mcp_tools.E091": (
+        "MCP_TOOLS['NEW_TOOLS_ENABLED'] is {value!r}; it must be True or False.",
+        "Set it to False to have staff enable each new tool in admin, or leave it out for "
+        "the default, True.",
+    ),
+    "mcp_tools.W090": (
+        "No Django REST framework view is routed under the exposed path prefix {prefix!r}, so "
+        "it makes no tool.",
+        "Write the prefix as the URL patterns read it, includes joined and without the leading "
+        "slash: 'api/' for the views of path(\"api/\", include(router.urls)).",
+    ),
+    "mcp_tools.W091": (
+        "No Django REST framework view under an exposed path prefix is routed under the "
+        "excluded prefix {prefix!r}, so it leaves nothing out.",
+        "EXCLUDE_PATHS only narrows EXPOSE_PATHS: write a prefix that starts with one of "
+        "EXPOSE_PATHS (e.g. 'api/internal/' under 'api/'), or remove it. A declared view "
+        "(@mcp_tool, expose()) is a tool wherever it is routed.",
+    ),
+    "mcp_tools.W092": (
+        "The exposed path prefix {prefix!r} is under the excluded prefix {exclude!r}, so it "
+        "exposes nothing.",
+        "Remove one of them, or exclude a narrower prefix under {prefix!r}.",
+    ),
     "mcp_tools.E080": (
         "Tool {name!r}: the argument {argument!r} is mirrored in a header named {header}, "
         "which is no HTTP header name (one or more letters, digits or !#$%&'*+-.^_`|~).",

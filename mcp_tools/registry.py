@@ -1,35 +1,49 @@
 """The tool registry: ``@mcp_tool`` declarations, resolved against the URLconf.
 
-Declarations are recorded at import time. Tools are resolved lazily, on first use, by
-walking the URLconf (so a tool knows its path), once per URLconf: each routed DRF view's
-methods and actions are matched against the declarations, and each match is built into a
-``Tool`` (``mcp_tools.definitions``).
+Declarations are recorded at import time (``@mcp_tool``, ``expose()``). Tools are resolved
+lazily, on first use, by walking the URLconf (so a tool knows its path), once per URLconf:
+each routed DRF view's methods and actions are matched against the declarations, a view
+routed under an exposed path prefix and declared nowhere is taken as declared with the
+defaults (``PathRules``), and each match is built into a ``Tool``
+(``mcp_tools.definitions``).
 """
 
 from __future__ import annotations
 
+import inspect
 import threading
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 from weakref import WeakKeyDictionary
 
 from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
 from django.urls import URLResolver, get_resolver, get_urlconf
+from rest_framework.routers import APIRootView
 from rest_framework.views import APIView
 from rest_framework.viewsets import ViewSetMixin
 
+from .conf import mcp_settings
 from .definitions import Candidate, ToolDefinitionError, build_tool, excluded
+from .naming import is_function_view
 from .problems import describe
 from .routes import Route, iter_routes
 from .schemas.introspection import ViewMethod
-from .tools import NAME_RE, TOOL_METHODS, Tool, ToolOptions, ToolProblem
+from .tools import NAME_RE, TOOL_METHODS, Tool, ToolOptions, ToolProblem, ViewPart
 
 DUPLICATE_NAME = "mcp_tools.E001"
 MOUNTED_TWICE = "mcp_tools.E003"
 NOT_DRF = "mcp_tools.W005"
 UNTAKEN_HEADERS = "mcp_tools.E084"
+BAD_PATHS = "mcp_tools.E090"
+UNMATCHED_EXPOSE = "mcp_tools.W090"
+UNMATCHED_EXCLUDE = "mcp_tools.W091"
+EXCLUDED_WHOLE = "mcp_tools.W092"
+
+#: What a view routed under an exposed path, and declared nowhere, is declared with.
+PATH_OPTIONS = ToolOptions()
 
 
 _NOTHING = object()
@@ -83,10 +97,63 @@ class ToolSet:
         raise error_class(describe(first)[0] + suffix)
 
 
-class ToolRegistry:
-    """Hold the ``@mcp_tool`` declarations and resolve them into tools per URLconf."""
+@dataclass(frozen=True)
+class PathRules:
+    """Which routes are tools without a declaration: those under an ``expose`` prefix and
+    under no ``exclude`` prefix (URL path prefixes, as the URL patterns read, includes
+    joined, without a leading slash)."""
 
-    def __init__(self) -> None:
+    expose: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    #: What is wrong with the values given (``mcp_tools.E090``, ``mcp_tools.W092``).
+    problems: tuple[ToolProblem, ...] = ()
+
+    @classmethod
+    def of(cls, expose: Any, exclude: Any, source: str = "") -> PathRules:
+        """Return the rules of ``expose`` and ``exclude`` prefixes; a value that is no list of
+        strings counts as none and is reported. ``source`` names where they were given
+        (``"MCP_TOOLS"``: the settings; else the registry's arguments)."""
+        problems: list[ToolProblem] = []
+
+        def prefixes(key: str, value: Any) -> tuple[str, ...]:
+            if isinstance(value, list | tuple) and all(isinstance(item, str) for item in value):
+                return tuple(item.lstrip("/") for item in value)
+            where = f"MCP_TOOLS[{key!r}]" if source == "MCP_TOOLS" else f"{key.lower()}="
+            problems.append(ToolProblem(BAD_PATHS, key, {"where": where, "value": value}))
+            return ()
+
+        rules = cls(prefixes("EXPOSE_PATHS", expose), prefixes("EXCLUDE_PATHS", exclude))
+        for prefix in rules.expose:
+            covering = next((other for other in rules.exclude if prefix.startswith(other)), None)
+            if covering is not None:
+                params = {"prefix": prefix, "exclude": covering}
+                problems.append(ToolProblem(EXCLUDED_WHOLE, prefix, params))
+        return cls(rules.expose, rules.exclude, tuple(problems))
+
+    def __bool__(self) -> bool:
+        return bool(self.expose)
+
+    @staticmethod
+    def under(route: Route, prefixes: Sequence[str]) -> str | None:
+        """Return the first of ``prefixes`` the route's path starts with, or None."""
+        readings = (route.template, route.route)
+        return next((p for p in prefixes if any(r.startswith(p) for r in readings)), None)
+
+
+class ToolRegistry:
+    """Hold the ``@mcp_tool`` declarations and resolve them into tools per URLconf.
+
+    ``expose_paths``/``exclude_paths``: the URL path prefixes whose DRF views are tools
+    without a declaration (docs/tools.md#exposing-a-whole-api). ``None`` (the default
+    registry's): the ``EXPOSE_PATHS`` and ``EXCLUDE_PATHS`` settings.
+    """
+
+    def __init__(
+        self, *, expose_paths: Sequence[str] | None = (), exclude_paths: Sequence[str] = ()
+    ) -> None:
+        self._paths = (
+            None if expose_paths is None else PathRules.of(list(expose_paths), list(exclude_paths))
+        )
         self._declarations: dict[Any, ToolOptions] = {}
         #: The object declared under each explicit name: a name's clash found at once, not
         #: by a scan of every declaration (500 tools made the URLconf's import quadratic).
@@ -94,9 +161,20 @@ class ToolRegistry:
         self._resolved: WeakKeyDictionary[URLResolver, ToolSet] = WeakKeyDictionary()
         self._lock = threading.Lock()
 
-    def register(self, obj: Any, options: ToolOptions) -> None:
-        """Record a declaration; the tools appear when routes are next resolved."""
+    def register(self, obj: Any, options: ToolOptions, *, again: bool = False) -> None:
+        """Record a declaration; the tools appear when routes are next resolved.
+
+        ``again=True`` (``expose()``): the same declaration made twice is made once; made
+        with other options, it is refused all the same.
+        """
         if obj in self._declarations:
+            if again and self._declarations[obj] == options:
+                return
+            if again:
+                raise AlreadyRegistered(
+                    f"{_qualname(obj)} is already declared as a tool with other options "
+                    "(by @mcp_tool or expose()); declare it once"
+                )
             raise AlreadyRegistered(f"{obj!r} is already decorated with @mcp_tool")
         if options.name is not None:
             if not NAME_RE.match(options.name):
@@ -145,11 +223,22 @@ class ToolRegistry:
         reached = self.inspect(urlconf).reached
         return [obj for obj in self._declarations if obj not in reached]
 
+    def path_rules(self) -> PathRules:
+        """Return the prefixes whose views are tools without a declaration."""
+        if self._paths is not None:
+            return self._paths
+        return PathRules.of(mcp_settings.EXPOSE_PATHS, mcp_settings.EXCLUDE_PATHS, "MCP_TOOLS")
+
     def _resolve(self, resolver: URLResolver) -> ToolSet:
         found: list[Tool] = []
         failures: list[ToolProblem] = []
         warnings: list[ToolProblem] = []
         excluded_by: set[Any] = set()
+        paths = self.path_rules()
+        failures += [problem for problem in paths.problems if problem.error]
+        warnings += [problem for problem in paths.problems if not problem.error]
+        matched: set[str] = set()  # the prefixes some DRF view is routed under
+        by_path: set[int] = set()  # the tools no declaration made (ids)
         for route in iter_routes(resolver):
             if "format" in route.parameters:
                 continue  # DRF's format-suffix twin of another route
@@ -162,7 +251,13 @@ class ToolRegistry:
                     params = {"view": _qualname(declared), "route": route.route}
                     warnings.append(ToolProblem(NOT_DRF, declared, params))
                 continue
-            cands = list(candidates(route, view_class, self._declarations))
+            declarations = self._declarations
+            exposed = _exposed_by_path(route, view_class, paths, matched) if paths else None
+            if exposed is not None and not _declares_view(route, view_class, declarations):
+                declarations = {**declarations, exposed: PATH_OPTIONS}
+            else:
+                exposed = None
+            cands = list(candidates(route, view_class, declarations))
             for cand in [cand for cand in cands if excluded(cand)]:
                 cands.remove(cand)  # left out of the API schema: not a tool either
                 excluded_by.add(cand.declared_by)
@@ -173,9 +268,63 @@ class ToolRegistry:
                     found.append(build_tool(cand, several=len(cands) > 1))
                 except ToolDefinitionError as exc:
                     failures.append(exc.problem)
-        tools, clashes = _unique(found)
+                    continue
+                if exposed is not None and cand.declared_by is exposed:
+                    by_path.add(id(found[-1]))
+        warnings += _unmatched(paths, matched)
+        tools, clashes = _unique(found, by_path)
         reached = {tool.declared_by for tool in found} | excluded_by
         return ToolSet(tools, failures + clashes + _untaken_headers(found), reached, warnings)
+
+
+def _exposed_by_path(
+    route: Route, view_class: type[APIView], paths: PathRules, matched: set[str]
+) -> Any:
+    """Return what a declaration of this routed view would be keyed by (its class, or the
+    ``@api_view`` callback) when ``paths`` expose it, else None; note the prefixes it is
+    routed under."""
+    prefix = PathRules.under(route, paths.expose)
+    if prefix is None:
+        return None
+    matched.add(prefix)
+    left_out = PathRules.under(route, paths.exclude)
+    if left_out is not None:
+        matched.add(left_out)
+        return None
+    if (
+        issubclass(view_class, APIRootView)
+        or inspect.getattr_static(view_class, "schema", 0) is None
+    ):
+        return None  # a router's index of links, or a view left out of the API schema
+    return route.callback if is_function_view(view_class) else view_class
+
+
+def _declares_view(
+    route: Route, view_class: type[APIView], declarations: dict[Any, ToolOptions]
+) -> bool:
+    """Whether a declaration names the view itself (its class, the ``@api_view`` function):
+    then it alone says which of its methods are tools."""
+    if view_class in declarations or _declared_in(route.callback, declarations) is not None:
+        return True
+    return (
+        not issubclass(view_class, ViewSetMixin)
+        and wrapped_function(view_class, declarations) is not None
+    )
+
+
+def _unmatched(paths: PathRules, matched: set[str]) -> list[ToolProblem]:
+    """Report the prefixes under which no DRF view is routed (under an exposed one)."""
+    problems = [
+        ToolProblem(UNMATCHED_EXPOSE, prefix, {"prefix": prefix})
+        for prefix in paths.expose
+        if prefix not in matched
+    ]
+    problems += [
+        ToolProblem(UNMATCHED_EXCLUDE, prefix, {"prefix": prefix})
+        for prefix in paths.exclude
+        if prefix not in matched
+    ]
+    return problems
 
 
 def view_class_of(callback: Callable[..., Any]) -> type[APIView] | None:
@@ -203,8 +352,11 @@ def candidates(
             if method not in TOOL_METHODS or handler is None:
                 continue
             handler_options = declarations.get(handler)
+            part = ViewPart(view_class, action)
             if handler_options is not None:
                 yield Candidate(operation(method, action, handler), handler_options, handler)
+            elif part in declarations:
+                yield Candidate(operation(method, action, handler), declarations[part], part)
             elif class_options is not None and (
                 class_options.actions is None or action in class_options.actions
             ):
@@ -225,6 +377,10 @@ def candidates(
         handler_options = declarations.get(handler)
         if handler_options is not None:
             yield Candidate(operation(method, None, handler), handler_options, handler)
+            continue
+        part = ViewPart(view_class, method)
+        if part in declarations:
+            yield Candidate(operation(method, None, handler), declarations[part], part)
             continue
         options = class_options or callback_options
         if options is not None and (options.methods is None or method in options.methods):
@@ -282,11 +438,17 @@ def _same_path(path: str, route: Route) -> bool:
     return path.strip("/") == route.route.strip("/")
 
 
-def _unique(tools: list[Tool]) -> tuple[list[Tool], list[ToolProblem]]:
-    """Drop the tools that clash (mounted twice, or one name twice) and report them."""
+def _unique(tools: list[Tool], by_path: set[int]) -> tuple[list[Tool], list[ToolProblem]]:
+    """Drop the tools that clash (mounted twice, or one name twice) and report them.
+
+    A view that exposed paths make tools (``by_path``: no declaration) at several routes
+    is a tool at each, as over HTTP; only their names may clash.
+    """
     problems: list[ToolProblem] = []
     by_declaration: dict[tuple[Any, type, str, str | None], list[Tool]] = defaultdict(list)
     for tool in tools:
+        if id(tool) in by_path:
+            continue
         by_declaration[(tool.declared_by, tool.view_class, tool.method, tool.action)].append(tool)
     dropped: set[int] = set()
     for group in by_declaration.values():
@@ -338,7 +500,8 @@ def _clear_on_settings_change(*, setting: str, **kwargs: Any) -> None:
         registry.clear()
 
 
-#: The default registry, used by ``@mcp_tool`` and the ``/mcp`` endpoint.
-registry = ToolRegistry()
+#: The default registry, used by ``@mcp_tool``, ``expose()`` and the ``/mcp`` endpoint; its
+#: exposed paths are the settings'.
+registry = ToolRegistry(expose_paths=None)
 
 setting_changed.connect(_clear_on_settings_change)

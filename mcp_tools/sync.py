@@ -2,7 +2,8 @@
 
 ``sync_tools`` runs after every ``migrate``, with ``manage.py mcp_sync`` and on the admin's
 list of tools, for every registry the URLconf serves (``views.served_registries``): a row
-for each registered tool (new tools enabled, as the code declares them), and a tool no
+for each registered tool (new tools enabled as ``NEW_TOOLS_ENABLED`` says: by default, as
+the code declares them; a row that exists keeps its ``enabled``), and a tool no
 registry registers any more keeps its row, flagged ``registered=False``, so its rules
 survive a deploy that removes it for a while. A row is a tool name's: a name two
 registries use has one row, whose rules hold for both (docs/admin.md). Every change to
@@ -20,6 +21,7 @@ from django.db import router, transaction
 from django.utils import timezone
 
 from . import catalog
+from .conf import mcp_settings
 from .registry import ToolRegistry
 from .registry import registry as default_registry
 
@@ -51,7 +53,10 @@ def sync_tools(*registries: ToolRegistry, urlconf: str | None = None) -> SyncRes
     with transaction.atomic(using=using):
         rows = {row.name: row for row in ExposedTool.objects.select_for_update()}
         created = sorted(names - set(rows))
-        ExposedTool.objects.bulk_create([ExposedTool(name=name) for name in created])
+        enabled = mcp_settings.NEW_TOOLS_ENABLED is True  # anything else (E091): disabled
+        ExposedTool.objects.bulk_create(
+            [ExposedTool(name=name, enabled=enabled) for name in created]
+        )
         gone = sorted(name for name, row in rows.items() if row.registered and name not in names)
         back = sorted(name for name, row in rows.items() if not row.registered and name in names)
         if gone:

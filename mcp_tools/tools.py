@@ -52,6 +52,21 @@ class ToolOptions:
     headers: dict[str, str] | None = None
 
 
+@dataclass(frozen=True, repr=False)
+class ViewPart:
+    """One action of a ViewSet class, or one HTTP method of an APIView class, declared on
+    its own: what ``expose(View, actions=[...])`` declares, as ``@mcp_tool`` on the handler
+    would, for a class whose source the project does not own (its handler may be a mixin's,
+    shared by every view)."""
+
+    view_class: type[APIView]
+    #: The action (``"create"``, ``"me"``) or the HTTP method (``"GET"``).
+    name: str
+
+    def __repr__(self) -> str:  # as checks and errors name it: UserViewSet.create
+        return f"{self.view_class.__qualname__}.{self.name}"
+
+
 @dataclass(frozen=True)
 class ToolProblem:
     """A misconfiguration found while resolving tools; ``mcp_tools.checks`` words it."""

@@ -112,6 +112,7 @@ E2E_MODULES = {
     "test_per_process_cache",
     "test_results_clients",
     "test_scale_out",
+    "test_thirdparty",
     "test_tutorial",
 }
 

@@ -133,6 +133,51 @@ def test_enable_and_disable_actions_reach_tools_list(
     assert ("todo_list" in tool_names(mcp)) is enabled
 
 
+def test_new_tools_start_disabled_and_staff_enable_them_by_filter(
+    admin_client, mcp, settings, django_capture_on_commit_callbacks
+):
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "NEW_TOOLS_ENABLED": False}
+    ExposedTool.objects.filter(name="todo_list").update(enabled=False)
+    with django_capture_on_commit_callbacks(execute=True):
+        # New in the code since the last sync: todo_create and todo_destroy.
+        ExposedTool.objects.filter(name__in=["todo_create", "todo_destroy"]).delete()
+    # Before any sync, a tool without a row is hidden: nothing shows unless staff said so.
+    assert not {"todo_create", "todo_destroy"} & tool_names(mcp)
+    with django_capture_on_commit_callbacks(execute=True):
+        admin_client.get(CHANGELIST)  # syncs
+    rows = dict(ExposedTool.objects.values_list("name", "enabled"))
+    assert (rows["todo_create"], rows["todo_destroy"]) == (False, False)
+    # A row that was there keeps what staff set, either way.
+    assert (rows["todo_list"], rows["todo_retrieve"]) == (False, True)
+    listed = tool_names(mcp)
+    assert "todo_retrieve" in listed and not {"todo_list", "todo_create"} & listed
+    # Every disabled todo_ tool at once: the filter, then the action on all it selects.
+    query = "?q=todo_&enabled__exact=0"
+    page = admin_client.get(CHANGELIST + query).content.decode()
+    shown = set(re.findall(r'class="field-name"><a [^>]*>([^<]+)</a>', page))
+    assert {"todo_list", "todo_create", "todo_destroy"} <= shown and "todo_retrieve" not in shown
+    one = ExposedTool.objects.get(name="todo_create").pk
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(
+            CHANGELIST + query,
+            {
+                "action": "enable_tools",
+                "select_across": "1",
+                "index": "0",
+                "_selected_action": [one],
+            },
+            follow=True,
+        )
+    assert f"{len(shown)} tools enabled." in response.content.decode()
+    assert {"todo_list", "todo_create", "todo_destroy"} <= tool_names(mcp)
+
+
+def test_new_tools_start_enabled_by_default(admin_client):
+    ExposedTool.objects.filter(name="todo_create").delete()
+    admin_client.get(CHANGELIST)
+    assert ExposedTool.objects.get(name="todo_create").enabled is True
+
+
 # -- the change page ----------------------------------------------------------------------
 
 
