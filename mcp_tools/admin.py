@@ -42,8 +42,8 @@ P50_SAMPLE = 500
 
 
 def pretty(value: Any) -> str:
-    """Return ``value`` as indented JSON in a ``<pre>`` block."""
-    return format_html('<pre class="mcp-json">{}</pre>', json.dumps(value, indent=2))
+    """Return ``value`` as indented JSON in a ``<pre>`` block (it scrolls: keyboard-focusable)."""
+    return format_html('<pre class="mcp-json" tabindex="0">{}</pre>', json.dumps(value, indent=2))
 
 
 def code_tools() -> dict[str, Tool]:

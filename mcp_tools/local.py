@@ -24,7 +24,7 @@ from .handlers import call_tool as handle_call
 from .inner_requests import carried_attributes, client_environ
 from .invocation import Invocation
 from .protocol.jsonrpc import JSONRPCError, parse_message
-from .protocol.versions import LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS, Era
+from .protocol.versions import LATEST_HANDSHAKE_VERSION, Era
 from .views import MCPView, endpoint_at, endpoint_paths
 
 DEFAULT_ENDPOINT = "mcp_tools:endpoint"
@@ -114,8 +114,7 @@ def call_tool(
     """Call tool ``name`` as ``caller`` through ``endpoint`` and return the projected result.
 
     ``request`` is the /mcp request (``endpoint_request``): the view's request copies its
-    headers. ``protocol_version`` is any version the endpoint serves (2026-07-28: the
-    modern era, asked with no client capabilities). Raises ``JSONRPCError`` for
+    headers. ``protocol_version`` is a handshake-era version. Raises ``JSONRPCError`` for
     what the endpoint answers as an error (an unknown tool, invalid params, a fault of the
     server, logged under its reference).
     """
@@ -124,9 +123,7 @@ def call_tool(
         params["arguments"] = arguments
     message = parse_message({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
     exchange = Exchange(request, caller, endpoint, operator=True)
-    call = Call(
-        exchange, message, Era(protocol_version, modern=protocol_version in MODERN_VERSIONS)
-    )
+    call = Call(exchange, message, Era(protocol_version))
     try:
         result = handle_call(call)
         if isinstance(result, Invocation):

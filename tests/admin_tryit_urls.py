@@ -44,7 +44,7 @@ class OrderView(APIView):
         serializer = OrderSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         order = dict(serializer.validated_data)
-        order["customer"] = order["customer"].username
+        order["customer"] = order["customer"].pk
         order["amount"] = str(order["amount"])
         return Response(order, status=201)
 

@@ -621,7 +621,7 @@ def test_try_it_calls_with_what_the_widgets_hold(admin_client):
     )
     assert response.context["error"] is None, response.context["error"]
     assert response.context["result"]["structuredContent"] == {
-        "customer": "root",
+        "customer": admin_client.user.pk,
         "amount": "12.50",
         "currency": "EUR",
         "express": False,
@@ -641,6 +641,17 @@ def test_try_it_calls_in_every_protocol_version_the_endpoint_serves(admin_client
     assert '"word":"hi"' in response.context["result"]["content"][0]["text"].replace(" ", "")
     chosen = re.search(r'<option value="([^"]+)" selected>', response.content.decode())
     assert chosen.group(1) == version
+
+
+def test_try_it_in_2026_07_28_needs_no_transport_headers(admin_client):
+    # The call is made in-process: no Mcp-Param-* header for an intermediary to route on,
+    # so none is asked for (the result is shaped as that version's client receives it).
+    response = admin_client.post(
+        try_url("test_argument_headers"),
+        {"argument_shard": "3", "protocol_version": "2026-07-28"},
+    )
+    assert response.context["error"] is None, response.context["error"]
+    assert not response.context["result"].get("isError")
 
 
 def test_try_it_refuses_a_protocol_version_it_does_not_serve(admin_client):
