@@ -108,7 +108,7 @@ class TagFilter(admin.SimpleListFilter):
 #: The call figures of the changelist, by ``CALL_LOG`` mode: what the log holds decides
 #: what can be counted (in "errors" mode a rate or a p50 would be of failures alone).
 FIGURES = {
-    "all": ["calls", "error_rate", "p50_duration", "last_call"],
+    "all": ["calls", "errors", "p50_duration", "last_call"],
     "errors": ["errors_logged", "last_error"],
     "off": [],
 }
@@ -117,7 +117,7 @@ FIGURES = {
 @admin.register(ExposedTool)
 class ExposedToolAdmin(admin.ModelAdmin):
     form = ExposedToolForm
-    list_display = ["name", "shown_title", "enabled", "http", *FIGURES["all"]]
+    list_display = ["name", "shown_title", "enabled", *FIGURES["all"]]
     list_display_links = ["name"]
     list_filter = ["enabled", "registered", HasErrorsFilter, TagFilter]
     search_fields = ["name", "title", "description"]
@@ -192,7 +192,7 @@ class ExposedToolAdmin(admin.ModelAdmin):
         return super().formfield_for_manytomany(db_field, request, **kwargs)
 
     def get_list_display(self, request: HttpRequest) -> Any:
-        return ["name", "shown_title", "enabled", "http", *FIGURES[mcp_settings.CALL_LOG]]
+        return ["name", "shown_title", "enabled", *FIGURES[mcp_settings.CALL_LOG]]
 
     def changelist_view(self, request: HttpRequest, extra_context: Any = None) -> HttpResponse:
         # Tools added to the code since the last migrate show up at once.
@@ -225,12 +225,9 @@ class ExposedToolAdmin(admin.ModelAdmin):
                 error_count=Coalesce(
                     Subquery(counted.filter(is_error=True).annotate(n=Count("pk")).values("n")), 0
                 ),
-                last_called=Subquery(
-                    ToolCall.objects.filter(tool_name=OuterRef("name"))
-                    .order_by()
-                    .values("tool_name")
-                    .annotate(last=Max("started_at"))
-                    .values("last")
+                last_called=Subquery(last_of(ToolCall.objects.filter(tool_name=OuterRef("name")))),
+                last_failed=Subquery(
+                    last_of(ToolCall.objects.filter(tool_name=OuterRef("name"), is_error=True))
                 ),
             )
         )
@@ -240,11 +237,19 @@ class ExposedToolAdmin(admin.ModelAdmin):
     def tool(self, obj: ExposedTool) -> Tool | None:
         return code_tools().get(obj.name)
 
-    @admin.display(description=_("title"))
+    @admin.display(description=_("title and route"))
     def shown_title(self, obj: ExposedTool) -> str:
+        # One column for what a row says in words, so that the figures fit a laptop's screen.
         tool = self.tool(obj)
-        title = tool.title if tool is not None else obj.title
-        return format_html("{}{}", title, badges(obj, registered=tool is not None))
+        if tool is None:
+            return badges(obj, registered=False)
+        return format_html(
+            '{}<span class="mcp-route">{} /{}</span>{}',
+            tool.title,
+            tool.method,
+            tool.route.template,
+            badges(obj, registered=True),
+        )
 
     @admin.display(description=_("HTTP"))
     def http(self, obj: ExposedTool) -> str:
@@ -255,9 +260,12 @@ class ExposedToolAdmin(admin.ModelAdmin):
     def calls(self, obj: Any) -> int:
         return obj.call_count
 
-    @admin.display(description=_("error rate"), ordering="error_count")
-    def error_rate(self, obj: Any) -> str:
-        return f"{obj.error_count / obj.call_count:.0%}" if obj.call_count else "-"
+    @admin.display(description=_("errors"), ordering="error_count")
+    def errors(self, obj: Any) -> str:
+        """The errors among the calls, and their share of them."""
+        if not obj.call_count:
+            return "-"
+        return f"{obj.error_count} ({obj.error_count / obj.call_count:.0%})"
 
     @admin.display(description=_("errors logged"), ordering="error_count")
     def errors_logged(self, obj: Any) -> int:
@@ -267,9 +275,9 @@ class ExposedToolAdmin(admin.ModelAdmin):
     def last_call(self, obj: Any) -> str:
         return short_time(obj.last_called)
 
-    @admin.display(description=_("last error"), ordering="last_called")
+    @admin.display(description=_("last error"), ordering="last_failed")
     def last_error(self, obj: Any) -> str:
-        return short_time(obj.last_called)  # the log holds errors only
+        return short_time(obj.last_failed)
 
     @admin.display(description=_("p50 (ms)"))
     def p50_duration(self, obj: ExposedTool) -> str:
@@ -369,6 +377,11 @@ class ExposedToolAdmin(admin.ModelAdmin):
             context.update(form=form, seen=seen_by(request, obj.name))
             context.update(answer_context(answer))
         return TemplateResponse(request, "admin/mcp_tools/exposedtool/try_it.html", context)
+
+
+def last_of(calls: QuerySet) -> QuerySet:
+    """Return when the latest of ``calls`` started (a subquery's one value)."""
+    return calls.order_by().values("tool_name").annotate(last=Max("started_at")).values("last")
 
 
 def still_registered(obj: ExposedTool) -> bool:
