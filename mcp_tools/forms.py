@@ -138,22 +138,23 @@ def _types(schema: dict[str, Any]) -> set[str]:
 def choices_of(schema: dict[str, Any]) -> list[tuple[Any, str]] | None:
     """Return the values an argument may take with their labels, or None when it is free.
 
-    ``enum`` (each value its own label) or ``oneOf``/``anyOf`` of ``const`` branches (labelled
-    by their ``title``, else the value); a ``null`` branch or value is left to the raw JSON.
+    ``oneOf``/``anyOf`` of ``const`` branches, labelled by their ``title`` (else the value),
+    or else ``enum``, each value its own label. A null (a ``null`` branch or value) is left
+    to the raw JSON: leaving the argument out is the form's empty choice.
     """
+    for key in ("oneOf", "anyOf"):
+        branches = [
+            branch
+            for branch in schema.get(key) or ()
+            if not (
+                isinstance(branch, dict)
+                and (branch.get("type") == "null" or branch.get("const", 0) is None)
+            )
+        ]
+        if branches and all(isinstance(branch, dict) and "const" in branch for branch in branches):
+            return [(b["const"], str(b.get("title") or label_of(b["const"]))) for b in branches]
     if isinstance(schema.get("enum"), list):
         return [(value, label_of(value)) for value in schema["enum"] if value is not None]
-    for key in ("oneOf", "anyOf"):
-        branches = schema.get(key)
-        if isinstance(branches, list) and branches:
-            consts = [b for b in branches if isinstance(b, dict) and "const" in b]
-            if len(consts) != len(branches):
-                return None
-            return [
-                (b["const"], str(b.get("title") or label_of(b["const"])))
-                for b in consts
-                if b["const"] is not None
-            ]
     return None
 
 

@@ -34,6 +34,19 @@ def options(field):
             forms.Select,
             [("", "Choose one"), ('"EUR"', "Euro"), ('"USD"', "US dollar")],
         ),
+        (  # labels win over a bare enum; a null branch is the empty choice's
+            {
+                "enum": ["EUR", "USD", None],
+                "oneOf": [
+                    {"const": "EUR", "title": "Euro"},
+                    {"const": "USD", "title": "US dollar"},
+                    {"type": "null"},
+                ],
+            },
+            False,
+            forms.Select,
+            [("", LEFT_OUT), ('"EUR"', "Euro"), ('"USD"', "US dollar")],
+        ),
         (
             {"anyOf": [{"const": 1, "title": "Low"}, {"const": 2}]},
             False,
