@@ -130,7 +130,9 @@ def test_a_restriction_of_a_custom_registrys_tool_holds_for_its_endpoints_caller
     assert outcome.structured_content == {"pk": 2, "price": 20, "user": "alice"}
     for request, status, _, body in wire.posts():
         validate_exchange(version, request, status, body)
-    assert delete.status_code == 403
+    # Refused with the rule: back to the tool's page, which says it.
+    assert delete.status_code == 302
+    assert delete.url == reverse("admin:mcp_tools_exposedtool_change", args=[row.pk])
     assert ExposedTool.objects.get(name="partner_quote").registered is True
 
 
