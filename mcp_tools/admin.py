@@ -8,25 +8,32 @@ from datetime import timedelta
 from typing import Any
 
 from django.contrib import admin, messages
+from django.contrib.admin.actions import delete_selected
+from django.contrib.admin.widgets import FilteredSelectMultiple
+from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.middleware.csrf import get_token
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
-from django.utils.html import format_html
+from django.utils.formats import date_format
+from django.utils.html import format_html, format_html_join
+from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from . import local, sync
+from . import local, sync, visibility
 from .catalog import catalog_for
 from .conf import mcp_settings
 from .forms import ExposedToolForm, TryItForm
+from .handlers import Exchange
 from .models import ExposedTool, ToolCall
 from .protocol.jsonrpc import INVALID_PARAMS, JSONRPCError
 from .protocol.results import ERROR_REF_META_KEY
-from .protocol.versions import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION
+from .protocol.versions import LATEST_HANDSHAKE_VERSION, SUPPORTED_VERSIONS
 from .tools import Tool
 from .views import served_registries
 
@@ -35,8 +42,8 @@ P50_SAMPLE = 500
 
 
 def pretty(value: Any) -> str:
-    """Return ``value`` as indented JSON in a ``<pre>`` block."""
-    return format_html('<pre class="mcp-json">{}</pre>', json.dumps(value, indent=2))
+    """Return ``value`` as indented JSON in a ``<pre>`` block (it scrolls: keyboard-focusable)."""
+    return format_html('<pre class="mcp-json" tabindex="0">{}</pre>', json.dumps(value, indent=2))
 
 
 def code_tools() -> dict[str, Tool]:
@@ -98,24 +105,23 @@ class TagFilter(admin.SimpleListFilter):
         return queryset.filter(name__in=tagged)
 
 
+#: The call figures of the changelist, by ``CALL_LOG`` mode: what the log holds decides
+#: what can be counted (in "errors" mode a rate or a p50 would be of failures alone).
+FIGURES = {
+    "all": ["calls", "errors", "p50_duration", "last_call"],
+    "errors": ["errors_logged", "last_error"],
+    "off": [],
+}
+
+
 @admin.register(ExposedTool)
 class ExposedToolAdmin(admin.ModelAdmin):
     form = ExposedToolForm
-    list_display = [
-        "name",
-        "shown_title",
-        "enabled",
-        "registered",
-        "http",
-        "calls",
-        "error_rate",
-        "last_call",
-        "p50_duration",
-    ]
+    list_display = ["name", "shown_title", "enabled", *FIGURES["all"]]
     list_display_links = ["name"]
     list_filter = ["enabled", "registered", HasErrorsFilter, TagFilter]
     search_fields = ["name", "title", "description"]
-    actions = ["enable_tools", "disable_tools"]
+    actions = ["enable_tools", "disable_tools", "delete_selected"]
     filter_horizontal = ["allowed_groups"]
     readonly_fields = [
         "name",
@@ -130,7 +136,7 @@ class ExposedToolAdmin(admin.ModelAdmin):
     fieldsets = [
         (None, {"fields": ["name", "registered", "enabled", "http"]}),
         (
-            _("Overrides (blank: as the code says)"),
+            _("Overrides (left blank: the code's own)"),
             {
                 "fields": [
                     "title",
@@ -158,11 +164,35 @@ class ExposedToolAdmin(admin.ModelAdmin):
         return False
 
     def has_delete_permission(self, request: HttpRequest, obj: ExposedTool | None = None) -> bool:
-        # A registered tool's row would come back at the next sync, without its rules: only
-        # stale rows go. Asked of the registries too, in case no sync has flagged it yet.
-        if obj is not None and (obj.registered or obj.name in declared_tools()):
+        if obj is not None and still_registered(obj):
             return False
         return super().has_delete_permission(request, obj)
+
+    def delete_view(self, request: HttpRequest, object_id: str, extra_context: Any = None) -> Any:
+        obj = self.get_object(request, object_id)
+        if obj is not None and still_registered(obj) and super().has_delete_permission(request):
+            self.message_user(request, cannot_delete([obj.name]), messages.ERROR)
+            return HttpResponseRedirect(
+                reverse("admin:mcp_tools_exposedtool_change", args=[obj.pk])
+            )
+        return super().delete_view(request, object_id, extra_context)
+
+    @admin.action(description=_("Delete the selected tools"), permissions=["delete"])
+    def delete_selected(self, request: HttpRequest, queryset: QuerySet) -> Any:
+        registered = [tool.name for tool in queryset if still_registered(tool)]
+        if registered:
+            self.message_user(request, cannot_delete(registered), messages.ERROR)
+            return None
+        return delete_selected(self, request, queryset)
+
+    def formfield_for_manytomany(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        if db_field.name == "allowed_groups":
+            # The widget's own headings ("Available groups", "Chosen groups").
+            kwargs["widget"] = FilteredSelectMultiple(_("groups"), is_stacked=False)
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
+
+    def get_list_display(self, request: HttpRequest) -> Any:
+        return ["name", "shown_title", "enabled", *FIGURES[mcp_settings.CALL_LOG]]
 
     def changelist_view(self, request: HttpRequest, extra_context: Any = None) -> HttpResponse:
         # Tools added to the code since the last migrate show up at once.
@@ -174,23 +204,30 @@ class ExposedToolAdmin(admin.ModelAdmin):
         }
         return super().changelist_view(request, context)
 
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: Any = None
+    ) -> HttpResponse:
+        obj = self.get_object(request, object_id)
+        registered = obj is not None and obj.name in code_tools()
+        return super().change_view(
+            request, object_id, form_url, {"tool_registered": registered, **(extra_context or {})}
+        )
+
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         calls = ToolCall.objects.filter(tool_name=OuterRef("name"), started_at__gte=window_start())
         counted = calls.order_by().values("tool_name")
         return (
             super()
             .get_queryset(request)
+            .prefetch_related("allowed_groups")
             .annotate(
                 call_count=Coalesce(Subquery(counted.annotate(n=Count("pk")).values("n")), 0),
                 error_count=Coalesce(
                     Subquery(counted.filter(is_error=True).annotate(n=Count("pk")).values("n")), 0
                 ),
-                last_called=Subquery(
-                    ToolCall.objects.filter(tool_name=OuterRef("name"))
-                    .order_by()
-                    .values("tool_name")
-                    .annotate(last=Max("started_at"))
-                    .values("last")
+                last_called=Subquery(last_of(ToolCall.objects.filter(tool_name=OuterRef("name")))),
+                last_failed=Subquery(
+                    last_of(ToolCall.objects.filter(tool_name=OuterRef("name"), is_error=True))
                 ),
             )
         )
@@ -200,10 +237,19 @@ class ExposedToolAdmin(admin.ModelAdmin):
     def tool(self, obj: ExposedTool) -> Tool | None:
         return code_tools().get(obj.name)
 
-    @admin.display(description=_("title"))
+    @admin.display(description=_("title and route"))
     def shown_title(self, obj: ExposedTool) -> str:
+        # One column for what a row says in words, so that the figures fit a laptop's screen.
         tool = self.tool(obj)
-        return tool.title if tool is not None else obj.title
+        if tool is None:
+            return badges(obj, registered=False)
+        return format_html(
+            '{}<span class="mcp-route">{} /{}</span>{}',
+            tool.title,
+            tool.method,
+            tool.route.template,
+            badges(obj, registered=True),
+        )
 
     @admin.display(description=_("HTTP"))
     def http(self, obj: ExposedTool) -> str:
@@ -214,13 +260,24 @@ class ExposedToolAdmin(admin.ModelAdmin):
     def calls(self, obj: Any) -> int:
         return obj.call_count
 
-    @admin.display(description=_("error rate"), ordering="error_count")
-    def error_rate(self, obj: Any) -> str:
-        return f"{obj.error_count / obj.call_count:.0%}" if obj.call_count else "-"
+    @admin.display(description=_("errors"), ordering="error_count")
+    def errors(self, obj: Any) -> str:
+        """The errors among the calls, and their share of them."""
+        if not obj.call_count:
+            return "-"
+        return f"{obj.error_count} ({obj.error_count / obj.call_count:.0%})"
+
+    @admin.display(description=_("errors logged"), ordering="error_count")
+    def errors_logged(self, obj: Any) -> int:
+        return obj.error_count
 
     @admin.display(description=_("last call"), ordering="last_called")
-    def last_call(self, obj: Any) -> Any:
-        return obj.last_called or "-"
+    def last_call(self, obj: Any) -> str:
+        return short_time(obj.last_called)
+
+    @admin.display(description=_("last error"), ordering="last_failed")
+    def last_error(self, obj: Any) -> str:
+        return short_time(obj.last_failed)
 
     @admin.display(description=_("p50 (ms)"))
     def p50_duration(self, obj: ExposedTool) -> str:
@@ -295,32 +352,170 @@ class ExposedToolAdmin(admin.ModelAdmin):
         ]
 
     def try_it_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        """Call the tool as the signed-in user, through the same pipeline as the endpoint."""
+        """Say whether the signed-in user sees the tool and why, and call it as them, through
+        the same pipeline as the endpoint."""
         obj = self.get_object(request, object_id)
         if obj is None:
             raise Http404(_("No exposed tool %(id)s.") % {"id": object_id})
         if not self.has_view_permission(request, obj):
             raise PermissionDenied
         tool = self.tool(obj)
-        schema = tool.input_schema if tool is not None else {}
-        version = request.POST.get("protocol_version", LATEST_HANDSHAKE_VERSION)
-        form = TryItForm(schema, request.POST if request.method == "POST" else None)
-        answer = None
-        if request.method == "POST" and form.is_valid():
-            answer = try_call(request, obj.name, form.arguments(), version)
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
             "original": obj,
             "title": _("Try %(name)s") % {"name": obj.name},
             "tool": tool,
-            "form": form,
-            "versions": HANDSHAKE_VERSIONS,
-            "version": version,
-            **answer_context(answer),
             "calls_url": reverse("admin:mcp_tools_toolcall_changelist"),
+            **answer_context(None),
         }
+        if tool is not None:  # a stale row has nothing to call: the page says so
+            form = TryItForm(tool.input_schema, request.POST if request.method == "POST" else None)
+            answer = None
+            if request.method == "POST" and form.is_valid():
+                answer = try_call(request, obj.name, form.arguments(), form.protocol_version())
+            context.update(form=form, seen=seen_by(request, obj.name))
+            context.update(answer_context(answer))
         return TemplateResponse(request, "admin/mcp_tools/exposedtool/try_it.html", context)
+
+
+def last_of(calls: QuerySet) -> QuerySet:
+    """Return when the latest of ``calls`` started (a subquery's one value)."""
+    return calls.order_by().values("tool_name").annotate(last=Max("started_at")).values("last")
+
+
+def still_registered(obj: ExposedTool) -> bool:
+    """Return whether some served registry registers the tool of ``obj``: its row stays.
+
+    A registered tool's row would come back at the next sync, without its rules. Asked of
+    the registries too, in case no sync has flagged it yet.
+    """
+    return obj.registered or obj.name in declared_tools()
+
+
+def cannot_delete(names: list[str]) -> str:
+    return str(
+        ngettext(
+            "The tool %(names)s is still registered by the code: only tools the code no "
+            "longer registers can be deleted. Disable it instead.",
+            "The tools %(names)s are still registered by the code: only tools the code no "
+            "longer registers can be deleted. Disable them instead.",
+            len(names),
+        )
+        % {"names": ", ".join(names)}
+    )
+
+
+def short_time(value: Any) -> str:
+    return date_format(timezone.localtime(value), "SHORT_DATETIME_FORMAT") if value else "-"
+
+
+def badges(obj: ExposedTool, *, registered: bool) -> str:
+    """Return the badges of a changelist row: what restricts the tool and what the admin
+    overrides (as ``mcp_list`` says ``(groups)``)."""
+    shown: list[tuple[str, Any, Any]] = []
+    if not registered:
+        shown.append(("stale", _("The code no longer registers this tool."), _("not registered")))
+    groups = sorted(group.name for group in obj.allowed_groups.all())
+    if groups:
+        names = ", ".join(groups)
+        tip = format_lazy("{}: {}", _("Only for the groups"), names)
+        shown.append(("groups", tip, format_lazy("{}: {}", _("groups"), names)))
+    overridden = [
+        label
+        for label, value in (
+            (_("title"), obj.title),
+            (_("description"), obj.description),
+            (_("annotations"), obj.annotations),
+        )
+        if value
+    ]
+    if obj.include_structured_content is not None or obj.include_output_schema is not None:
+        overridden.append(_("switches"))
+    for label in overridden:
+        tip = format_lazy("{}: {}", _("The admin overrides the code's"), label)
+        shown.append(("override", tip, label))
+    if not shown:
+        return ""
+    return format_html(
+        '<span class="mcp-badges">{}</span>',
+        format_html_join("", '<span class="mcp-badge mcp-badge-{}" title="{}">{}</span>', shown),
+    )
+
+
+def seen_by(request: HttpRequest, name: str) -> dict[str, Any]:
+    """Return whether the signed-in user sees tool ``name`` through the endpoint Try it
+    calls, and every reason they don't, worded with what would show it
+    (``visibility.explain``: the rule of ``tools/list`` and ``tools/call``)."""
+    try:
+        endpoint_path, endpoint = local.mounted_endpoint(tool=name)
+    except local.NoEndpoint as exc:
+        return {"visible": False, "reasons": [(str(exc), "")]}
+    token = request.POST.get("csrfmiddlewaretoken") or get_token(request)
+    outer = local.endpoint_request(endpoint_path, request, HTTP_X_CSRFTOKEN=token)
+    try:
+        caller = endpoint.authenticate(outer)
+    except JSONRPCError as error:
+        refused = _("The endpoint at %(path)s refuses your session: %(message)s") % {
+            "path": endpoint_path,
+            "message": error.message,
+        }
+        fix = _("Its authentication classes (MCPView.as_view or DEFAULT_AUTHENTICATION) decide.")
+        return {"visible": False, "reasons": [(refused, fix)], "path": endpoint_path}
+    exchange = Exchange(outer, caller, endpoint, operator=True)
+    tool = exchange.catalog.tools.get(name)
+    if tool is None or not endpoint.serves(tool):
+        tags = ", ".join(sorted(endpoint.tags or ()))
+        reason = _(
+            "No mounted endpoint serves it: the one at %(path)s serves tools tagged %(tags)s."
+        )
+        return {
+            "visible": False,
+            "reasons": [(reason % {"path": endpoint_path, "tags": tags or "-"}, "")],
+            "path": endpoint_path,
+        }
+    rule = exchange.catalog.rule(name)
+    reasons = visibility.explain(exchange.visibility, tool, rule)
+    seen: dict[str, Any] = {
+        "visible": not reasons,
+        "reasons": [word(reason) for reason in reasons],
+        "path": endpoint_path,
+        "permissions": ", ".join(
+            getattr(cls, "__name__", type(cls).__name__)
+            for cls in tool.view_class.permission_classes
+        ),
+        "groups": ", ".join(group_names(rule.group_ids)),
+    }
+    return seen
+
+
+def group_names(ids: Any) -> list[str]:
+    return list(Group.objects.filter(pk__in=ids).order_by("name").values_list("name", flat=True))
+
+
+def word(reason: visibility.Reason) -> tuple[str, str]:
+    """Return what the Try it page says of ``reason``: why, and what would show the tool."""
+    if reason.kind == "disabled":
+        fix = _('Tick "Enabled" on the tool\'s page, or use the "Enable" action of the list.')
+        return str(_("It is disabled.")), str(fix)
+    if reason.kind == "groups":
+        names = ", ".join(group_names(reason.names))
+        why = _("It is only for the groups %(names)s, and you are in none of them.")
+        fix = _("Add yourself to one of them (your user's page), or remove the groups here.")
+        return str(why % {"names": names}), str(fix)
+    if reason.kind == "authentication":
+        classes = ", ".join(reason.names) or "-"
+        why = _(
+            "The view authenticates with %(classes)s only, and your admin session is not one "
+            "of them: MCP clients that send those credentials see it."
+        )
+        fix = _("Call it with those credentials (mcp_call --user), or add SessionAuthentication.")
+        return str(why % {"classes": classes}), str(fix)
+    name = reason.names[0] if reason.names else str(_("its permission classes"))
+    refused = str(_("The view's permission class %(name)s does not admit you.") % {"name": name})
+    if reason.message:
+        refused = f'{refused} "{reason.message}"'
+    return refused, str(_("Give your user what %(name)s asks for.") % {"name": name})
 
 
 def answer_context(answer: dict[str, Any] | None) -> dict[str, Any]:
@@ -355,7 +550,7 @@ def try_call(
     cookies and the form's CSRF token, as a browser client's /mcp call would carry them.
     Returns ``{"result": ...}`` or ``{"error": ...}``, as a client would read the answer.
     """
-    if version not in HANDSHAKE_VERSIONS:
+    if version not in SUPPORTED_VERSIONS:
         version = LATEST_HANDSHAKE_VERSION
     try:
         path, endpoint = local.mounted_endpoint(tool=name)

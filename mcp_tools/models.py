@@ -38,17 +38,29 @@ class ExposedTool(models.Model):
         _("include structured content"),
         null=True,
         blank=True,
-        help_text=_("Unknown: as the code says."),
+        help_text=_(
+            "Whether results carry structuredContent. The code's choice: what the tool's code "
+            "and MCP_TOOLS say."
+        ),
     )
     include_output_schema = models.BooleanField(
-        _("include output schema"), null=True, blank=True, help_text=_("Unknown: as the code says.")
+        _("include output schema"),
+        null=True,
+        blank=True,
+        help_text=_(
+            "Whether tools/list advertises an outputSchema. The code's choice: what the "
+            "tool's code and MCP_TOOLS say."
+        ),
     )
     allowed_groups = models.ManyToManyField(
         "auth.Group",
-        verbose_name=_("allowed groups"),
+        verbose_name=_("groups"),
         blank=True,
         related_name="mcp_tools",
-        help_text=_("Only members of these groups see and call the tool. None: everyone."),
+        help_text=_(
+            "Only members of these groups see and call the tool. None chosen: everyone the "
+            "view's permissions admit."
+        ),
     )
     registered = models.BooleanField(
         _("registered"),

@@ -20,6 +20,7 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -211,14 +212,25 @@ class Visibility:
 
     def permitted(self, tool: Tool) -> bool:
         """Return whether the view's permission classes admit the caller (``has_permission``)."""
+        return self.refusing(tool) is None
+
+    def refusing(self, tool: Tool) -> Reason | None:
+        """Return what of the view refuses the caller: its authentication (it refuses the
+        caller's credentials) or the first permission class that says no; None: admitted."""
         request = self.view_request(tool)
         if request is None:
-            return False  # the view's own authentication refuses the caller's credentials
+            # The view's own authentication refuses the caller's credentials.
+            classes = getattr(tool.view_class, "authentication_classes", ())
+            return Reason("authentication", tuple(each.__name__ for each in classes))
         view = tool.operation.view_with(request)
+        permission: Any = None
         try:
-            return all(p.has_permission(request, view) for p in view.get_permissions())
-        except APIException:
-            return False  # NotAuthenticated, PermissionDenied raised rather than returned
+            for permission in view.get_permissions():
+                if not permission.has_permission(request, view):
+                    return Reason.of_permission(permission)
+        except APIException as exc:
+            # NotAuthenticated, PermissionDenied raised rather than returned.
+            return Reason.of_permission(permission, str(exc.detail))
         except Exception:
             # A permission class that can't answer here (it needs the object, a queryset the
             # view builds late, ...): listed, and the view decides when it runs.
@@ -232,7 +244,7 @@ class Visibility:
                     tool.name,
                     exc_info=True,
                 )
-            return True
+        return None
 
     def view_request(self, tool: Tool) -> Request | None:
         """Return the DRF request the tool's view would see (its method, the caller as the
@@ -266,3 +278,54 @@ class Visibility:
                 else:
                     self._requests[key] = request
         return self._requests[key]
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """One reason a caller doesn't see a tool (``explain``): data, for a page to word."""
+
+    #: ``"disabled"``, ``"groups"``, ``"authentication"`` or ``"permission"``.
+    kind: str
+    #: What it names: the rule's group ids, the view's authentication classes, or the
+    #: permission class that refuses.
+    names: tuple[Any, ...] = ()
+    #: The permission's own message (DRF's ``message``, or what it raised), if any.
+    message: str = ""
+
+    @classmethod
+    def of_permission(cls, permission: Any, message: str | None = None) -> Reason:
+        name = type(permission).__name__ if permission is not None else ""
+        if message is None:
+            message = str(getattr(permission, "message", "") or "")
+        return cls("permission", (name,) if name else (), message)
+
+
+def explain(visibility: Visibility, tool: Tool, rule: Rule) -> list[Reason]:
+    """Return every reason the caller of ``visibility`` doesn't see ``tool`` under the admin's
+    ``rule``, in the order the rule asks them; empty when they see it (``sees``).
+
+    The same checks as ``sees``, each asked even when an earlier one already hides the tool,
+    so that a page can say everything that would have to change.
+    """
+    reasons = []
+    if not rule.enabled:
+        reasons.append(Reason("disabled"))
+    if rule.group_ids and not rule.group_ids & visibility.group_ids():
+        reasons.append(Reason("groups", tuple(sorted(rule.group_ids))))
+    refusing = visibility.refusing(tool)
+    if refusing is not None and refusing.kind == "permission":
+        request = visibility.view_request(tool)
+        if is_authenticated(visibility.caller.user) and not is_authenticated(
+            getattr(request, "user", None)
+        ):
+            # The view's own authentication doesn't read the caller's credentials (a session,
+            # a view that takes Basic only): that, not the permission, is what refuses.
+            classes = getattr(tool.view_class, "authentication_classes", ())
+            refusing = Reason("authentication", tuple(each.__name__ for each in classes))
+    if refusing is not None:
+        reasons.append(refusing)
+    return reasons
+
+
+def is_authenticated(user: Any) -> bool:
+    return bool(getattr(user, "is_authenticated", False))

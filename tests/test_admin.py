@@ -8,6 +8,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.formats import date_format
 
 from mcp_tools.models import ExposedTool, ToolCall
 
@@ -68,21 +69,79 @@ def test_the_changelist_shows_every_registered_tool_with_its_route(admin_client)
     assert "todo_retrieve" in page and "GET /api/todos/&lt;pk&gt;/" in page
 
 
-def test_the_changelist_has_call_figures_over_the_window(admin_client, settings):
-    now = timezone.now()
-    durations = [(10, False), (30, True), (20, False)]
-    for duration, is_error in durations:
+def log_calls(now):
+    for minutes, duration, is_error in [(3, 10, False), (2, 30, True), (1, 20, False)]:
         ToolCall.objects.create(
-            tool_name="todo_list", started_at=now, duration_ms=duration, is_error=is_error
+            tool_name="todo_list",
+            started_at=now - timedelta(minutes=minutes),
+            duration_ms=duration,
+            is_error=is_error,
         )
     old = now - timedelta(days=30)
     ToolCall.objects.create(tool_name="todo_list", started_at=old, duration_ms=999)
+
+
+def test_the_changelist_has_call_figures_over_the_window(admin_client, settings):
+    settings.MCP_TOOLS = {"CACHE": "mcp", "CALL_LOG": "all"}
+    log_calls(timezone.now())
     response = admin_client.get(CHANGELIST, {"q": "todo_list"})
     page = response.content.decode()
     assert '<td class="field-calls">3</td>' in page  # the old call is outside the window
-    assert '<td class="field-error_rate">33%</td>' in page
+    assert '<td class="field-errors">1 (33%)</td>' in page
     assert '<td class="field-p50_duration">20.0</td>' in page  # of 10, 20 and 30 ms
-    assert "errors only" in page  # CALL_LOG = "errors" is said
+    assert "which keeps every call" in page
+
+
+def test_in_errors_mode_the_changelist_counts_errors_not_rates(admin_client):
+    # CALL_LOG = "errors" (the default) logs failures only: a rate or a p50 of them would
+    # say "100%" and the failures' durations, whatever the tool does.
+    log_calls(timezone.now())
+    page = admin_client.get(CHANGELIST, {"q": "todo_list"}).content.decode()
+    assert '<td class="field-errors_logged">1</td>' in page
+    # The last error's time, not that of a call logged before the mode changed.
+    last_error = ToolCall.objects.get(is_error=True).started_at
+    shown = date_format(timezone.localtime(last_error), "SHORT_DATETIME_FORMAT")
+    assert f'<td class="field-last_error">{shown}</td>' in page
+    for column in ('class="field-calls"', 'class="field-errors"', 'class="field-p50_duration"'):
+        assert column not in page
+    assert "keeps errors only" in page and "errors of the last 7 days" in page
+
+
+def test_with_the_log_off_the_changelist_shows_no_figures(admin_client, settings):
+    settings.MCP_TOOLS = {"CACHE": "mcp", "CALL_LOG": "off"}
+    page = admin_client.get(CHANGELIST, {"q": "todo_list"}).content.decode()
+    assert "field-errors_logged" not in page and "field-calls" not in page
+    assert "The call log is off" in page
+
+
+def badges_of(client, name):
+    page = client.get(CHANGELIST, {"q": name}).content.decode()
+    row = re.search(rf"<tr>(?:(?!<tr>).)*?>{name}</a>.*?</tr>", page, re.S).group(0)
+    return re.findall(
+        r'<span class="mcp-badge mcp-badge-(\w+)" title="([^"]*)">([^<]*)</span>', row
+    )
+
+
+def test_the_changelist_badges_group_restrictions_and_overrides(admin_client):
+    from django.contrib.auth.models import Group
+
+    ops, billing = Group.objects.create(name="ops"), Group.objects.create(name="billing")
+    echo = ExposedTool.objects.get(name="echo")
+    echo.allowed_groups.set([ops, billing])
+    ExposedTool.objects.filter(name="todo_list").update(
+        title="Every todo", annotations={"openWorldHint": True}, include_output_schema=True
+    )
+    ExposedTool.objects.create(name="retired_tool", registered=False)
+    assert badges_of(admin_client, "echo") == [
+        ("groups", "Only for the groups: billing, ops", "groups: billing, ops")
+    ]
+    assert [label for _kind, _tip, label in badges_of(admin_client, "todo_list")] == [
+        "title",
+        "annotations",
+        "switches",
+    ]
+    assert badges_of(admin_client, "retired_tool")[0][::2] == ("stale", "not registered")
+    assert badges_of(admin_client, "todo_retrieve") == []
 
 
 @pytest.mark.parametrize(
@@ -112,8 +171,29 @@ def test_rows_are_not_added_by_hand_and_only_stale_ones_are_deleted(admin_client
     live = ExposedTool.objects.get(name="todo_list")
     stale = ExposedTool.objects.create(name="retired_tool", registered=False)
     delete = "admin:mcp_tools_exposedtool_delete"
-    assert admin_client.get(reverse(delete, args=[live.pk])).status_code == 403
     assert admin_client.post(reverse(delete, args=[stale.pk]), {"post": "yes"}).status_code == 302
+    assert not ExposedTool.objects.filter(name="retired_tool").exists()
+    # A registered tool: what the rule is, not Django's "you don't have permission" page,
+    # for a superuser too; nothing is deleted.
+    for method in (admin_client.get, admin_client.post):
+        response = method(reverse(delete, args=[live.pk]), {"post": "yes"}, follow=True)
+        assert response.redirect_chain[-1][0] == change_url("todo_list")
+        assert (
+            "The tool todo_list is still registered by the code: only tools the code no longer "
+            "registers can be deleted. Disable it instead."
+        ) in response.content.decode()
+    assert ExposedTool.objects.filter(name="todo_list").exists()
+
+
+def test_deleting_a_selection_with_registered_tools_says_which(admin_client):
+    stale = ExposedTool.objects.create(name="retired_tool", registered=False)
+    live = [ExposedTool.objects.get(name=name).pk for name in ("echo", "todo_list")]
+    selected = {"action": "delete_selected", "_selected_action": [stale.pk, *live]}
+    response = admin_client.post(CHANGELIST, selected, follow=True)
+    assert "The tools echo, todo_list are still registered by the code" in response.content.decode()
+    assert ExposedTool.objects.filter(name="retired_tool").exists()  # nothing went
+    selected = {"action": "delete_selected", "_selected_action": [stale.pk], "post": "yes"}
+    assert admin_client.post(CHANGELIST, selected).status_code == 302
     assert not ExposedTool.objects.filter(name="retired_tool").exists()
 
 
@@ -188,6 +268,31 @@ def test_the_change_page_shows_what_clients_see(admin_client):
     assert "&quot;pk&quot;" in page  # the input schema
     assert "None advertised" in page  # include_output_schema is off by default
     assert try_url("todo_retrieve") in page and "Try it" in page
+
+
+def test_the_change_page_says_its_switches_and_groups_in_plain_words(admin_client):
+    page = admin_client.get(change_url("todo_retrieve")).content.decode()
+    assert "Unknown" not in page and "as the code says" not in page
+    assert '<option value="unknown" selected>The code&#x27;s choice</option>' in page
+    assert "Whether results carry structuredContent." in page
+    # The widget's headings ("Available groups", "Chosen groups") come from its name.
+    assert 'data-field-name="groups"' in page and "allowed groups" not in page
+    assert "None chosen: everyone the view's permissions admit." in page
+
+
+def test_a_stale_tool_has_no_try_it(admin_client):
+    ExposedTool.objects.create(name="retired_tool", registered=False)
+    page = admin_client.get(change_url("retired_tool")).content.decode()
+    assert try_url("retired_tool") not in page
+    assert "The code no longer registers this tool: it can't be called or tried." in page
+    for response in (
+        admin_client.get(try_url("retired_tool")),
+        admin_client.post(try_url("retired_tool"), {}),
+    ):
+        page = response.content.decode()
+        assert 'id="try-it-stale"' in page and "there is nothing to call" in page
+        assert 'id="try-it-form"' not in page and 'name="_call"' not in page
+    assert not ToolCall.objects.exists()
 
 
 def test_overrides_saved_in_admin_win_over_the_code(
@@ -391,7 +496,7 @@ def test_a_custom_registrys_tools_are_rows_like_the_default_ones(admin_client):
     ExposedTool.objects.filter(name="partner_quote").delete()  # new since the last migrate
     page = admin_client.get(CHANGELIST, {"q": "partner_quote"}).content.decode()
     assert ExposedTool.objects.get(name="partner_quote").registered is True
-    assert '<td class="field-http">GET /partner/quotes/&lt;pk&gt;/</td>' in page
+    assert '<span class="mcp-route">GET /partner/quotes/&lt;pk&gt;/</span>' in page
     assert "A partner&#x27;s quote" in page
     page = admin_client.get(change_url("partner_quote")).content.decode()
     assert "Quote the price of one item to a partner." in page  # the code's description
@@ -406,11 +511,12 @@ def test_a_restriction_row_of_a_custom_registrys_tool_cant_be_deleted(admin_clie
     ExposedTool.objects.filter(name="partner_quote").delete()
     row = ExposedTool.objects.create(name="partner_quote", enabled=False, registered=False)
     delete = reverse("admin:mcp_tools_exposedtool_delete", args=[row.pk])
-    assert admin_client.post(delete, {"post": "yes"}).status_code == 403
+    refused = "The tool partner_quote is still registered by the code"
+    assert refused in admin_client.post(delete, {"post": "yes"}, follow=True).content.decode()
     admin_client.get(CHANGELIST)  # the sync, as the list of tools runs it
-    assert admin_client.post(delete, {"post": "yes"}).status_code == 403
+    assert refused in admin_client.post(delete, {"post": "yes"}, follow=True).content.decode()
     selected = {"action": "delete_selected", "_selected_action": [row.pk], "post": "yes"}
-    assert admin_client.post(CHANGELIST, selected).status_code == 403
+    assert refused in admin_client.post(CHANGELIST, selected, follow=True).content.decode()
     assert ExposedTool.objects.filter(name="partner_quote", enabled=False).exists()
 
 
@@ -427,3 +533,184 @@ def test_try_it_calls_a_custom_registrys_tool_through_its_endpoint(admin_client)
         "price": 30,
         "user": "root",
     }
+
+
+# -- Try it explains, and its widgets -------------------------------------------------------
+
+
+def seen(response):
+    return response.context["seen"]
+
+
+def test_try_it_says_you_see_the_tool(admin_client):
+    response = admin_client.get(try_url("echo"))
+    assert seen(response)["visible"] is True
+    assert (
+        "You see this tool: it is enabled, open to every group, and the view's permission "
+        "classes (IsAuthenticated) admit you."
+    ) in response.content.decode()
+
+
+def test_try_it_says_why_a_tool_is_hidden_and_what_would_show_it(
+    admin_client, django_capture_on_commit_callbacks
+):
+    from django.contrib.auth.models import Group
+
+    ops, billing = Group.objects.create(name="ops"), Group.objects.create(name="billing")
+    echo = ExposedTool.objects.get(name="echo")
+    echo.enabled = False
+    with django_capture_on_commit_callbacks(execute=True):
+        echo.save()
+        echo.allowed_groups.set([ops, billing])
+    response = admin_client.get(try_url("echo"))
+    reasons = seen(response)["reasons"]
+    assert reasons == [
+        (
+            "It is disabled.",
+            'Tick "Enabled" on the tool\'s page, or use the "Enable" action of the list.',
+        ),
+        (
+            "It is only for the groups billing, ops, and you are in none of them.",
+            "Add yourself to one of them (your user's page), or remove the groups here.",
+        ),
+    ]
+    assert "This tool is hidden from you" in response.content.decode()
+    # As said: the call is refused as an unknown tool, the refusal of tools/call.
+    called = admin_client.post(try_url("echo"), {"argument_word": "x"})
+    assert called.context["error"] == {"code": -32602, "message": "Unknown tool: echo"}
+    echo.enabled = True
+    with django_capture_on_commit_callbacks(execute=True):
+        echo.save()
+    admin_client.user.groups.add(ops)
+    assert seen(admin_client.get(try_url("echo")))["visible"] is True
+
+
+def test_try_it_says_when_the_views_authentication_refuses_the_session(admin_client):
+    (why, fix) = seen(admin_client.get(try_url("basic_only")))["reasons"][0]
+    assert why == (
+        "The view authenticates with BasicAuthentication only, and your admin session is not "
+        "one of them: MCP clients that send those credentials see it."
+    )
+    assert "mcp_call --user" in fix
+
+
+shop_endpoint = pytest.mark.urls("tests.admin_tryit_urls")
+
+
+@shop_endpoint
+def test_try_it_names_the_permission_class_that_refuses(admin_client):
+    from django.contrib.auth.models import Group
+
+    admin_client.get(CHANGELIST)  # the sync: the shop's rows
+    assert seen(admin_client.get(try_url("shop_refund")))["reasons"] == [
+        (
+            "The view's permission class IsBillingTeam does not admit you. \"Only the billing "
+            'team may refund."',
+            "Give your user what IsBillingTeam asks for.",
+        )
+    ]
+    admin_client.user.groups.add(Group.objects.create(name="billing"))
+    response = admin_client.get(try_url("shop_refund"))
+    assert seen(response)["visible"] is True
+    assert "permission classes (IsAuthenticated, IsBillingTeam) admit you" in (
+        response.content.decode()
+    )
+
+
+def widget_of(page, name):
+    """Return the HTML of argument ``name``'s widget."""
+    match = re.search(
+        rf'<select[^>]*name="argument_{name}".*?</select>|<textarea[^>]*name="argument_{name}"'
+        rf'.*?</textarea>|<input[^>]*name="argument_{name}"[^>]*>',
+        page,
+        re.S,
+    )
+    return match.group(0)
+
+
+@shop_endpoint
+def test_try_it_widgets_follow_the_json_types(admin_client):
+    admin_client.get(CHANGELIST)
+    page = admin_client.get(try_url("shop_order")).content.decode()
+    assert 'type="number"' in widget_of(page, "customer")  # a foreign key: its id
+    assert "The customer: a user&#x27;s id." in page
+    assert 'type="text"' in widget_of(page, "amount")  # a decimal, typed as its text
+    currency = widget_of(page, "currency")
+    assert re.findall(r'<option value="([^"]*)"[^>]*>([^<]*)</option>', currency) == [
+        ("", "Choose one"),
+        ("&quot;EUR&quot;", "EUR"),
+        ("&quot;USD&quot;", "USD"),
+    ]
+    # A required yes/no has nothing to leave out; an optional one says what leaving it does.
+    options = r'<option value="([^"]*)"[^>]*>([^<]*)</option>'
+    assert re.findall(options, widget_of(page, "express")) == [
+        ("", "Choose one"),
+        ("true", "Yes"),
+        ("false", "No"),
+    ]
+    assert re.findall(options, widget_of(page, "gift")) == [
+        ("unknown", "Leave out (the view&#x27;s default)"),
+        ("true", "Yes"),
+        ("false", "No"),
+    ]
+    assert "<label" in page and "customer (required)" in page
+    assert '<label for="id_protocol_version">Client protocol:</label>' in page
+
+
+@shop_endpoint
+def test_try_it_calls_with_what_the_widgets_hold(admin_client):
+    admin_client.get(CHANGELIST)
+    response = admin_client.post(
+        try_url("shop_order"),
+        {
+            "argument_customer": str(admin_client.user.pk),
+            "argument_amount": "12.50",
+            "argument_currency": '"EUR"',
+            "argument_express": "false",
+            "argument_gift": "unknown",  # left out
+            "argument_note": "",
+        },
+    )
+    assert response.context["error"] is None, response.context["error"]
+    assert response.context["result"]["structuredContent"] == {
+        "customer": admin_client.user.pk,
+        "amount": "12.50",
+        "currency": "EUR",
+        "express": False,
+    }
+
+
+@pytest.mark.parametrize("version", ["2024-11-05", "2025-11-25", "2026-07-28"])
+def test_try_it_calls_in_every_protocol_version_the_endpoint_serves(admin_client, version):
+    page = admin_client.get(try_url("echo")).content.decode()
+    offered = re.findall(r'<option value="(\d{4}-\d{2}-\d{2})"', page)
+    assert offered == ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]
+    assert "2026-07-28 (newest, no handshake)" in page
+    response = admin_client.post(
+        try_url("echo"), {"argument_word": "hi", "protocol_version": version}
+    )
+    assert response.context["error"] is None
+    assert '"word":"hi"' in response.context["result"]["content"][0]["text"].replace(" ", "")
+    chosen = re.search(r'<option value="([^"]+)" selected>', response.content.decode())
+    assert chosen.group(1) == version
+
+
+def test_try_it_in_2026_07_28_needs_no_transport_headers(admin_client):
+    # The call is made in-process: no Mcp-Param-* header for an intermediary to route on,
+    # so none is asked for (the result is shaped as that version's client receives it).
+    response = admin_client.post(
+        try_url("test_argument_headers"),
+        {"argument_shard": "3", "argument_region": "eu", "protocol_version": "2026-07-28"},
+    )
+    assert response.context["error"] is None, response.context["error"]
+    assert not response.context["result"].get("isError")
+
+
+def test_try_it_refuses_a_protocol_version_it_does_not_serve(admin_client):
+    response = admin_client.post(
+        try_url("echo"), {"argument_word": "hi", "protocol_version": "1999-01-01"}
+    )
+    assert "Select a valid choice. 1999-01-01 is not one of the available choices." in (
+        response.content.decode()
+    )
+    assert response.context["answer"] is None

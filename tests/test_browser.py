@@ -2,6 +2,7 @@
 
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -79,10 +80,22 @@ def save_screenshot(browser, tmp_path, name, size=(1600, 1000)):
         toggles[0].click()  # the page, not the app list, is what the picture is about
     assert browser.save_screenshot(str(path))
     assert path.read_bytes().startswith(PNG_SIGNATURE)
-    folder = os.environ.get("MCP_TOOLS_SCREENSHOTS")
-    if folder:
-        shutil.copyfile(path, Path(folder) / f"{name}.png")
+    keep(path)
     return path
+
+
+def keep(path):
+    """Copy the PNG at ``path`` into $MCP_TOOLS_SCREENSHOTS (docs/images) when it is set,
+    made small with pngquant when that is installed."""
+    folder = os.environ.get("MCP_TOOLS_SCREENSHOTS")
+    if not folder:
+        return
+    target = Path(folder) / path.name
+    if shutil.which("pngquant"):
+        command = ["pngquant", "--force", "--quality=60-90", "--output", str(target), str(path)]
+        subprocess.run(command, check=True)
+    else:
+        shutil.copyfile(path, target)
 
 
 @pytest.fixture
@@ -174,3 +187,180 @@ def test_try_it_calls_through_the_mounted_oauth_and_tagged_endpoints(operator, l
     assert '"word": "through-oauth"' in structured and '"user": "root"' in structured
     assert "Unsupported media type" not in operator.page_source
     try_image(operator, live_server.url)
+
+
+# The MCP pages at the sizes and in the themes people use them in (docs/admin.md) -----------
+
+#: The screen sizes the MCP pages are checked and pictured at: a common laptop's and a
+#: desktop's.
+SIZES = {"1366": (1366, 768), "1920": (1920, 1080)}
+THEMES = ("light", "dark")
+AXE_HINT = "axe-core not found: run `make node-tools` (or set MCP_TOOLS_NODE_DIR)"
+
+
+def use_theme(browser, theme):
+    """Show admin in ``theme``: its own "auto" theme follows the browser's colour scheme."""
+    browser.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia",
+        {"features": [{"name": "prefers-color-scheme", "value": theme}]},
+    )
+
+
+@pytest.fixture
+def themed(browser):
+    yield browser
+    use_theme(browser, "light")
+
+
+def picture(browser, tmp_path, name, size, theme):
+    """Save a PNG of the page as it is shown at ``size`` in ``theme`` (the app list as it
+    opens there), and keep it for the docs."""
+    path = tmp_path / f"{name}-{size}-{theme}.png"
+    assert browser.save_screenshot(str(path))
+    assert path.read_bytes().startswith(PNG_SIGNATURE)
+    keep(path)
+
+
+def axe_script():
+    root = Path(os.environ.get("MCP_TOOLS_NODE_DIR") or Path(__file__).parent.parent / ".mcp-tools")
+    script = root / "node_modules" / "axe-core" / "axe.min.js"
+    if not script.is_file():
+        pytest.fail(AXE_HINT, pytrace=False)
+    return script.read_text()
+
+
+def axe_violations(browser):
+    """Run axe-core in the page; return its serious and critical violations, each with the
+    elements it found them on."""
+    browser.execute_script(axe_script())
+    browser.set_script_timeout(60)
+    found = browser.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(document, {resultTypes: ['violations']})"
+        ".then(r => done(r.violations)).catch(e => done([{id: 'axe failed', impact: 'critical',"
+        " help: String(e), nodes: []}]));"
+    )
+    return [
+        (each["id"], each["impact"], each["help"], [node["target"] for node in each["nodes"]])
+        for each in found
+        if each["impact"] in ("serious", "critical")
+    ]
+
+
+@pytest.fixture
+def shop(live_server):
+    """The shop's tools (tests.admin_tryit_urls), a few badges, and logged calls."""
+    from django.contrib.auth.models import Group
+
+    from mcp_tools import sync
+    from mcp_tools.models import ExposedTool, ToolCall
+    from mcp_tools.views import served_registries
+
+    sync.sync_tools(*served_registries())
+    billing = Group.objects.create(name="billing")
+    ExposedTool.objects.get(name="shop_refund").allowed_groups.set([billing])
+    ExposedTool.objects.filter(name="shop_order").update(
+        title="Order for a customer", include_output_schema=True
+    )
+    ExposedTool.objects.create(name="shop_retired", registered=False)
+    now = timezone.now()
+    for duration in (12.0, 20.0, 31.0):
+        ToolCall.objects.create(
+            tool_name="shop_order", started_at=now, duration_ms=duration, is_error=True
+        )
+    return {name: ExposedTool.objects.get(name=name).pk for name in ("shop_order", "shop_refund")}
+
+
+def open_page(browser, url, ready, size):
+    """Open ``url`` at ``size`` with the app list open, as admin first shows it (an earlier
+    test's picture may have closed it: admin keeps that in the browser's storage)."""
+    browser.set_window_size(*SIZES[size])
+    browser.get(url)
+    if browser.execute_script(
+        "const open = localStorage.getItem('django.admin.navSidebarIsOpen') !== 'false';"
+        "localStorage.setItem('django.admin.navSidebarIsOpen', 'true'); return !open;"
+    ):
+        browser.get(url)
+    return wait_for(browser, ready)
+
+
+def mcp_pages(base, shop):
+    """The MCP pages: (name, address, an element that shows it is ready)."""
+    tools = f"{base}/admin/mcp_tools/exposedtool"
+    return [
+        ("admin-tools", f"{tools}/?q=shop", "#result_list"),
+        ("admin-tool", f"{tools}/{shop['shop_order']}/change/", "#exposedtool_form"),
+        ("admin-try-it", f"{tools}/{shop['shop_order']}/try/", "#try-it-form"),
+        ("admin-try-it-hidden", f"{tools}/{shop['shop_refund']}/try/", "#try-it-visibility"),
+    ]
+
+
+@pytest.mark.urls("tests.admin_tryit_urls")
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("size", SIZES)
+def test_the_mcp_pages_fit_the_screen_in_both_themes(
+    operator, themed, live_server, shop, size, theme, settings, tmp_path
+):
+    use_theme(themed, theme)
+    for name, url, ready in mcp_pages(live_server.url, shop):
+        open_page(themed, url, ready, size)
+        assert overflow(themed) == [0, 0], (name, size)
+        dark = themed.execute_script(
+            "return getComputedStyle(document.body).backgroundColor !== 'rgb(255, 255, 255)'"
+        )
+        assert dark is (theme == "dark"), (name, theme)
+        picture(themed, tmp_path, name, size, theme)
+    # The widest list: every call logged, four figures, the test project's longest names.
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "CALL_LOG": "all"}
+    open_page(themed, f"{live_server.url}/admin/mcp_tools/exposedtool/", "#result_list", size)
+    assert "P50 (MS)" in themed.find_element(By.ID, "result_list").text
+    assert overflow(themed) == [0, 0], (size, "all")
+
+
+def overflow(browser):
+    """Return how far the page and the changelist's table scroll sideways (0: not at all,
+    nothing cut off)."""
+    return browser.execute_script(
+        "const page = document.documentElement;"
+        "const list = document.querySelector('#changelist .results');"
+        "return [page.scrollWidth - page.clientWidth,"
+        " list ? list.scrollWidth - list.clientWidth : 0];"
+    )
+
+
+@pytest.mark.urls("tests.admin_tryit_urls")
+@pytest.mark.parametrize("theme", THEMES)
+def test_the_mcp_pages_have_no_serious_accessibility_violations(
+    operator, themed, live_server, shop, theme
+):
+    use_theme(themed, theme)
+    found = {}
+    for name, url, ready in mcp_pages(live_server.url, shop):
+        open_page(themed, url, ready, "1366")
+        found[name] = axe_violations(themed)
+    assert found == {name: [] for name in found}
+
+
+@pytest.mark.urls("tests.admin_tryit_urls")
+def test_try_it_in_the_browser_explains_and_calls_with_its_widgets(
+    operator, live_server, shop, django_user_model
+):
+    tools = f"{live_server.url}/admin/mcp_tools/exposedtool"
+    hidden = open_page(
+        operator, f"{tools}/{shop['shop_refund']}/try/", "#try-it-visibility", "1366"
+    )
+    assert "It is only for the groups billing, and you are in none of them." in hidden.text
+    assert "permission class IsBillingTeam does not admit you" in hidden.text
+    open_page(operator, f"{tools}/{shop['shop_order']}/try/", "#try-it-form", "1366")
+    root = django_user_model.objects.get(username="root")
+    operator.find_element(By.ID, "id_argument_customer").send_keys(str(root.pk))
+    operator.find_element(By.ID, "id_argument_amount").send_keys("12.50")
+    Select(operator.find_element(By.ID, "id_argument_currency")).select_by_visible_text("EUR")
+    Select(operator.find_element(By.ID, "id_argument_express")).select_by_visible_text("Yes")
+    gift = Select(operator.find_element(By.ID, "id_argument_gift"))
+    assert gift.first_selected_option.text == "Leave out (the view's default)"
+    Select(operator.find_element(By.ID, "id_protocol_version")).select_by_value("2026-07-28")
+    operator.find_element(By.CSS_SELECTOR, "input[name=_call]").click()
+    structured = wait_for(operator, "pre.mcp-structured").text
+    assert '"amount": "12.50"' in structured and '"express": true' in structured
+    assert '"gift"' not in structured  # left out

@@ -130,7 +130,9 @@ def test_a_restriction_of_a_custom_registrys_tool_holds_for_its_endpoints_caller
     assert outcome.structured_content == {"pk": 2, "price": 20, "user": "alice"}
     for request, status, _, body in wire.posts():
         validate_exchange(version, request, status, body)
-    assert delete.status_code == 403
+    # Refused with the rule: back to the tool's page, which says it.
+    assert delete.status_code == 302
+    assert delete.url == reverse("admin:mcp_tools_exposedtool_change", args=[row.pk])
     assert ExposedTool.objects.get(name="partner_quote").registered is True
 
 
@@ -264,3 +266,52 @@ def test_tools_hidden_by_the_admin_are_refused_with_the_work_of_an_unknown_name(
         assert "auth_user_groups" in queries.captured_queries[-1]["sql"]
     for name, answer in answers.items():
         assert answer["error"]["message"] == f"Unknown tool: {name}"
+
+
+# -- explain(): why a caller doesn't see a tool, for admin's Try it ---------------------------
+
+
+def exchange_for(user, name):
+    """Return an exchange of ``user`` (as ``mcp_call --user`` acts as them) with the
+    endpoint that serves ``name``, and the tool."""
+    from mcp_tools import local
+    from mcp_tools.authentication import Caller
+    from mcp_tools.handlers import Exchange
+
+    path, endpoint = local.mounted_endpoint(tool=name)
+    exchange = Exchange(local.endpoint_request(path), Caller.acting_as(user), endpoint)
+    return exchange, exchange.catalog.tools[name]
+
+
+@pytest.mark.django_db
+@pytest.mark.urls("tests.admin_tryit_urls")
+def test_explain_gives_every_reason_sees_refuses_and_none_when_it_admits(
+    alice, django_capture_on_commit_callbacks
+):
+    from mcp_tools.sync import sync_tools
+    from mcp_tools.views import served_registries
+    from mcp_tools.visibility import Reason, explain
+
+    sync_tools(*served_registries())
+    billing = Group.objects.create(name="billing")
+    with django_capture_on_commit_callbacks(execute=True):
+        row = ExposedTool.objects.get(name="shop_refund")
+        row.enabled = False
+        row.save()
+        row.allowed_groups.set([billing])
+    exchange, tool = exchange_for(alice, "shop_refund")
+    rule = exchange.catalog.rule("shop_refund")
+    assert explain(exchange.visibility, tool, rule) == [
+        Reason("disabled"),
+        Reason("groups", (billing.pk,)),
+        Reason("permission", ("IsBillingTeam",), "Only the billing team may refund."),
+    ]
+    assert not exchange.visibility.sees(tool, exchange.catalog)
+
+    alice.groups.add(billing)
+    with django_capture_on_commit_callbacks(execute=True):
+        row.enabled = True
+        row.save()
+    exchange, tool = exchange_for(alice, "shop_refund")
+    assert explain(exchange.visibility, tool, exchange.catalog.rule("shop_refund")) == []
+    assert exchange.visibility.sees(tool, exchange.catalog)
