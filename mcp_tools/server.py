@@ -149,8 +149,9 @@ def complete(
     by default) is answered ``Response too large`` instead: the view's body is bounded on
     its own, but the answer carries it twice (as text and as structured content).
     """
-    # Only 2026-07-28 results carry the server's info (in _meta).
-    info = handlers.server_info() if call.era.modern else None
+    # Only 2026-07-28 results carry the server's info (in _meta), an in-process call's
+    # (Try it, mcp_call) at that version too.
+    info = handlers.server_info() if call.version in versions.MODERN_VERSIONS else None
     body = result_envelope(call.message.id, project(result, call.version, info))
     if isinstance(result, ToolResult):
         sent = result

@@ -128,3 +128,16 @@ def test_an_endpoint_is_found_behind_a_script_prefix(settings):
         assert local.mounted_endpoint(tool="r_png")[0] == "/staff/mcp"
     finally:
         set_script_prefix("/")
+
+
+def test_a_2026_07_28_call_in_process_names_the_server_as_over_http(admin_client, settings):
+    # Try it answers 2026-07-28 results as the endpoint does: its serverInfo in _meta, never
+    # null (which no 2026-07-28 client's schema takes).
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "SERVER_NAME": "in-process"}
+    response = admin_client.post(
+        try_url("echo"), {"argument_word": "hi", "protocol_version": "2026-07-28"}
+    )
+    result = response.context["result"]
+    assert result["resultType"] == "complete"
+    info = result["_meta"]["io.modelcontextprotocol/serverInfo"]
+    assert info["name"] == "in-process" and info["version"]
