@@ -156,12 +156,6 @@ class ToolCall(models.Model):
         verbose_name_plural = _("tool calls")
         indexes = [
             models.Index(fields=["tool_name", "-started_at"]),
-            # The overview's window (docs/admin.md): its figures read these columns only,
-            # so PostgreSQL answers them from the index alone.
-            models.Index(
-                fields=["started_at", "tool_name", "outcome", "duration_ms"],
-                name="mcp_toolcall_window",
-            ),
             # The overview's latest errors: read backwards from the newest, ten rows.
             models.Index(fields=["is_error", "-started_at"], name="mcp_toolcall_errors"),
         ]

@@ -1,11 +1,12 @@
 """The admin's overview of the call log: its figures over a window of days (docs/admin.md).
 
-Every figure is one aggregate query over the window's rows (``started_at`` at or after its
-first midnight), which the ``mcp_toolcall_window`` index covers on PostgreSQL: calls per
-day and outcome, then count, p50 and p95 of the duration per tool, then clients, then the
-latest failures (the ``is_error`` index). Percentiles are PostgreSQL's
-``percentile_cont``; elsewhere the same interpolation, two rows read per tool and
-percentile. The chart is SVG drawn here, coloured by the admin's CSS variables (its dark
+Four queries, three of them one scan each of the window's rows (``started_at`` from its
+first midnight, by the ``started_at`` index or, for most of the table, sequentially): calls
+by tool, day and outcome (the chart, the busiest tools); p50 and p95 per tool; clients;
+then the latest failures,
+ten rows read backwards by the ``is_error, -started_at`` index. Percentiles are
+PostgreSQL's ``percentile_cont``; elsewhere the same interpolation, two rows read per tool
+and percentile. The chart is SVG drawn here, coloured by the admin's CSS variables (its dark
 theme redefines them): no script, no CDN.
 """
 
@@ -96,8 +97,9 @@ def figures(days_asked: str | None) -> dict[str, Any]:
     days, error = window_days(days_asked)
     since = window_start(days)
     window = ToolCall.objects.filter(started_at__gte=since).order_by()
-    per_day = daily(window, since, days)
-    tools = per_tool(window)
+    counts = counted(window)
+    per_day = daily(counts, since, days)
+    tools = per_tool(window, counts)
     busiest = sorted(tools, key=lambda tool: (-tool.calls, tool.name))[:TOP]
     timed = [tool for tool in tools if tool.p95 is not None]
     slowest = sorted(timed, key=lambda tool: (-(tool.p95 or 0.0), tool.name))[:TOP]
@@ -135,51 +137,53 @@ def latest_errors(since: datetime) -> list[ToolCall]:
     return calls
 
 
-def daily(window: Any, since: datetime, days: int) -> list[Day]:
-    """Return the calls of each day of the window by outcome, days without calls included."""
-    counted = (
+def counted(window: Any) -> list[dict[str, Any]]:
+    """Return the window's calls counted by tool, day and outcome, with the slowest of each:
+    one scan (in parallel where PostgreSQL can), and a few hundred rows."""
+    return list(
         window.annotate(day=TruncDate("started_at"))
-        .values("day")
-        .annotate(
-            ok=Count("pk", filter=Q(outcome=ToolCall.OK)),
-            error=Count("pk", filter=Q(outcome=ToolCall.ERROR)),
-            refused=Count("pk", filter=Q(outcome=ToolCall.REFUSED)),
-        )
+        .values("tool_name", "day", "outcome")
+        .annotate(calls=Count("pk"), slowest=Max("duration_ms"))
     )
-    found = {row["day"]: row for row in counted}
+
+
+def daily(counts: list[dict[str, Any]], since: datetime, days: int) -> list[Day]:
+    """Return the calls of each day of the window by outcome, days without calls included."""
     first = since.date()
-    per_day = []
-    for offset in range(days):
-        day = first + timedelta(days=offset)
-        row = found.get(day, {})
-        per_day.append(Day(day, row.get("ok", 0), row.get("error", 0), row.get("refused", 0)))
+    per_day = [Day(first + timedelta(days=offset)) for offset in range(days)]
+    by_day = {day.day: day for day in per_day}
+    for row in counts:
+        day = by_day.get(row["day"])
+        if day is not None and row["outcome"] in LABELS:
+            setattr(day, row["outcome"], getattr(day, row["outcome"]) + row["calls"])
     return per_day
 
 
-def per_tool(window: Any) -> list[ToolFigures]:
+def per_tool(window: Any, counts: list[dict[str, Any]]) -> list[ToolFigures]:
     """Return each tool's calls, failures, p50, p95 and slowest duration in the window."""
-    measures: dict[str, Any] = {
-        "calls": Count("pk"),
-        "failures": Count("pk", filter=~Q(outcome=ToolCall.OK)),
-        "slowest": Max("duration_ms"),
-    }
-    postgres = connection.vendor == "postgresql"
-    if postgres:
-        measures["p50"] = Percentile("duration_ms", 0.5)
-        measures["p95"] = Percentile("duration_ms", 0.95)
-    rows = window.values("tool_name").annotate(**measures)
-    tools = []
-    for row in rows:
-        if postgres:
-            p50, p95 = row["p50"], row["p95"]
-        else:
-            of_tool = window.filter(tool_name=row["tool_name"])
-            p50 = interpolated(of_tool, row["calls"], 0.5)
-            p95 = interpolated(of_tool, row["calls"], 0.95)
-        tools.append(
-            ToolFigures(row["tool_name"], row["calls"], row["failures"], p50, p95, row["slowest"])
+    tools: dict[str, ToolFigures] = {}
+    for row in counts:
+        tool = tools.setdefault(
+            row["tool_name"], ToolFigures(row["tool_name"], 0, 0, None, None, None)
         )
-    return tools
+        tool.calls += row["calls"]
+        if row["outcome"] != ToolCall.OK:
+            tool.failures += row["calls"]
+        tool.slowest = max(tool.slowest or row["slowest"], row["slowest"])
+    if connection.vendor == "postgresql":
+        percentiles = window.values("tool_name").annotate(
+            p50=Percentile("duration_ms", 0.5), p95=Percentile("duration_ms", 0.95)
+        )
+        for row in percentiles:
+            if row["tool_name"] in tools:
+                tools[row["tool_name"]].p50 = row["p50"]
+                tools[row["tool_name"]].p95 = row["p95"]
+    else:
+        for tool in tools.values():
+            of_tool = window.filter(tool_name=tool.name)
+            tool.p50 = interpolated(of_tool, tool.calls, 0.5)
+            tool.p95 = interpolated(of_tool, tool.calls, 0.95)
+    return list(tools.values())
 
 
 def interpolated(rows: Any, count: int, fraction: float) -> float | None:

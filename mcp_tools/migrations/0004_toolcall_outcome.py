@@ -89,13 +89,6 @@ class Migration(migrations.Migration):
         ),
         migrations.AddIndex(
             model_name="toolcall",
-            index=models.Index(
-                fields=["started_at", "tool_name", "outcome", "duration_ms"],
-                name="mcp_toolcall_window",
-            ),
-        ),
-        migrations.AddIndex(
-            model_name="toolcall",
             index=models.Index(fields=["is_error", "-started_at"], name="mcp_toolcall_errors"),
         ),
     ]
