@@ -422,17 +422,18 @@ class ClientFilter(admin.SimpleListFilter):
 class ToolCallAdmin(admin.ModelAdmin):
     """The call log, read-only for everyone: rows come from calls, ``mcp_prune`` deletes."""
 
+    # Eight narrow columns, to fit 1366 px beside the app list and the filters: the HTTP
+    # status is on each row's page (the outcome and the message say how a call ended).
     list_display = [
-        "started_at",
+        "started",
         "tool_link",
         "user",
         "shown_outcome",
         "shown_message",
-        "shown_status",
-        "duration_ms",
-        "client_name",
-        "protocol_version",
+        "duration",
+        "client",
     ]
+    list_display_links = ["started"]
     list_filter = [
         OutcomeFilter,
         ClientFilter,
@@ -493,6 +494,23 @@ class ToolCallAdmin(admin.ModelAdmin):
         }
         return TemplateResponse(request, "admin/mcp_tools/overview.html", context)
 
+    @admin.display(description=_("started"), ordering="started_at")
+    def started(self, obj: ToolCall) -> str:
+        return timezone.localtime(obj.started_at).strftime("%Y-%m-%d %H:%M:%S")
+
+    @admin.display(description=_("ms"), ordering="duration_ms")
+    def duration(self, obj: ToolCall) -> str:
+        return f"{obj.duration_ms:,.1f}"
+
+    @admin.display(description=_("client"), ordering="client_name")
+    def client(self, obj: ToolCall) -> str:
+        """The client's name and, beneath it, the protocol version it spoke."""
+        return format_html(
+            '{}<br><span class="quiet">{}</span>',
+            clip(obj.client_name, 40) or "-",
+            obj.protocol_version or "-",
+        )
+
     @admin.display(description=_("outcome"), ordering="outcome")
     def shown_outcome(self, obj: ToolCall) -> str:
         return overview.outcome_badge(obj)
@@ -510,7 +528,7 @@ class ToolCallAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("what the model read"))
     def shown_message(self, obj: ToolCall) -> str:
-        return clip(obj.error_message, 80) if obj.error_message else "-"
+        return clip(obj.error_message, 60) if obj.error_message else "-"
 
     @admin.display(description=_("tool"), ordering="tool_name")
     def tool_link(self, obj: ToolCall) -> str:

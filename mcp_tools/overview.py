@@ -225,7 +225,7 @@ def outcome_badge(call: ToolCall) -> str:
         words = _("%(outcome)s: %(why)s") % {"outcome": words, "why": call.get_refusal_display()}
     return format_html(
         '<span class="mcp-outcome mcp-outcome-{}" style="background: {}; color: var(--body-fg);'
-        ' padding: 1px 6px; border-radius: 4px; white-space: nowrap">{}</span>',
+        ' padding: 1px 6px; border-radius: 4px; display: inline-block; max-width: 9em">{}</span>',
         call.outcome,
         OUTCOME_BACKGROUNDS.get(call.outcome, "var(--darkened-bg)"),
         words,
