@@ -379,3 +379,37 @@ def test_the_migration_gives_rows_logged_before_it_their_outcome():
         "boom": "error",
         "echo": "ok",
     }
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_call_whose_client_left_is_reported_as_cancelled(live_server, alice):
+    # Reported by tool_called. (Its row is not written: the view reports after the
+    # response was closed, past the write of the request's rows: a limit of the write
+    # path, left to its rework.)
+    import time
+
+    import httpx2
+
+    from tests.test_streaming import tcp_call
+
+    seen = []
+    tool_called.connect(lambda **kwargs: seen.append(kwargs), weak=False, dispatch_uid="t")
+    headers = {"Authorization": f"Token {alice.token}"}
+    try:
+        with httpx2.Client(timeout=30) as http:
+            url = f"{live_server.url}/mcp"
+            with tcp_call(http, url, headers, "probe_loop", {"progressToken": 1}) as response:
+                next(line for line in response.iter_lines() if line.startswith("data:"))
+        # The connection is closed now; the view stops at its next write.
+        deadline = time.monotonic() + 8
+        while not seen and time.monotonic() < deadline:
+            time.sleep(0.1)
+    finally:
+        tool_called.disconnect(dispatch_uid="t")
+    (call,) = seen
+    assert (call["tool"], call["outcome"], call["refusal"]) == (
+        "probe_loop",
+        "refused",
+        "cancelled",
+    )
+    assert call["status"] is None and call["error_message"] == "Client disconnected"
