@@ -220,7 +220,9 @@ def test_the_overview_shows_the_log_in_pictures(
     assert busiest.index("todo_list") < busiest.index("boom")
     assert "p95 (ms)" in operator.find_element(By.ID, "mcp-latency").text.lower()
     assert "mcp-inspector/0.16" in operator.find_element(By.ID, "mcp-clients").text
-    save_screenshot(operator, tmp_path, f"admin-overview-{theme}-{size[0]}", size)
+    # The whole page in the picture: as wide as tested, as tall as it is.
+    height = operator.execute_script("return document.documentElement.scrollHeight")
+    save_screenshot(operator, tmp_path, f"admin-overview-{theme}-{size[0]}", (size[0], height))
     # The latest error leads to its row.
     errors = operator.find_element(By.ID, "mcp-latest-errors")
     errors.find_element(By.CSS_SELECTOR, "tbody a").click()
