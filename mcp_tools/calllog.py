@@ -28,6 +28,8 @@ MAX_LOGGED_ARGUMENTS = 10_000
 #: (a refused call's names are the client's, however many and long).
 MAX_LOGGED_NAMES = 100
 MAX_LOGGED_NAME_LENGTH = 64
+#: Characters kept of what the model read of a failed or refused call.
+MAX_LOGGED_MESSAGE = 1000
 #: Where the endpoint keeps its request's rows until its response has left.
 PENDING = "_mcp_tools_call_log"
 
@@ -47,11 +49,16 @@ def record(
     client_name: str,
     request: HttpRequest,
     result_type: str = "complete",
+    outcome: str | None = None,
+    error_message: str = "",
+    refusal: str | None = None,
     **kwargs: Any,
 ) -> None:
     """``tool_called`` receiver: log the call as ``CALL_LOG`` says, once it is complete."""
+    if outcome is None:  # a sender that predates outcomes
+        outcome = "error" if is_error else "ok"
     mode = mcp_settings.CALL_LOG
-    if mode == "off" or (mode == "errors" and not is_error) or result_type != "complete":
+    if mode == "off" or (mode == "errors" and outcome == "ok") or result_type != "complete":
         return
     from .models import ToolCall
 
@@ -61,7 +68,10 @@ def record(
         started_at=started_at,
         duration_ms=round(duration_ms, 3),
         http_status=status,
-        is_error=is_error,
+        is_error=outcome != "ok",
+        outcome=outcome,
+        refusal=refusal or "",
+        error_message=storable(clip(error_message, MAX_LOGGED_MESSAGE)),
         error_ref=error_ref or "",
         argument_names=_names(arguments),
         arguments=_values(arguments) if mcp_settings.CALL_LOG_ARGUMENTS else None,

@@ -13,6 +13,7 @@ it streams.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
@@ -28,7 +29,7 @@ from .catalog import Catalog, catalog_for
 from .conf import mcp_settings
 from .formatters import BaseFormatter
 from .input_requests import receive
-from .invocation import Invocation
+from .invocation import Invocation, report_refusal
 from .plans import CallPlan
 from .protocol import headers, mediatypes, versions
 from .protocol.cursors import decode_cursor, encode_cursor
@@ -274,6 +275,15 @@ def list_tools(call: Call) -> dict[str, Any]:
 
 
 def call_tool(call: Call) -> ToolResult | InputRequiredResult | Invocation:
+    started = time.perf_counter()
+    try:
+        return _call_tool(call)
+    except JSONRPCError as error:  # hidden, throttled, ...: the call log keeps a known tool's
+        report_refusal(call, error, started)
+        raise
+
+
+def _call_tool(call: Call) -> ToolResult | InputRequiredResult | Invocation:
     call.exchange.count_call()  # before anything of the tool is looked at
     # Before the tool is looked up: the refusal is the same for every tool, known or not.
     call.message.check_progress_token()

@@ -37,6 +37,7 @@ from .input_requests import (
 )
 from .plans import CallPlan
 from .processors import run_processors
+from .protocol.jsonrpc import THROTTLED, UNAUTHORIZED, JSONRPCError
 from .protocol.results import InputRequiredResult, ToolResult
 from .routes import NoPath
 from .signals import tool_called
@@ -75,6 +76,7 @@ class Invocation:
         self._finished: tuple[ToolResult, int | None] | None = None
         self.inner: HttpRequest | None = None
         self._split: arguments.SplitArguments | None = None
+        self._refusal: str | None = None
         self._may_stream = False
 
     @property
@@ -109,7 +111,8 @@ class Invocation:
         else:
             lines, self._split = arguments.prepare(self.tool, self.args)
             if lines:
-                return self.finish(ToolResult.error("\n".join(lines)))
+                error = ToolResult.error("\n".join(lines))
+                return self.finish(error, refusal="invalid_arguments")
         call = self.call
         # A handshake-era call answered on this thread may start again on a stream when its
         # view asks (``restart``): where its client reads one.
@@ -117,7 +120,8 @@ class Invocation:
         try:
             self.inner = self._build_inner(call.version if may_stream else None)
         except NoPath as exc:
-            return self.finish(ToolResult.error(f"Invalid arguments: {exc.json_path}: {exc}"))
+            error = ToolResult.error(f"Invalid arguments: {exc.json_path}: {exc}")
+            return self.finish(error, refusal="invalid_arguments")
         template = plan.confirmation
         if template is not None and not call.exchange.operator:
             message = confirmation_message(template, self.tool, self.args)
@@ -131,7 +135,7 @@ class Invocation:
             except InputRequired as asked:
                 return self.input_required(asked)
             if refused is not None:
-                return self.finish(ToolResult.error(refused))
+                return self.finish(ToolResult.error(refused), refusal="unconfirmed")
         return None
 
     def _build_inner(self, stream_on_ask: str | None) -> HttpRequest:
@@ -179,12 +183,13 @@ class Invocation:
         if notifier is not None:
             attach_notifier(inner, notifier)
         if self.confirmation is not None:
+            refusal = "unconfirmed"
             try:
                 refused = confirm(inner, self.confirmation)
             except ClientDisconnected as exc:  # gone, or past CALL_TIMEOUT: the view never runs
-                refused = str(exc)
+                refused, refusal = str(exc), "cancelled"
             if refused is not None:
-                return self.finish(ToolResult.error(refused))
+                return self.finish(ToolResult.error(refused), refusal=refusal)
         status = None
         try:
             response = call_view(inner)
@@ -196,6 +201,8 @@ class Invocation:
             if (error := unavailable_error(inner, exc)) is not None:
                 raise error from None
             result = self.formatter.format_exception(exc, inner, self.tool)
+            if isinstance(exc, ClientDisconnected):  # the view stopped: its client left
+                return self.finish(result, refusal="cancelled")
         else:
             status = response.status_code
             try:
@@ -211,11 +218,15 @@ class Invocation:
         result = ToolResult.error(f"Tool call timed out after {seconds:g} s")
         return enforce(self.tool, run_processors(result, self.tool, None))
 
-    def finish(self, result: ToolResult, status: int | None = None) -> ToolResult:
+    def finish(
+        self, result: ToolResult, status: int | None = None, refusal: str | None = None
+    ) -> ToolResult:
         """Run the result processors and enforce the output schema; ``answered`` reports
-        the call once its answer is built (it may be refused as too large)."""
+        the call once its answer is built (it may be refused as too large). ``refusal``
+        says why the endpoint stopped the call, if it did (docs/calllog.md)."""
         result = enforce(self.tool, run_processors(result, self.tool, self.inner))
         self._finished = (result, status)
+        self._refusal = refusal
         return result
 
     def answered(self, result: ToolResult, sent: ToolResult) -> None:
@@ -226,7 +237,12 @@ class Invocation:
         if finished is None or finished[0] is not result:
             return
         self._finished = None
-        self.report("complete", finished[1], sent.is_error, sent.error_reference)
+        refusal = "too_large" if sent is not result else self._refusal
+        if refusal is None and finished[1] == 429:
+            refusal = "throttled"  # the view's own throttles refused it
+        self.report(
+            "complete", finished[1], sent.is_error, sent.error_reference, **ending(sent, refusal)
+        )
         # Reported: the call and this invocation refer to each other no more, or the whole
         # call would hang from a cycle for the garbage collector to find.
         self.call.invocation = None
@@ -239,27 +255,96 @@ class Invocation:
         if channel.held is not None:
             channel.held.release()  # this run ends asking: the retry runs the view again
         state = request_state.issue(channel.binding, channel.used, list(asked.requests), confirmed)
-        self.report("input_required", None, False, None)
+        self.report("input_required", None, False, None, outcome="ok")
         return InputRequiredResult(asked.requests, state)
 
     def report(
-        self, result_type: str, status: int | None, is_error: bool, error_ref: str | None
+        self,
+        result_type: str,
+        status: int | None,
+        is_error: bool,
+        error_ref: str | None,
+        *,
+        outcome: str,
+        error_message: str = "",
+        refusal: str | None = None,
     ) -> None:
         """Send ``tool_called`` for this round of the call."""
-        call = self.call
-        user = call.caller.user if call.caller.is_authenticated else None
-        tool_called.send(
-            sender=self.tool.view_class,
-            tool=self.tool.name,
-            user=user,
-            started_at=self.started_at,
-            duration_ms=(time.perf_counter() - self._started) * 1000,
+        send_tool_called(
+            self.call,
+            self.tool,
+            self.args,
+            self.started_at,
+            self._started,
+            result_type=result_type,
             status=status,
             is_error=is_error,
             error_ref=error_ref,
-            arguments=self.args,
-            protocol_version=call.version,
-            client_name=call.client_name,
-            request=call.request,
-            result_type=result_type,
+            outcome=outcome,
+            error_message=error_message,
+            refusal=refusal,
         )
+
+
+def send_tool_called(
+    call: Call, tool: Tool, args: dict[str, Any], started_at: Any, started: float, **ended: Any
+) -> None:
+    """Send ``tool_called`` for a round of a call of ``tool`` begun at ``started_at`` (and
+    ``started``, on ``time.perf_counter``), with how it ``ended`` (docs/calllog.md)."""
+    user = call.caller.user if call.caller.is_authenticated else None
+    tool_called.send(
+        sender=tool.view_class,
+        tool=tool.name,
+        user=user,
+        started_at=started_at,
+        duration_ms=(time.perf_counter() - started) * 1000,
+        arguments=args,
+        protocol_version=call.version,
+        client_name=call.client_name,
+        request=call.request,
+        **ended,
+    )
+
+
+def ending(sent: ToolResult, refusal: str | None) -> dict[str, Any]:
+    """Return how a call answered ``sent`` ended, as ``tool_called`` reports it: its
+    ``outcome``, the ``error_message`` the model read, and the ``refusal``."""
+    if refusal is None and not sent.is_error:
+        return {"outcome": "ok"}
+    message = "\n".join(sent.texts())
+    if sent.error_reference is not None:
+        message = f"{message} (reference {sent.error_reference})"
+    outcome = "refused" if refusal is not None else "error"
+    return {"outcome": outcome, "error_message": message, "refusal": refusal}
+
+
+def report_refusal(call: Call, error: JSONRPCError, started: float) -> None:
+    """Send ``tool_called`` for a call of a tool this endpoint serves that was refused
+    with a JSON-RPC error before an ``Invocation`` was made: hidden from the caller (or
+    short of scopes), throttled by the endpoint, or with arguments it could not take. A
+    name that is no tool of the endpoint is not reported: it is the client's string."""
+    name = call.message.params.get("name")
+    tool = call.exchange.catalog.tools.get(name) if isinstance(name, str) else None
+    if tool is None or not call.exchange.endpoint.serves(tool) or call.invocation is not None:
+        return
+    if error.code == THROTTLED:
+        refusal = "throttled"
+    elif error.code == UNAUTHORIZED or error.message.startswith("Unknown tool"):
+        refusal = "hidden"  # or the token lacks only scopes: step-up (docs/oauth.md)
+    else:
+        refusal = "invalid_arguments"
+    args = call.message.params.get("arguments")
+    send_tool_called(
+        call,
+        tool,
+        args if isinstance(args, dict) else {},
+        timezone.now(),
+        started,
+        result_type="complete",
+        status=None,
+        is_error=True,
+        error_ref=None,
+        outcome="refused",
+        error_message=error.message,
+        refusal=refusal,
+    )

@@ -82,6 +82,24 @@ class ExposedTool(models.Model):
 class ToolCall(models.Model):
     """One logged tool call (``CALL_LOG``): who called what, how long it took, how it ended."""
 
+    OK = "ok"
+    ERROR = "error"
+    REFUSED = "refused"
+    OUTCOMES = [
+        (OK, _("ok")),
+        (ERROR, _("error")),
+        (REFUSED, _("refused")),
+    ]
+    #: Why a call was refused, as the endpoint decided it (docs/calllog.md).
+    REFUSALS = [
+        ("invalid_arguments", _("invalid arguments")),
+        ("hidden", _("hidden from the caller")),
+        ("too_large", _("answer too large")),
+        ("throttled", _("throttled")),
+        ("unconfirmed", _("not confirmed")),
+        ("cancelled", _("cancelled")),
+    ]
+
     tool_name = models.CharField(_("tool"), max_length=64, db_index=True)
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -94,10 +112,49 @@ class ToolCall(models.Model):
     started_at = models.DateTimeField(_("started"), db_index=True)
     duration_ms = models.FloatField(_("duration (ms)"))
     http_status = models.PositiveSmallIntegerField(
-        _("HTTP status"), null=True, blank=True, help_text=_("The view's; empty when it raised.")
+        _("HTTP status"),
+        null=True,
+        blank=True,
+        help_text=_(
+            "The status of the view's response. Empty when the view never ran (the call was "
+            "refused before it) or raised an exception."
+        ),
     )
-    is_error = models.BooleanField(_("error"), default=False)
-    error_ref = models.CharField(_("error reference"), max_length=32, blank=True, db_index=True)
+    outcome = models.CharField(
+        _("outcome"),
+        max_length=8,
+        choices=OUTCOMES,
+        default=OK,
+        help_text=_(
+            "ok: the tool answered a result. error: the view or the tool failed. refused: the "
+            "endpoint stopped the call (see the refusal)."
+        ),
+    )
+    refusal = models.CharField(
+        _("refusal"),
+        max_length=20,
+        choices=REFUSALS,
+        blank=True,
+        help_text=_("Why the endpoint refused the call; empty when it did not."),
+    )
+    error_message = models.TextField(
+        _("error message"),
+        blank=True,
+        help_text=_(
+            "What the model read, clipped to 1,000 characters; for a masked error, "
+            '"Internal server error" and its reference.'
+        ),
+    )
+    is_error = models.BooleanField(
+        _("error"), default=False, help_text=_("Not ok: an error or a refusal (the outcome).")
+    )
+    error_ref = models.CharField(
+        _("error reference"),
+        max_length=32,
+        blank=True,
+        db_index=True,
+        help_text=_("The reference a masked error was logged under, for the server's logs."),
+    )
     argument_names = models.JSONField(_("argument names"), default=list, blank=True)
     arguments = models.JSONField(
         _("arguments"), null=True, blank=True, help_text=_("Only with CALL_LOG_ARGUMENTS.")
@@ -109,7 +166,11 @@ class ToolCall(models.Model):
         ordering = ["-started_at"]
         verbose_name = _("tool call")
         verbose_name_plural = _("tool calls")
-        indexes = [models.Index(fields=["tool_name", "-started_at"])]
+        indexes = [
+            models.Index(fields=["tool_name", "-started_at"]),
+            # The overview's latest errors: read backwards from the newest, ten rows.
+            models.Index(fields=["is_error", "-started_at"], name="mcp_toolcall_errors"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.tool_name} at {self.started_at:%Y-%m-%d %H:%M:%S}"

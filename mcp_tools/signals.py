@@ -10,6 +10,11 @@ from django.dispatch import Signal
 #: ``arguments`` (as received), ``protocol_version``, ``client_name``, ``request`` (the
 #: /mcp request) and ``result_type``: ``"complete"``, or ``"input_required"`` for a round
 #: that ended asking the client for input (the call goes on when the client retries;
-#: docs/input.md). The call log is one receiver; it logs complete calls only.
+#: docs/input.md); ``outcome`` (``"ok"``, ``"error"``: the view's or the tool's, or
+#: ``"refused"``: the endpoint stopped the call), ``refusal`` (why: ``"invalid_arguments"``,
+#: ``"hidden"``, ``"too_large"``, ``"throttled"``, ``"unconfirmed"``, ``"cancelled"``; else
+#: None) and ``error_message`` (what the model read, "" when ok). A known tool hidden from
+#: the caller, or refused by the endpoint's throttles, is sent too (``status`` None). The
+#: call log is one receiver; it logs complete calls only.
 #: Its receivers are looked up once per view class, not per call (``use_caching``).
 tool_called = Signal(use_caching=True)

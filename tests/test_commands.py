@@ -1,6 +1,7 @@
 """The management commands: mcp_list, mcp_show, mcp_call, mcp_sync, mcp_prune (docs/admin.md)."""
 
 import json
+import re
 from datetime import timedelta
 from io import StringIO
 
@@ -70,16 +71,35 @@ def test_mcp_call_hands_the_user_to_views_with_their_own_authentication(alice):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["nope", "--user", "alice"], "Unknown tool: nope (no such tool, or hidden"),
+        (["nope", "--user", "alice"], "Unknown tool: nope (no such tool: see manage.py mcp_list)"),
+        (["nope"], "Unknown tool: nope (no such tool: see manage.py mcp_list)"),
         (["echo", "--user", "ghost"], "No user 'ghost'."),
         (["echo", "--args", "{bad"], "--args is not valid JSON"),
         (["echo", "--args", "[1]"], "--args must be a JSON object"),
-        (["todo_list"], "Unknown tool: todo_list"),  # anonymous: hidden, as over HTTP
+        # Anonymous: hidden, as over HTTP; the command says what it needs.
+        (
+            ["todo_list"],
+            "Tool 'todo_list' is hidden from anonymous callers: it needs a user. "
+            "Call it as one with --user USERNAME.",
+        ),
     ],
 )
 def test_mcp_call_refuses_clearly(alice, args, message):
-    with pytest.raises(CommandError, match=message.replace("(", r"\(").replace("[", r"\[")):
+    with pytest.raises(CommandError, match=re.escape(message)):
         run("mcp_call", *args)
+
+
+def test_mcp_call_says_why_a_tool_is_hidden_from_its_user(alice):
+    from django.contrib.auth.models import Group
+
+    echo = ExposedTool.objects.get(name="echo")
+    echo.allowed_groups.add(Group.objects.create(name="librarians"))
+    with pytest.raises(CommandError, match="^Tool 'echo' is hidden from user 'alice': they are"):
+        run("mcp_call", "echo", "--user", "alice", "--args", '{"word": "x"}')
+    echo.enabled = False
+    echo.save()
+    with pytest.raises(CommandError, match="^Tool 'echo' is disabled in admin"):
+        run("mcp_call", "echo", "--user", "alice", "--args", '{"word": "x"}')
 
 
 LONE_SURROGATE = "a lone UTF-16 surrogate, which is not Unicode text"
@@ -259,3 +279,54 @@ def test_mcp_prune_deletes_old_calls_in_batches(monkeypatch):
     assert ToolCall.objects.count() == 2
     with pytest.raises(CommandError, match="--days must be 0 or more."):
         run("mcp_prune", "--days", "-1")
+
+
+def log_calls(*days_ago):
+    now = timezone.now()
+    for days in days_ago:
+        ToolCall.objects.create(tool_name="x", started_at=now - timedelta(days=days), duration_ms=1)
+
+
+@pytest.mark.parametrize(("answer", "left"), [("yes", 0), ("no", 2), ("", 2), ("y", 2)])
+def test_mcp_prune_asks_before_it_empties_the_log(monkeypatch, answer, left):
+    log_calls(0, 40)
+    asked = []
+    monkeypatch.setattr("builtins.input", lambda question: asked.append(question) or answer)
+    out, _ = run("mcp_prune", "--days", "0")
+    assert asked == [
+        "This deletes every row of the call log (2 logged calls).\n"
+        "Type 'yes' to go on, or 'no' to cancel: "
+    ]
+    assert ToolCall.objects.count() == left
+    expected = "Deleted 2 logged calls: the call log is empty." if left == 0 else "Nothing deleted."
+    assert out.strip() == expected
+
+
+def test_mcp_prune_asks_whenever_no_row_would_be_left(monkeypatch):
+    log_calls(40, 50)
+    monkeypatch.setattr("builtins.input", lambda question: "no")
+    run("mcp_prune", "--days", "30")
+    assert ToolCall.objects.count() == 2
+
+
+def test_mcp_prune_does_not_ask_when_rows_are_kept_or_with_noinput(monkeypatch):
+    def never(question):
+        raise AssertionError("asked")
+
+    monkeypatch.setattr("builtins.input", never)
+    log_calls(0, 40)
+    run("mcp_prune", "--days", "30")  # one row stays: nothing to ask
+    out, _ = run("mcp_prune", "--days", "0", "--noinput")
+    assert out.strip() == "Deleted 1 logged call: the call log is empty."
+    assert ToolCall.objects.count() == 0
+
+
+def test_mcp_prune_without_a_terminal_refuses_to_empty_the_log(monkeypatch):
+    def no_terminal(question):
+        raise EOFError
+
+    log_calls(40)
+    monkeypatch.setattr("builtins.input", no_terminal)
+    with pytest.raises(CommandError, match="nobody could be asked: pass --noinput"):
+        run("mcp_prune", "--days", "0")
+    assert ToolCall.objects.count() == 1

@@ -13,6 +13,7 @@ from mcp_tools import arguments as tool_arguments
 from mcp_tools import local
 from mcp_tools.authentication import Caller
 from mcp_tools.conf import mcp_settings
+from mcp_tools.models import ExposedTool
 from mcp_tools.protocol.jsonrpc import JSONRPCError, NotStrictJSON
 from mcp_tools.protocol.versions import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION
 
@@ -27,7 +28,11 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("name", help="The tool's name (see mcp_list).")
-        parser.add_argument("--user", help="The username to call as (default: anonymous).")
+        parser.add_argument(
+            "--user",
+            help="The username to call as (default: anonymous; a tool that needs a user is "
+            "hidden from anonymous callers).",
+        )
         parser.add_argument(
             "--args", dest="arguments", default="{}", metavar="JSON", help="The arguments object."
         )
@@ -71,11 +76,28 @@ class Command(BaseCommand):
         except JSONRPCError as error:
             message = error.message
             if message.startswith("Unknown tool"):
-                message += " (no such tool, or hidden from this user: see manage.py mcp_list)"
+                message = self.hidden(options["name"], endpoint, user, message)
             raise CommandError(message) from None
         self.stdout.write(json.dumps(result, indent=2, ensure_ascii=False))
         if result.get("isError"):
             raise CommandError("The tool answered an error.", returncode=1)
+
+    def hidden(self, name: str, endpoint: Any, user: Any, message: str) -> str:
+        """Say why tool ``name`` is unknown to ``user``: no such tool, or hidden, and how."""
+        if not endpoint.serves_name(name):
+            return f"{message} (no such tool: see manage.py mcp_list)"
+        if not ExposedTool.objects.filter(name=name, enabled=False).exists():
+            if not user.is_authenticated:
+                return (
+                    f"Tool {name!r} is hidden from anonymous callers: it needs a user. "
+                    "Call it as one with --user USERNAME."
+                )
+            return (
+                f"Tool {name!r} is hidden from user {user.get_username()!r}: they are not in "
+                "its allowed groups, or its view's permissions refuse them "
+                "(see manage.py mcp_list)."
+            )
+        return f"Tool {name!r} is disabled in admin (see manage.py mcp_list)."
 
     def user(self, username: str | None) -> Any:
         if username is None:

@@ -14,24 +14,56 @@ BATCH = 1000
 
 
 class Command(BaseCommand):
-    help = "Delete the logged tool calls older than --days days (default 30), 1,000 at a time."
+    help = (
+        "Delete the logged tool calls older than --days days (default 30), 1,000 at a time. "
+        "Asks first when that is every row (--days 0, or no newer row); --noinput for scripts."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
-            "--days", type=int, default=30, help="Keep this many days (default 30)."
+            "--days", type=int, default=30, help="Keep this many days (default 30; 0: none)."
+        )
+        parser.add_argument(
+            "--noinput",
+            "--no-input",
+            action="store_false",
+            dest="interactive",
+            help="Never ask, also before deleting every row (for scripts).",
         )
 
-    def handle(self, *args: Any, days: int, **options: Any) -> None:
+    def handle(self, *args: Any, days: int, interactive: bool = True, **options: Any) -> None:
         if days < 0:
             raise CommandError("--days must be 0 or more.")
         cutoff = timezone.now() - timedelta(days=days)
+        old = ToolCall.objects.filter(started_at__lt=cutoff)
+        if interactive and not ToolCall.objects.filter(started_at__gte=cutoff).exists():
+            count = old.count()
+            if count and not self.confirmed(count):
+                self.stdout.write("Nothing deleted.")
+                return
         deleted = 0
         while True:
             # Batches keep each delete (and its lock) short on a large table.
-            batch = list(
-                ToolCall.objects.filter(started_at__lt=cutoff).values_list("pk", flat=True)[:BATCH]
-            )
+            batch = list(old.values_list("pk", flat=True)[:BATCH])
             if not batch:
                 break
             deleted += ToolCall.objects.filter(pk__in=batch).delete()[0]
-        self.stdout.write(f"Deleted {deleted} logged calls older than {days} days.")
+        noun = "logged call" if deleted == 1 else "logged calls"
+        if days == 0:
+            self.stdout.write(f"Deleted {deleted} {noun}: the call log is empty.")
+        else:
+            self.stdout.write(f"Deleted {deleted} {noun} older than {days} days.")
+
+    def confirmed(self, count: int) -> bool:
+        """Ask before deleting the whole log; only "yes" goes on."""
+        noun = "logged call" if count == 1 else "logged calls"
+        question = (
+            f"This deletes every row of the call log ({count} {noun}).\n"
+            "Type 'yes' to go on, or 'no' to cancel: "
+        )
+        try:
+            return input(question).strip().lower() == "yes"
+        except EOFError:  # no terminal to ask on: as Django's commands do, refuse
+            raise CommandError(
+                "The call log would be emptied and nobody could be asked: pass --noinput."
+            ) from None
