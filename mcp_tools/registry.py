@@ -20,7 +20,7 @@ from django.urls import URLResolver, get_resolver, get_urlconf
 from rest_framework.views import APIView
 from rest_framework.viewsets import ViewSetMixin
 
-from .definitions import Candidate, ToolDefinitionError, build_tool, excluded
+from .definitions import Candidate, ToolDefinitionError, build_tool, excluded, relate
 from .problems import describe
 from .routes import Route, iter_routes
 from .schemas.introspection import ViewMethod
@@ -174,6 +174,7 @@ class ToolRegistry:
                 except ToolDefinitionError as exc:
                     failures.append(exc.problem)
         tools, clashes = _unique(found)
+        tools = relate(tools)
         reached = {tool.declared_by for tool in found} | excluded_by
         return ToolSet(tools, failures + clashes + _untaken_headers(found), reached, warnings)
 

@@ -47,9 +47,10 @@ class QueryParameters:
 # django-filter ---------------------------------------------------------------------------
 
 
-def _choices(field: Any) -> list[Any]:
+def _choices(field: Any) -> Schema:
     # Django's choice fields offer an empty choice ("---------") that means "no filter".
-    return [value for value, _ in field.choices if value not in ("", None)]
+    labels = {value: label for value, label in field.choices if value not in ("", None)}
+    return fields.choices_schema(list(labels), labels)
 
 
 def _model_choice(field: Any) -> Schema:
@@ -73,8 +74,8 @@ FORM_FIELD_SCHEMAS: list[tuple[type, Builder]] = [
     (forms.ModelChoiceField, _model_choice),
     (forms.NullBooleanField, lambda f: {"type": "boolean"}),
     (forms.BooleanField, lambda f: {"type": "boolean"}),
-    (forms.MultipleChoiceField, lambda f: {"type": "array", "items": {"enum": _choices(f)}}),
-    (forms.ChoiceField, lambda f: {"enum": _choices(f)}),
+    (forms.MultipleChoiceField, lambda f: {"type": "array", "items": _choices(f)}),
+    (forms.ChoiceField, _choices),
     # DecimalField and FloatField subclass IntegerField.
     (forms.DecimalField, lambda f: {"type": "number"}),
     (forms.FloatField, lambda f: {"type": "number"}),
