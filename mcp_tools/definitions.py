@@ -295,7 +295,9 @@ def output_side(
         problems.append(ToolProblem("mcp_tools.E020", obj, {"name": name, "type": str(exc)}))
         return OutputSide(include_structured_content=True)
     if schema is None:
-        problems.append(ToolProblem("mcp_tools.W021", obj, {"name": name}))
+        if tool.operation.method != "DELETE" or tool.options.output_schema is not None:
+            # A DELETE answers with no body (docs/results.md): there is nothing to advertise.
+            problems.append(ToolProblem("mcp_tools.W021", obj, {"name": name}))
         return OutputSide(include_structured_content=True)
     try:
         validator = build_validator(schema)

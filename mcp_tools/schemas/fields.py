@@ -626,13 +626,16 @@ def model_default(model: Any, field: fields.Field) -> Any:
     return default
 
 
-def _explained(schema: Schema, field: fields.Field, name: str, model: Any) -> Schema:
-    """Give a property the default its model has, and a description if it has none."""
+def _explained(
+    schema: Schema, field: fields.Field, name: str, model: Any, *, labelled: bool = True
+) -> Schema:
+    """Give a property the default its model has, and a description if it has none (a
+    related one gets its words once every tool is built)."""
     if "default" not in schema and not field.required:
         default = model_default(model, field)
         if default is not fields.empty:
             schema["default"] = default
-    if "description" not in schema and schema:
+    if "description" not in schema and schema and labelled:
         label = str(field.label) if field.label else name.replace("_", " ").capitalize()
         schema["description"] = label if label.endswith(".") else f"{label}."
     return schema
@@ -655,7 +658,10 @@ def serializer_object(serializer: serializers.BaseSerializer, context: SchemaCon
                 context.unsupported.append(".".join([*context._path, name]))
                 continue
             top = context.explain and len(context._stack) == 1  # a tool's own argument
-            properties[name] = _explained(prop, field, name, model) if top else prop
+            if top:
+                related = any(each.argument == name for each in context.related)
+                prop = _explained(prop, field, name, model, labelled=not related)
+            properties[name] = prop
             if field.required and not context.partial:
                 required.append(name)
     finally:

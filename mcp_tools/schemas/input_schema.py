@@ -112,6 +112,7 @@ def build_input_schema(operation: ViewMethod, declared: Schema | None = None) ->
             else:
                 query = found.properties
                 required = [*found.required, *required]
+                result.related = [*found.related, *result.related]
         declared_path = _declared_parameters(annotated.parameters, query, required)
         _check_clashes(params, query, properties)
     model = operation.model if params else None
