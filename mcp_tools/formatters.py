@@ -199,10 +199,11 @@ class ResponseFormatter(BaseFormatter):
 
     def confirmation(self, response: HttpResponseBase, tool: Tool) -> str:
         """Return the text of a success with no body: something the model can quote."""
+        verb = "Deleted" if getattr(tool, "method", None) == "DELETE" else "Done"
         status = f"{response.status_code} {response.reason_phrase}"
-        if tool.method == "DELETE":
-            return f"Deleted ({status})."
-        return f"Done ({status}), with no content."
+        if response.status_code == 204:  # the reason says it: "No Content"
+            return f"{verb} ({status})."
+        return f"{verb} ({status}, no content)."
 
     def resource_block(self, body: bytes, kind: str, request: HttpRequest) -> dict[str, Any]:
         """Return an embedded blob resource whose uri is the view's absolute URL."""
@@ -327,7 +328,7 @@ def page_hint(response: HttpResponseBase, result: ToolResult, tool: Tool) -> str
     ``Next page: {"page": 3}. Previous page: {"page": 1}.`` A DRF page names its neighbours
     by URL; a model would have to map the URL back to the tool's arguments.
     """
-    if not tool.query_params or result.is_error:
+    if not getattr(tool, "query_params", ()) or result.is_error:
         return ""
     data = getattr(response, "data", None)
     if not isinstance(data, dict):
