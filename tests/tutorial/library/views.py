@@ -37,6 +37,7 @@ class BookViewSet(viewsets.ModelViewSet):
     filter_backends = [django_filters.rest_framework.DjangoFilterBackend]
     filterset_class = BookFilter
 
+    @extend_schema(request=None)  # it reads no body, though the ViewSet's serializer has fields
     @action(detail=True, methods=["post"])
     def lend(self, request, pk=None):
         """Lend a book to a reader: returns the book, marked as lent."""
