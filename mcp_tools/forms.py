@@ -135,6 +135,14 @@ def field_for(name: str, schema: dict[str, Any], required: bool) -> forms.Field:
         "help_text": schema.get("description", ""),
     }
     types = _types(schema) - {"null"}
+    labelled = schema.get("oneOf")
+    if isinstance(labelled, list) and labelled and all("const" in each for each in labelled):
+        # A labelled choice (docs/tools.md): its values, shown by their titles.
+        options = [
+            (json.dumps(each["const"]), str(each.get("title", each["const"]))) for each in labelled
+        ]
+        choices = [("", "---------"), *options]
+        return forms.TypedChoiceField(choices=choices, coerce=json.loads, **common)
     if "enum" in schema:
         choices = [("", "---------")] + [(json.dumps(v), str(v)) for v in schema["enum"]]
         return forms.TypedChoiceField(choices=choices, coerce=json.loads, **common)

@@ -382,3 +382,12 @@ def test_try_it_calls_a_custom_registrys_tool_through_its_endpoint(admin_client)
         "price": 30,
         "user": "root",
     }
+
+
+def test_try_it_offers_a_labelled_choice_by_its_titles():
+    from mcp_tools.forms import field_for
+
+    schema = {"type": "string", "oneOf": [{"const": "sci", "title": "Science"}]}
+    field = field_for("genre", schema, required=False)
+    assert list(field.choices) == [("", "---------"), ('"sci"', "Science")]
+    assert field.clean('"sci"') == "sci"
