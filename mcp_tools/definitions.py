@@ -143,12 +143,15 @@ def described(purpose: str, operation: ViewMethod, options: ToolOptions, model: 
         schema = resolve_output_schema(options.output_schema, operation)
     except Exception:  # E020 reports an unusable output_schema=; the words just leave it out
         schema = None
-    extra = " ".join(
-        text for text in (naming.needs(operation), naming.returns(operation, schema, model)) if text
-    )
-    if not extra:
+
+    def extra() -> str:
+        # Put into words when read, in the language active then, as the purpose is.
+        texts = (naming.needs(operation), naming.returns(operation, schema, model))
+        return " ".join(text for text in texts if text)
+
+    if not extra():
         return purpose
-    return naming.later(lambda: f"{purpose} {extra}")
+    return naming.later(lambda: f"{purpose} {extra()}")
 
 
 def relate(tools: list[Tool]) -> list[Tool]:

@@ -247,9 +247,11 @@ def needs(operation: ViewMethod) -> str:
         throttles.append(f"{name} ({rate})" if rate else name)
     sentences = []
     if permissions:
-        sentences.append(f"Needs {', '.join(permissions)}.")
+        sentences.append(
+            gettext("Needs %(permissions)s.") % {"permissions": ", ".join(permissions)}
+        )
     if throttles:
-        sentences.append(f"Throttled: {', '.join(throttles)}.")
+        sentences.append(gettext("Throttled: %(throttles)s.") % {"throttles": ", ".join(throttles)})
     return " ".join(sentences)
 
 
@@ -277,7 +279,7 @@ def returns(
     """Say what a successful call returns: the fields of the object, or of a page's rows,
     and how to ask for the next page; empty when nothing is known of the result."""
     if operation.method == "DELETE":
-        return "Returns a confirmation."
+        return gettext("Returns a confirmation.")
     if not isinstance(schema, dict):
         return ""
     name = str(model._meta.verbose_name) if model is not None else "object"
@@ -288,16 +290,26 @@ def returns(
         rows = _field_names(results.get("items"))
         page = ", ".join(key for key in properties if key != "results")
         param = page_arguments(getattr(operation.view, "paginator", None))
-        text = f"Returns a page of {plural} ({page}, results)"
-        text += f" with {rows}." if rows else "."
+        values = {"plural": plural, "page": page, "rows": rows, "param": param}
+        if rows:
+            text = gettext("Returns a page of %(plural)s (%(page)s, results) with %(rows)s.")
+        else:
+            text = gettext("Returns a page of %(plural)s (%(page)s, results).")
         if param:
-            text += f" To go on, call again with the {param} the result names."
-        return text
+            text += " " + gettext("To go on, call again with the %(param)s the result names.")
+        return text % values
     if schema.get("type") == "array":
         rows = _field_names(schema.get("items"))
-        return f"Returns a list of {plural}" + (f" with {rows}." if rows else ".")
+        if rows:
+            return gettext("Returns a list of %(plural)s with %(rows)s.") % {
+                "plural": plural,
+                "rows": rows,
+            }
+        return gettext("Returns a list of %(plural)s.") % {"plural": plural}
     fields = _field_names(schema)
-    return f"Returns the {name}: {fields}." if fields else ""
+    if not fields:
+        return ""
+    return gettext("Returns the %(name)s: %(fields)s.") % {"name": name, "fields": fields}
 
 
 def relation_words(relation: Any, listed_by: str | None) -> str:
