@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from mcp_tools.lint import COMPONENTS, LEVELS, Report, at_or_above, lint_tool
@@ -37,7 +38,11 @@ class Command(BaseCommand):
     ) -> None:
         reports: dict[str, Report] = {}
         for each in served_registries():
-            for tool in each.tools():
+            try:
+                tools = each.tools()
+            except ImproperlyConfigured as exc:  # a tool that can't be built: check says why
+                raise CommandError(f"{exc} (see manage.py check --tag mcp_tools)") from exc
+            for tool in tools:
                 if tool.name in reports or (tag is not None and tag not in tool.options.tags):
                     continue
                 definition = project_tool(tool.definition(), LATEST_HANDSHAKE_VERSION)
