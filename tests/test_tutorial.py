@@ -232,6 +232,7 @@ def test_the_library_project(tmp_path):
                 lambda r: ("book_destroy", {"pk": r[1].structured_content["id"]}),
                 lambda r: ("quote", {"price": "12345", "copies": 2}),
                 lambda r: ("book_lend", {"pk": 1}),
+                lambda r: ("book_list", {"genre": "Science"}),  # the label, not the value
             ],
         )
         strict = list_strict(url, token, tmp_path / "home")
@@ -259,7 +260,7 @@ def test_the_library_project(tmp_path):
     assert listing["author"]["description"] == "The id of an author; author_list lists them."
     assert "call again with the page the result names" in tools["book_list"].description
 
-    refused, poetry, first, second, deleted, quote, lent = results
+    refused, poetry, first, second, deleted, quote, lent, labelled = results
     assert refused.is_error is True
     assert refused.content[0].text == (
         'Invalid arguments: $.price: "1.999" is not a decimal number with at most 4 digits '
@@ -276,6 +277,10 @@ def test_the_library_project(tmp_path):
     assert lent.is_error is False, lent.content
     assert lent.structured_content["lent"] is True
     assert sorted(tools["book_lend"].input_schema["properties"]) == ["pk"]
+    assert labelled.is_error is True
+    assert labelled.content[0].text == (
+        'Invalid arguments: $.genre: "Science" is not one of ["novel", "poetry", "history", "sci"]'
+    )
 
     assert strict.returncode == 0, strict.stderr
     rules = {

@@ -136,6 +136,15 @@ MESSAGES: dict[str, Callable[[ValidationError], str | None]] = {
 
 
 def _one_of(error: ValidationError) -> str:
+    branches = error.validator_value
+    if (
+        isinstance(branches, list)
+        and branches
+        and all(isinstance(each, dict) and "const" in each for each in branches)
+    ):
+        # A labelled choice: say which values it takes, as an enum's refusal does.
+        values = [each["const"] for each in branches]
+        return f"{json_text(error.instance)} is not one of {json_text(values)}"
     if error.message.endswith("is not valid under any of the given schemas"):
         return f"{json_text(error.instance)} is not valid under any of the given schemas"
     return f"{json_text(error.instance)} is valid under more than one of the given schemas"
