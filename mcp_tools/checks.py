@@ -72,7 +72,44 @@ def check_message(problem: ToolProblem) -> checks.CheckMessage:
     """Return ``problem`` as a Django system check message."""
     message, hint = describe(problem)
     level = checks.Error if problem.error else checks.Info if problem.info else checks.Warning
-    return level(message, hint=hint, obj=problem.obj, id=problem.id)
+    obj = problem.obj if problem.obj is None or isinstance(problem.obj, str) else Named(problem.obj)
+    return level(message, hint=hint, obj=obj, id=problem.id)
+
+
+class Named:
+    """A check message's object, printed as ``module.ViewName`` rather than as its repr
+    (``<function View.as_view.<locals>.view at 0x…>``); equal to the object it names."""
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+
+    def __eq__(self, other: object) -> bool:
+        return self.obj is (other.obj if isinstance(other, Named) else other)
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+    def __str__(self) -> str:
+        return check_label(self.obj)
+
+    __repr__ = __str__
+
+
+def check_label(obj: Any) -> str:
+    """Name a declared view, handler or function as ``module.ViewName``."""
+    from rest_framework.views import APIView
+
+    from .naming import view_label
+
+    view_class = getattr(obj, "cls", None) or getattr(obj, "view_class", None)
+    target = view_class if isinstance(view_class, type) else obj
+    module = getattr(target, "__module__", None)
+    name = getattr(target, "__qualname__", None)
+    if isinstance(target, type) and issubclass(target, APIView):
+        name = view_label(target)  # @api_view's class is named after its function
+    if not module or not name:
+        return repr(obj)
+    return f"{module}.{name}"
 
 
 def _describe_obj(obj: Any) -> str:

@@ -110,12 +110,14 @@ def build_tool(cand: Candidate, several: bool) -> Tool:
         advertised=_switch(options.include_output_schema, mcp_settings.INCLUDE_OUTPUT_SCHEMA),
         problems=problems,
     )
+    description = options.description
+    if not description:
+        purpose = annotated.description or naming.default_description(operation, title, model)
+        description = described(purpose, operation, options, model)
     return Tool(
         name=name,
         title=title,
-        description=options.description
-        or annotated.description
-        or naming.default_description(operation, title, model),
+        description=description,
         operation=operation,
         options=options,
         input_schema=schema,
@@ -130,7 +132,58 @@ def build_tool(cand: Candidate, several: bool) -> Tool:
         output_schema_error=output.error,
         declared_by=obj,
         problems=tuple(problems),
+        relations=tuple(arguments.related),
     )
+
+
+def described(purpose: str, operation: ViewMethod, options: ToolOptions, model: Any) -> str:
+    """Return the purpose followed by what a call needs and what it returns (a lazy string
+    when the purpose is one): the description a tool gets unless it is declared."""
+    try:
+        schema = resolve_output_schema(options.output_schema, operation)
+    except Exception:  # E020 reports an unusable output_schema=; the words just leave it out
+        schema = None
+
+    def extra() -> str:
+        # Put into words when read, in the language active then, as the purpose is.
+        texts = (naming.needs(operation), naming.returns(operation, schema, model))
+        return " ".join(text for text in texts if text)
+
+    if not extra():
+        return purpose
+    return naming.later(lambda: f"{purpose} {extra()}")
+
+
+def relate(tools: list[Tool]) -> list[Tool]:
+    """Describe the arguments that name rows of another model, with the tool that lists it.
+
+    Run once every tool of a URLconf is built: ``"author": "The id of an author; author_list
+    lists them."``
+    """
+    listing: dict[Any, str] = {}
+    for tool in tools:
+        model = tool.operation.model if tool.operation.is_list else None
+        if model is not None and tool.method == "GET":
+            listing.setdefault(model, tool.name)
+    related = []
+    for tool in tools:
+        if not tool.relations:
+            related.append(tool)
+            continue
+        properties = dict(tool.input_schema.get("properties", {}))
+        for relation in tool.relations:
+            prop = properties.get(relation.argument)
+            if not isinstance(prop, dict):
+                continue
+            words = naming.relation_words(relation, listing.get(relation.model))
+            text = prop.get("description")
+            properties[relation.argument] = {
+                **prop,
+                "description": f"{text} {words}" if text else words,
+            }
+        schema = {**tool.input_schema, "properties": properties}
+        related.append(dataclasses.replace(tool, input_schema=schema))
+    return related
 
 
 def header_side(
@@ -245,7 +298,9 @@ def output_side(
         problems.append(ToolProblem("mcp_tools.E020", obj, {"name": name, "type": str(exc)}))
         return OutputSide(include_structured_content=True)
     if schema is None:
-        problems.append(ToolProblem("mcp_tools.W021", obj, {"name": name}))
+        if tool.operation.method != "DELETE" or tool.options.output_schema is not None:
+            # A DELETE answers with no body (docs/results.md): there is nothing to advertise.
+            problems.append(ToolProblem("mcp_tools.W021", obj, {"name": name}))
         return OutputSide(include_structured_content=True)
     try:
         validator = build_validator(schema)

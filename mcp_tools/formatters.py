@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import logging
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 from django.core.exceptions import BadRequest, SuspiciousOperation
 from django.http import HttpRequest, HttpResponseBase
@@ -21,7 +22,7 @@ from .context import KEEP, Override, get_context
 from .encoding import ResultEncodingError, encode_value, parse_json
 from .exceptions import ClientDisconnected, InputUnavailable, ToolError
 from .protocol import mediatypes
-from .protocol.jsonrpc import RawJSON
+from .protocol.jsonrpc import RawJSON, json_text
 from .protocol.results import ERROR_REF_META_KEY, NO_STRUCTURED, ToolResult, text_block
 from .tools import Tool
 
@@ -178,10 +179,14 @@ class ResponseFormatter(BaseFormatter):
     ) -> ToolResult:
         """Format a 2xx body by its content type (docs/results.md, by content type)."""
         if not body:
-            return ToolResult(content=[])
+            return ToolResult(content=[text_block(self.confirmation(response, tool))])
         kind, charset = media_type(response)
         if is_json_type(kind):
-            return self.json_result(response, body, charset, tool)
+            result = self.json_result(response, body, charset, tool)
+            hint = page_hint(response, result, tool)
+            if hint:
+                result.content.append(text_block(hint))
+            return result
         if is_text_type(kind):
             return ToolResult(content=[text_block(decode(body, charset))])
         if kind.startswith(("image/", "audio/")):
@@ -191,6 +196,14 @@ class ResponseFormatter(BaseFormatter):
         if mcp_settings.BINARY_AS_RESOURCE:
             return ToolResult(content=[self.resource_block(body, kind, request)])
         return ToolResult.error(f"Unsupported response content type {kind or 'none'}")
+
+    def confirmation(self, response: HttpResponseBase, tool: Tool) -> str:
+        """Return the text of a success with no body: something the model can quote."""
+        verb = "Deleted" if getattr(tool, "method", None) == "DELETE" else "Done"
+        status = f"{response.status_code} {response.reason_phrase}"
+        if response.status_code == 204:  # the reason says it: "No Content"
+            return f"{verb} ({status})."
+        return f"{verb} ({status}, no content)."
 
     def resource_block(self, body: bytes, kind: str, request: HttpRequest) -> dict[str, Any]:
         """Return an embedded blob resource whose uri is the view's absolute URL."""
@@ -303,6 +316,46 @@ class ResponseFormatter(BaseFormatter):
             text = result.structured.text
         if override.content is KEEP:
             result.content = [text_block(text)]
+
+
+#: The links of a DRF page, and the words that name them in a hint.
+PAGE_LINKS = (("next", "Next page"), ("previous", "Previous page"))
+
+
+def page_hint(response: HttpResponseBase, result: ToolResult, tool: Tool) -> str:
+    """Return the arguments of the next and previous pages, as this tool takes them.
+
+    ``Next page: {"page": 3}. Previous page: {"page": 1}.`` A DRF page names its neighbours
+    by URL; a model would have to map the URL back to the tool's arguments.
+    """
+    if not getattr(tool, "query_params", ()) or result.is_error:
+        return ""
+    data = getattr(response, "data", None)
+    if not isinstance(data, dict):
+        return ""
+    hints = []
+    for key, words in PAGE_LINKS:
+        link = data.get(key)
+        if key not in data or not (link is None or isinstance(link, str)):
+            return ""  # not a page of DRF's paginators
+        if isinstance(link, str):
+            hints.append(f"{words}: {json_text(page_arguments(link, tool))}.")
+    return " ".join(hints)
+
+
+def page_arguments(link: str, tool: Tool) -> dict[str, Any]:
+    """Read a page link's query string as the tool's own arguments (typed as declared)."""
+    properties = tool.input_schema.get("properties", {})
+    arguments: dict[str, Any] = {}
+    for name, value in parse_qsl(urlsplit(link).query, keep_blank_values=True):
+        if name not in tool.query_params:
+            continue
+        declared = properties.get(name, {}).get("type")
+        if declared == "integer" and value.isdigit():
+            arguments[name] = int(value)
+        else:
+            arguments[name] = value
+    return arguments
 
 
 def _owned(meta: dict[str, Any]) -> dict[str, Any]:

@@ -213,3 +213,112 @@ def where(operation: ViewMethod) -> str:
     named_action = f" {operation.action}" if operation.action else ""
     label = view_label(operation.view_class)
     return f"{label}{named_action} ({operation.method}) at /{operation.route.route}"
+
+
+#: How many output fields a description names before it says "…".
+MAX_NAMED_FIELDS = 8
+#: The permissions that restrict nothing: a description does not name them.
+OPEN_PERMISSIONS = frozenset({"AllowAny"})
+
+
+def _class_names(classes: Any) -> list[str]:
+    return [getattr(each, "__name__", type(each).__name__) for each in classes or ()]
+
+
+def needs(operation: ViewMethod) -> str:
+    """Say what a call needs: the view's permission classes and throttles, by name.
+
+    ``"Needs IsAuthenticated. Throttled: UserRateThrottle (100/day)."``; empty when the view
+    lets anyone call it as often as they like.
+    """
+    view = operation.view
+    permissions = [
+        name
+        for name in _class_names(getattr(view, "permission_classes", ()))
+        if name not in OPEN_PERMISSIONS
+    ]
+    throttles = []
+    for throttle_class in getattr(view, "throttle_classes", ()) or ():
+        try:
+            rate = getattr(throttle_class(), "rate", None)
+        except Exception:  # a rate the settings don't define: the class name alone
+            rate = None
+        name = throttle_class.__name__
+        throttles.append(f"{name} ({rate})" if rate else name)
+    sentences = []
+    if permissions:
+        sentences.append(
+            gettext("Needs %(permissions)s.") % {"permissions": ", ".join(permissions)}
+        )
+    if throttles:
+        sentences.append(gettext("Throttled: %(throttles)s.") % {"throttles": ", ".join(throttles)})
+    return " ".join(sentences)
+
+
+def _field_names(schema: Any) -> str:
+    properties = list((schema or {}).get("properties") or {}) if isinstance(schema, dict) else []
+    if len(properties) > MAX_NAMED_FIELDS:
+        return ", ".join(properties[:MAX_NAMED_FIELDS]) + ", …"
+    return ", ".join(properties)
+
+
+def page_arguments(paginator: Any) -> str:
+    """Say how a list tool asks for another page of its paginator."""
+    if paginator is None:
+        return ""
+    for attribute in ("page_query_param", "cursor_query_param", "offset_query_param"):
+        param = getattr(paginator, attribute, None)
+        if param:
+            return param
+    return ""
+
+
+def returns(
+    operation: ViewMethod, schema: dict[str, Any] | None, model: type[Model] | None = None
+) -> str:
+    """Say what a successful call returns: the fields of the object, or of a page's rows,
+    and how to ask for the next page; empty when nothing is known of the result."""
+    if operation.method == "DELETE":
+        return gettext("Returns a confirmation.")
+    if not isinstance(schema, dict):
+        return ""
+    name = str(model._meta.verbose_name) if model is not None else "object"
+    plural = str(model._meta.verbose_name_plural) if model is not None else "objects"
+    properties = schema.get("properties") or {}
+    results = properties.get("results")
+    if schema.get("type") == "object" and isinstance(results, dict) and "next" in properties:
+        rows = _field_names(results.get("items"))
+        page = ", ".join(key for key in properties if key != "results")
+        param = page_arguments(getattr(operation.view, "paginator", None))
+        values = {"plural": plural, "page": page, "rows": rows, "param": param}
+        if rows:
+            text = gettext("Returns a page of %(plural)s (%(page)s, results) with %(rows)s.")
+        else:
+            text = gettext("Returns a page of %(plural)s (%(page)s, results).")
+        if param:
+            text += " " + gettext("To go on, call again with the %(param)s the result names.")
+        return text % values
+    if schema.get("type") == "array":
+        rows = _field_names(schema.get("items"))
+        if rows:
+            return gettext("Returns a list of %(plural)s with %(rows)s.") % {
+                "plural": plural,
+                "rows": rows,
+            }
+        return gettext("Returns a list of %(plural)s.") % {"plural": plural}
+    fields = _field_names(schema)
+    if not fields:
+        return ""
+    return gettext("Returns the %(name)s: %(fields)s.") % {"name": name, "fields": fields}
+
+
+def relation_words(relation: Any, listed_by: str | None) -> str:
+    """Say what a related argument's values are, and which tool lists them:
+    ``"The id of an author; author_list lists them."``"""
+    model = relation.model
+    if relation.many:
+        text = f"{capfirst(relation.key)}s of {model._meta.verbose_name_plural}"
+    else:
+        name = str(model._meta.verbose_name)
+        text = f"The {relation.key} of {'an' if takes_an(name) else 'a'} {name}"
+    return f"{text}; {listed_by} lists them." if listed_by else f"{text}."

@@ -26,7 +26,7 @@ from rest_framework.views import APIView
 from rest_framework.viewsets import ViewSetMixin
 
 from .conf import mcp_settings
-from .definitions import Candidate, ToolDefinitionError, build_tool, excluded
+from .definitions import Candidate, ToolDefinitionError, build_tool, excluded, relate
 from .naming import is_function_view
 from .problems import describe
 from .routes import Route, iter_routes
@@ -273,6 +273,7 @@ class ToolRegistry:
                     by_path.add(id(found[-1]))
         warnings += _unmatched(paths, matched)
         tools, clashes = _unique(found, by_path)
+        tools = relate(tools)
         reached = {tool.declared_by for tool in found} | excluded_by
         return ToolSet(tools, failures + clashes + _untaken_headers(found), reached, warnings)
 

@@ -120,6 +120,8 @@ class Tool:
     declared_by: Any = None
     #: Problems found while building the tool, reported by the system checks.
     problems: tuple[ToolProblem, ...] = ()
+    #: Arguments that name rows of another model (``schemas.fields.Relation``).
+    relations: tuple[Any, ...] = ()
 
     @property
     def method(self) -> str:

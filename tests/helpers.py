@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 #: The modern era's one protocol version.
@@ -95,3 +96,8 @@ def admin_action(url: str, tool: str, action: str, credentials: tuple[str, str])
             },
         )
         assert "1 tool" in done.text, done.text[:2000]
+
+
+def purpose(description: Any) -> str:
+    """Return a generated description's purpose: without what a call needs and returns."""
+    return re.split(r" (?=Needs |Throttled: |Returns )", str(description), maxsplit=1)[0]

@@ -869,3 +869,12 @@ def test_try_it_refuses_a_protocol_version_it_does_not_serve(admin_client):
         response.content.decode()
     )
     assert response.context["answer"] is None
+
+
+def test_try_it_offers_a_labelled_choice_by_its_titles():
+    from mcp_tools.forms import field_for
+
+    schema = {"type": "string", "oneOf": [{"const": "sci", "title": "Science"}]}
+    field = field_for("genre", schema, required=False)
+    assert list(field.choices)[1:] == [('"sci"', "Science")]
+    assert field.clean('"sci"') == "sci"

@@ -269,7 +269,7 @@ def test_a_header_name_that_is_no_http_header_name_is_e080(settings):
 
 @pytest.mark.parametrize(
     "argument, type_",
-    [("ratio", '"number"'), ("zone", '["string", "null"]'), ("mixed", "none")],
+    [("ratio", '"number"'), ("zone", '["string", "null"]'), ("mixed", '["integer", "string"]')],
 )
 def test_a_header_on_an_argument_of_another_type_is_e081(settings, argument, type_):
     message, view = one_message(settings, headers={argument: "H"})
@@ -366,8 +366,9 @@ def test_a_choice_field_gets_its_type_and_the_same_header_twice_is_one(settings)
     ]
     assert check_urlconf(settings, registry, *patterns) == []
     kind = registry.get_tool("c").input_schema["properties"]["kind"]
-    assert kind == {"type": "string", "enum": ["a", "b"], "x-mcp-header": "Kind"}
-    assert registry.get_tool("e").input_schema["properties"]["kind"] == {"enum": ["a", "b"]}
+    typed = {"type": "string", "enum": ["a", "b"], "description": "Kind."}  # choices are typed
+    assert kind == {**typed, "x-mcp-header": "Kind"}
+    assert registry.get_tool("e").input_schema["properties"]["kind"] == typed
     assert [header.name for header in registry.get_tool("d").headers] == ["R"]
     assert declared["properties"]["r"] == {"type": "string", "x-mcp-header": "R"}
 

@@ -21,6 +21,7 @@ from mcp_tools.catalog import (
 from mcp_tools.decorators import mcp_tool
 from mcp_tools.models import ExposedTool
 from mcp_tools.registry import ToolRegistry
+from tests.helpers import purpose
 
 pytestmark = pytest.mark.django_db
 
@@ -176,7 +177,7 @@ def test_title_precedence(settings, decorator, admin, expected):
     ],
 )
 def test_description_precedence(settings, decorator, admin, expected):
-    assert decorated_tool(settings, admin, **decorator).description == expected
+    assert purpose(decorated_tool(settings, admin, **decorator).description) == expected
 
 
 @pytest.mark.parametrize(

@@ -774,3 +774,38 @@ def test_the_dispatch_check_is_silent_with_only_djangos_classes(settings):
 def test_a_skip_list_that_is_no_list_of_dotted_paths_is_an_error(settings, value):
     ((id_, _, _),) = settings_messages(settings, DISPATCH_SKIP_MIDDLEWARE=value)
     assert id_ == "mcp_tools.E054"
+
+
+def test_a_delete_tool_has_no_output_schema_to_miss(settings):
+    """With INCLUDE_OUTPUT_SCHEMA on, a DELETE answers no body: nothing to warn about
+    (docs/results.md); a GET with no known schema still gets W021."""
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "INCLUDE_OUTPUT_SCHEMA": True}
+    registry = ToolRegistry()
+
+    @mcp_tool(registry=registry)
+    class Thing(APIView):
+        def get(self, request):
+            return Response({"a": 1})
+
+        def delete(self, request):
+            return Response(status=204)
+
+    settings.ROOT_URLCONF = types.ModuleType("thing_urls")
+    settings.ROOT_URLCONF.urlpatterns = [path("thing/", Thing.as_view(), name="thing")]
+    found = [(m.id, m.msg.split(":")[0]) for m in check_tools(registry=registry)]
+    assert found == [("mcp_tools.W021", "Tool thing_get")]
+
+
+def test_a_check_message_names_the_view_not_its_callback(settings):
+    registry = ToolRegistry()
+
+    def echo(request):
+        return Response(request.data)
+
+    view = mcp_tool(registry=registry)(api_view(["POST"])(echo))  # the callback declared
+    settings.ROOT_URLCONF = types.ModuleType("echo_urls")
+    settings.ROOT_URLCONF.urlpatterns = [path("echo/", view, name="echo")]
+    (message,) = check_tools(registry=registry)
+    assert message.obj == view  # still the declared object for code that compares
+    assert str(message).startswith(f"{__name__}.echo: (mcp_tools.I001)")
+    assert "<function" not in str(message)

@@ -23,12 +23,14 @@ def test_the_demo_tools_are_plain_callables(live_server, alice):
         f"{live_server.url}/mcp", headers=headers, mode="legacy", on_input_required=confirm
     ) as tools:
         by_name = {tool.name: tool for tool in tools}
-        assert by_name["todo_list"].description == "List the signed-in user's todos, oldest first."
+        assert by_name["todo_list"].description.startswith(
+            "List the signed-in user's todos, oldest first. Needs IsAuthenticated. "
+        )
         listed = json.loads(by_name["todo_list"].call())
         assert [todo["title"] for todo in listed] == ["Water the plants"]
         created = json.loads(by_name["todo_create"].call({"title": "Call mum"}))
         assert created["title"] == "Call mum"
-        assert by_name["todo_destroy"].call({"pk": created["id"]}) == ""
+        assert by_name["todo_destroy"].call({"pk": created["id"]}) == "Deleted (204 No Content)."
         assert asked == [f"Delete todo {created['id']}? This cannot be undone."]
         with pytest.raises(McpToolError) as excinfo:
             by_name["todo_retrieve"].call({"pk": created["id"]})

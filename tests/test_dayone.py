@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from tests.dayone_app.models import Order, Product
-from tests.helpers import write_catalog
+from tests.helpers import purpose, write_catalog
 from tests.sdk import Wire, all_tools, connect
 from tests.wire import validate_exchange
 
@@ -50,7 +50,12 @@ def test_an_apiview_with_serializer_class_lists_the_serializers_fields(url, alic
     schema = tools["quote"].input_schema
     assert sorted(schema["properties"]) == ["item", "quantity"]
     assert schema["required"] == ["item", "quantity"]
-    assert schema["properties"]["quantity"] == {"type": "integer", "minimum": 1, "maximum": 1000}
+    assert schema["properties"]["quantity"] == {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 1000,
+        "description": "Quantity.",  # no label nor help text: the field's name
+    }
     assert quoted.is_error is False and quoted.structured_content == {"item": "tea", "price": 12}
     # The schema refuses what the view would refuse, before the view runs.
     assert refused.is_error is True
@@ -92,7 +97,7 @@ def test_a_number_is_turned_into_the_string_a_string_lookup_wants(url, alice):
 
 def test_each_standard_action_has_its_own_description(url, alice):
     tools, _ = listed_and_called(url, alice.token, [], mode="auto")
-    descriptions = {name: tools[f"order_{name}"].description for name in ACTIONS}
+    descriptions = {name: purpose(tools[f"order_{name}"].description) for name in ACTIONS}
     assert descriptions == {
         "list": "List orders. Orders placed by the signed-in user.",
         "create": "Create an order. Orders placed by the signed-in user.",
@@ -101,7 +106,10 @@ def test_each_standard_action_has_its_own_description(url, alice):
         "partial_update": "Change some fields of an order. Orders placed by the signed-in user.",
         "destroy": "Delete an order. Orders placed by the signed-in user.",
     }
-    assert tools["product_retrieve"].description == "Get one product by sku. The shop's products."
+    assert (
+        purpose(tools["product_retrieve"].description)
+        == "Get one product by sku. The shop's products."
+    )
 
 
 ACTIONS = ("list", "create", "retrieve", "update", "partial_update", "destroy")
@@ -118,6 +126,8 @@ def test_the_generated_texts_are_translated_into_the_active_language(
             "order": "commande",
             "orders": "commandes",
             "List %(plural)s.": "Lister les %(plural)s.",
+            "Needs %(permissions)s.": "Il faut %(permissions)s.",
+            "Returns a list of %(plural)s with %(rows)s.": "Renvoie des %(plural)s : %(rows)s.",
             "Create an %(name)s.": "Créer une %(name)s.",
             "List %(plural)s": "Lister les %(plural)s",
         },
@@ -125,9 +135,9 @@ def test_the_generated_texts_are_translated_into_the_active_language(
     settings.LOCALE_PATHS = [str(tmp_path)]
     settings.LANGUAGE_CODE = "fr"
     tools, _ = listed_and_called(url, alice.token, [])
-    assert (
-        tools["order_list"].description
-        == "Lister les commandes. Orders placed by the signed-in user."
+    assert tools["order_list"].description == (
+        "Lister les commandes. Orders placed by the signed-in user. Il faut IsAuthenticated. "
+        "Renvoie des commandes : id, item, quantity."
     )
     assert tools["order_list"].title == "Lister les commandes"
     assert tools["order_create"].description.startswith("Créer une commande. ")
@@ -135,11 +145,14 @@ def test_the_generated_texts_are_translated_into_the_active_language(
     assert tools["order_destroy"].description.startswith("Delete an commande. ")
     settings.LANGUAGE_CODE = "en"
     tools, _ = listed_and_called(url, alice.token, [])
-    assert tools["order_list"].description == "List orders. Orders placed by the signed-in user."
+    assert tools["order_list"].description == (
+        "List orders. Orders placed by the signed-in user. Needs IsAuthenticated. Returns a "
+        "list of orders with id, item, quantity."
+    )
 
 
 def test_api_view_above_mcp_tool_is_a_tool(url, alice):
     Order.objects.create(owner=alice, item="tea")
     tools, [counted] = listed_and_called(url, alice.token, [("order_count", {})])
-    assert tools["order_count"].description == "Count the signed-in user's orders."
+    assert purpose(tools["order_count"].description) == "Count the signed-in user's orders."
     assert counted.is_error is False and counted.structured_content == {"count": 1}

@@ -143,7 +143,7 @@ CASES = [
             "isError": False,
         },
     ),
-    ("204", lambda: HttpResponse(status=204), {"content": [], "isError": False}),
+    ("204", lambda: HttpResponse(status=204), text("Done (204 No Content).")),
     (
         "pdf",
         lambda: HttpResponse(b"%PDF", content_type="application/pdf; x=y"),
@@ -175,7 +175,7 @@ CASES = [
         lambda: StreamingHttpResponse(iter([b"a", b"b"]), content_type="text/plain"),
         text("ab"),
     ),
-    ("drf null renders no body", lambda: drf(None), {"content": [], "isError": False}),
+    ("drf null renders no body", lambda: drf(None), text("Done (200 OK, no content).")),
     (
         "json string scalar, not DRF",
         lambda: JsonResponse('{"a": 1}', safe=False),
@@ -246,7 +246,7 @@ CASES = [
     (
         "200 with empty json body",
         lambda: HttpResponse(b"", content_type="application/json"),
-        {"content": [], "isError": False},
+        text("Done (200 OK, no content)."),
     ),
     (
         "301",
@@ -511,3 +511,58 @@ def test_too_many_query_fields_for_django_are_a_client_error_logged_as_django_lo
     [record] = [r for r in caplog.records if r.name.startswith("django.security")]
     assert record.name == "django.security.TooManyFieldsSent"
     assert not [r for r in caplog.records if r.name == "mcp_tools" and r.levelno >= logging.ERROR]
+
+
+def test_a_delete_answers_a_confirmation_the_model_can_quote():
+    tool = types.SimpleNamespace(
+        name="t", method="DELETE", options=ToolOptions(), include_structured_content=True
+    )
+    result = ResponseFormatter().format_response(HttpResponse(status=204), HttpRequest(), tool)
+    assert wire(result) == text("Deleted (204 No Content).")
+
+
+PAGED = types.SimpleNamespace(
+    name="book_list",
+    method="GET",
+    options=ToolOptions(),
+    include_structured_content=True,
+    query_params=("genre", "page"),
+    input_schema={
+        "properties": {"genre": {"type": "string"}, "page": {"type": "integer"}},
+    },
+)
+
+
+@pytest.mark.parametrize(
+    "links, hint",
+    [
+        (
+            {
+                "next": "http://t/api/books/?genre=sci&page=3",
+                "previous": "http://t/api/books/?genre=sci",
+            },
+            'Next page: {"genre": "sci", "page": 3}. Previous page: {"genre": "sci"}.',
+        ),
+        ({"next": "http://t/api/books/?page=2", "previous": None}, 'Next page: {"page": 2}.'),
+        # An argument the tool does not take (a format, a tracking parameter) is left out.
+        ({"next": "http://t/?page=2&utm=x", "previous": None}, 'Next page: {"page": 2}.'),
+    ],
+)
+def test_a_page_names_its_neighbours_as_the_tools_own_arguments(links, hint):
+    data = {"count": 30, **links, "results": [{"id": 1}]}
+    result = ResponseFormatter().format_response(drf(data), HttpRequest(), PAGED)
+    assert [block["text"] for block in result.content][1:] == [hint]
+    assert result.content[0]["text"] == json.dumps(data, separators=(",", ":"))
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"count": 1, "next": None, "previous": None, "results": []},  # one page: nothing to say
+        {"next": 3},  # not a DRF page
+        {"results": []},
+    ],
+)
+def test_a_result_that_is_no_page_or_has_no_neighbours_gets_no_hint(data):
+    result = ResponseFormatter().format_response(drf(data), HttpRequest(), PAGED)
+    assert len(result.content) == 1

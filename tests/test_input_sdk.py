@@ -79,7 +79,9 @@ def test_the_sdk_confirms_todo_destroy_before_it_runs(mcp_url, alice, action, de
     ]
     assert Todo.objects.filter(pk=todo.pk).exists() is not deleted
     if deleted:
-        assert done.is_error is False and done.content == []
+        assert done.is_error is False and [b.text for b in done.content] == [
+            "Deleted (204 No Content)."
+        ]
     else:
         assert done.is_error is True and done.content[0].text == "Cancelled by the user"
     assert [r["resultType"] for r in validate(wire)] == ["input_required", "complete"]

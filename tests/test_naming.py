@@ -12,6 +12,7 @@ from demo_project.todos.serializers import TodoSerializer
 from mcp_tools.decorators import mcp_tool
 from mcp_tools.naming import takes_an
 from mcp_tools.registry import ToolRegistry
+from tests.helpers import purpose
 from tests.test_registry import urlconf
 
 
@@ -36,7 +37,7 @@ def test_the_article_follows_english_sound_not_spelling(word, an):
 
 
 def descriptions(registry, conf):
-    return {tool.name: tool.description for tool in registry.tools(conf)}
+    return {tool.name: purpose(tool.description) for tool in registry.tools(conf)}
 
 
 def test_generic_views_describe_the_action_their_own_handlers_perform():
@@ -111,4 +112,4 @@ def test_without_a_model_a_viewset_keeps_its_class_docstring():
     router = SimpleRouter()
     router.register("numbers", Numbers, basename="number")
     (tool,) = registry.tools(urlconf(*router.urls))
-    assert (tool.title, tool.description) == ("List numbers", "Small numbers.")
+    assert (tool.title, purpose(tool.description)) == ("List numbers", "Small numbers.")

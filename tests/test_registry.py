@@ -17,6 +17,7 @@ from demo_project.todos.models import Todo
 from demo_project.todos.serializers import TodoSerializer
 from mcp_tools.decorators import mcp_tool
 from mcp_tools.registry import AlreadyRegistered, ToolRegistry
+from tests.helpers import purpose
 
 TRIMMED_NOT_BLANK = r"^\s*[^\s\u0000][^\u0000]*$"
 
@@ -119,7 +120,7 @@ def test_a_decorated_handler_is_that_one_tool_and_inherited_once_per_route(regis
         ("base", "GET", Base),
         ("child", "GET", Child),
     ]
-    assert tools[1].description == "Read it."
+    assert purpose(tools[1].description) == "Read it."
 
 
 def test_viewset_action_methods_and_extra_actions(registry):
@@ -143,7 +144,7 @@ def test_viewset_action_methods_and_extra_actions(registry):
     assert list(tools) == ["note_list", "note_archive"]
     archive = tools["note_archive"]
     assert archive.title == "Archive notes"
-    assert archive.description == "Archive one note."
+    assert purpose(archive.description) == "Archive one note."
     assert archive.input_schema["required"] == ["pk"]
 
 
@@ -155,7 +156,7 @@ def test_api_view_functions(registry):
         return Response()
 
     tools = list(registry.tools(urlconf(path("weather/", weather))))
-    assert [(t.name, t.method, t.description) for t in tools] == [
+    assert [(t.name, t.method, purpose(t.description)) for t in tools] == [
         ("weather_get", "GET", "Tell the weather."),
         ("weather_post", "POST", "Tell the weather."),
     ]
@@ -192,7 +193,7 @@ def test_api_view_and_mcp_tool_work_in_either_order(registry, decorate):
     view = decorate(weather, registry)
     conf = urlconf(path("weather/", view))
     tools = list(registry.tools(conf))
-    assert [(t.name, t.method, t.description) for t in tools] == [
+    assert [(t.name, t.method, purpose(t.description)) for t in tools] == [
         ("weather_get", "GET", "Tell the weather."),
         ("weather_post", "POST", "Tell the weather."),
     ]
@@ -232,7 +233,7 @@ def test_description_precedence(registry):
         path("c/", C.as_view()),
         path("d/", D.as_view()),
     )
-    assert [t.description for t in registry.tools(conf)] == [
+    assert [purpose(t.description) for t in registry.tools(conf)] == [
         "From the decorator.",
         "From the handler.",
         "From the class.",
@@ -298,8 +299,14 @@ def test_input_schema_joins_path_parameters_and_writable_body_fields(registry):
                 "maxLength": 5,
                 "minLength": 1,
                 "pattern": TRIMMED_NOT_BLANK,
+                "description": "Name.",  # a field with no label nor help text: its name
             },
-            "secret": {"type": ["string", "null"], "minLength": 1, "pattern": TRIMMED_NOT_BLANK},
+            "secret": {
+                "type": ["string", "null"],
+                "minLength": 1,
+                "pattern": TRIMMED_NOT_BLANK,
+                "description": "Secret.",
+            },
         },
         "required": ["org", "item", "name"],
         "additionalProperties": False,
@@ -322,8 +329,7 @@ def test_a_regex_route_lookup_takes_the_model_fields_type(registry):
     (tool,) = registry.tools(urlconf(*router.urls))
     assert tool.input_schema["properties"]["pk"] == {
         "type": "integer",
-        "minimum": -(2**63),
-        "maximum": 2**63 - 1,
+        "minimum": 1,  # an auto-increment key: no database bounds
         "description": "The todo's id.",
     }
 
@@ -342,7 +348,7 @@ class NoModelSerializer(serializers.Serializer):
     title = serializers.CharField()
 
 
-INTEGER_PK = {"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1}
+INTEGER_PK = {"type": "integer", "minimum": 1}  # an auto-increment key
 LOOKUP_REGEX = {"type": "string", "pattern": "^(?:[^/.]+)$"}
 
 

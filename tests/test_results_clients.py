@@ -84,7 +84,7 @@ ROWS = [
     ("r_yaml", {}, text("a: 1\n")),
     ("r_png", {}, block("image", base64.b64encode(PNG).decode(), "image/png")),
     ("r_wav", {}, block("audio", base64.b64encode(WAV).decode(), "audio/wav")),
-    ("r_empty", {}, {"content": [], "isError": False}),
+    ("r_empty", {}, text("Done (204 No Content).")),  # something the model can quote
     ("r_pdf", {}, error("Unsupported response content type application/pdf")),
     ("r_streaming", {}, text("ab")),
     ("r_file", {}, text("file body")),

@@ -77,7 +77,9 @@ def test_sdk_lists_and_drives_todo_crud_as_the_token_user(mcp_url, alice, mode, 
             assert [t["id"] for t in items] == [todo["id"]]
 
             deleted = await client.call_tool("todo_destroy", {"pk": todo["id"]})
-            assert deleted.is_error is False and deleted.content == []
+            assert (
+                deleted.is_error is False and deleted.content[0].text == "Deleted (204 No Content)."
+            )
 
             gone = await client.call_tool("todo_retrieve", {"pk": todo["id"]})
             assert gone.is_error is True

@@ -40,7 +40,7 @@ class ChartView(APIView):
 
 @mcp_tool("beep", title="Beep")
 class BeepView(APIView):
-    """Play a short 880 Hz beep (a WAV file)."""
+    """Play a short 880 Hz beep: returns it as a WAV file."""
 
     def get(self, request):
         return HttpResponse(beep_wav(), content_type="audio/wav")

@@ -53,6 +53,12 @@ DURATION_PATTERN = (
     rf"^-?P{_WEEKS}(\d{{1,6}}D)?(T(\d{{1,6}}H)?(\d{{1,6}}M)?(\d{{1,6}}(\.\d{{1,6}})?S)?)?$"
 )
 
+#: Keys the database counts up from 1: their lookups and foreign keys take no other value.
+AUTO_FIELDS = frozenset({"AutoField", "BigAutoField", "SmallAutoField"})
+#: Choices listed with their labels (``oneOf`` of ``const`` and ``title``) up to this many;
+#: a longer list (Pygments' 500 lexers) is an ``enum``, which costs a model fewer tokens.
+MAX_LABELLED_CHOICES = 20
+
 INTEGER_FIELDS = {
     "AutoField",
     "BigAutoField",
@@ -70,6 +76,17 @@ class UnsupportedField(Exception):
     """A field whose values can't be sent as JSON arguments (files, images)."""
 
 
+@dataclass(frozen=True)
+class Relation:
+    """A top-level argument whose values name rows of another model (a foreign key)."""
+
+    argument: str
+    model: Any
+    #: What a value is: the model field's name (``id``, ``slug``), or ``URL``.
+    key: str
+    many: bool = False
+
+
 @dataclass
 class SchemaContext:
     """State of one mapping: ``$defs`` of recursive serializers and the partial flag."""
@@ -80,6 +97,12 @@ class SchemaContext:
     defs: dict[str, Schema] = field(default_factory=dict)
     #: Dotted paths of fields left out because JSON can't carry them.
     unsupported: list[str] = field(default_factory=list)
+    #: Give the top-level properties the model's defaults, and a description where the field
+    #: has none (a tool's arguments).
+    explain: bool = False
+    #: Top-level arguments that name rows of another model, described once every tool is
+    #: built (the tool that lists the model is named then).
+    related: list[Relation] = field(default_factory=list)
     _stack: list[type] = field(default_factory=list)
     _names: dict[type, str] = field(default_factory=dict)
     _path: list[str] = field(default_factory=list)
@@ -255,12 +278,32 @@ def decimal_pattern(field: fields.DecimalField) -> str:
     return f"^{sign}(?:{whole}(?:\\.{any_places})?|\\.{some_places})$"
 
 
+def decimal_words(whole_digits: int | None, places: int | None) -> str:
+    """Say which decimals a field takes: "a decimal number with at most 4 digits before the
+    point and 2 after"."""
+    if places == 0:
+        if whole_digits is None:
+            return "a whole number"
+        return f"a whole number of at most {whole_digits} digits"
+    if whole_digits is None and places is None:
+        return "a decimal number"
+    if whole_digits is None:
+        return f"a decimal number with at most {places} digits after the point"
+    if places is None:
+        return f"a decimal number with at most {whole_digits} digits before the point"
+    return (
+        f"a decimal number with at most {whole_digits} digits before the point and {places} after"
+    )
+
+
 def _decimal(field: fields.DecimalField, context: SchemaContext) -> Schema:
     # DRF reads a JSON number through its text (str(1.25) == "1.25"), so both forms count the
     # same digits. multipleOf says the decimal places of numbers; mcp_tools checks it in
     # decimal arithmetic (see validators.ArgumentValidator), not in binary floats.
+    words = decimal_words(field.max_whole_digits, field.decimal_places)
     schema: Schema = {
         "type": ["number", "string"],
+        "description": f"{words[:1].upper()}{words[1:]}, as a number or a string.",
         # DRF refuses a longer string before reading it (MAX_STRING_LENGTH, 1,000).
         "maxLength": field.MAX_STRING_LENGTH,
         "pattern": decimal_pattern(field),
@@ -295,8 +338,53 @@ def _choice_values(field: fields.ChoiceField) -> list[Any]:
     return values
 
 
+def _json_type(values: list[Any]) -> str | list[str] | None:
+    """The JSON type of the choice values: one name, or a list of them; None for none."""
+    names: list[str] = []
+    for value in values:
+        if value is None:
+            name = "null"
+        elif isinstance(value, bool):
+            name = "boolean"
+        elif isinstance(value, int):
+            name = "integer"
+        elif isinstance(value, float):
+            name = "number"
+        else:
+            name = "string"
+        if name not in names:
+            names.append(name)
+    if "integer" in names and "number" in names:
+        names.remove("integer")
+    if not names:
+        return None
+    return names[0] if len(names) == 1 else names
+
+
+def choices_schema(values: list[Any], labels: dict[Any, Any] | None = None) -> Schema:
+    """Return the schema of a choice: typed, and labelled (``oneOf`` of ``const`` and
+    ``title``) when a label says more than its value and the list is short."""
+    schema: Schema = {}
+    json_type = _json_type(values)
+    if json_type is not None:
+        schema["type"] = json_type
+    labels = labels or {}
+    titles = [str(labels.get(value, "")) for value in values]
+    labelled = any(
+        title and title != str(value) for value, title in zip(values, titles, strict=True)
+    )
+    if labelled and len(values) <= MAX_LABELLED_CHOICES:
+        schema["oneOf"] = [
+            {"const": value, "title": title or str(value)}
+            for value, title in zip(values, titles, strict=True)
+        ]
+    else:
+        schema["enum"] = values
+    return schema
+
+
 def _choice(field: fields.ChoiceField, context: SchemaContext) -> Schema:
-    return {"enum": _choice_values(field)}
+    return choices_schema(_choice_values(field), dict(field.choices))
 
 
 def _sized(schema: Schema, field: Any, min_key: str, max_key: str) -> Schema:
@@ -311,8 +399,8 @@ def _sized(schema: Schema, field: Any, min_key: str, max_key: str) -> Schema:
 
 
 def _multiple_choice(field: fields.MultipleChoiceField, context: SchemaContext) -> Schema:
-    schema = {"type": "array", "items": {"enum": _choice_values(field)}}
-    return _sized(schema, field, "minItems", "maxItems")
+    items = choices_schema(_choice_values(field), dict(field.choices))
+    return _sized({"type": "array", "items": items}, field, "minItems", "maxItems")
 
 
 def _list(field: Any, context: SchemaContext) -> Schema:
@@ -334,6 +422,10 @@ def _json(field: fields.JSONField, context: SchemaContext) -> Schema:
 def model_field_schema(model_field: Any) -> Schema:
     """Return the schema of a model field's values as a lookup reads them (pk, slug)."""
     internal_type = model_field.get_internal_type()
+    if internal_type in ("ForeignKey", "OneToOneField"):
+        return model_field_schema(model_field.target_field)  # a key that is itself a relation
+    if internal_type in AUTO_FIELDS:
+        return {"type": "integer", "minimum": 1}  # the database's bounds are noise here
     if internal_type in INTEGER_FIELDS:
         low, high = connection.ops.integer_field_range(internal_type)
         schema: Schema = {"type": "integer"}
@@ -347,24 +439,38 @@ def model_field_schema(model_field: Any) -> Schema:
     return {"type": "string", "minLength": 1, "pattern": NO_NUL}
 
 
+def related_model(field: Any) -> Any:
+    """Return the model a related field's values name, or None."""
+    return getattr(getattr(field, "queryset", None), "model", None)
+
+
+def _relation(schema: Schema, field: Any, context: SchemaContext, key: str) -> Schema:
+    model = related_model(field)
+    if model is not None and len(context._stack) == 1 and context._path:
+        many = len(context._path) > 1  # the child of a ManyRelatedField
+        context.related.append(Relation(context._path[0], model, key, many))
+    return schema
+
+
 def _primary_key(field: relations.PrimaryKeyRelatedField, context: SchemaContext) -> Schema:
     if field.pk_field is not None:
         return field_schema(field.pk_field, context)
-    model = getattr(getattr(field, "queryset", None), "model", None)
+    model = related_model(field)
     if model is None:
         return {"type": ["integer", "string"]}
-    return model_field_schema(model._meta.pk)
+    return _relation(model_field_schema(model._meta.pk), field, context, model._meta.pk.name)
 
 
 def _slug_related(field: relations.SlugRelatedField, context: SchemaContext) -> Schema:
-    model = getattr(getattr(field, "queryset", None), "model", None)
+    model = related_model(field)
     if model is None:
         return {"type": "string"}
-    return model_field_schema(model._meta.get_field(field.slug_field))
+    schema = model_field_schema(model._meta.get_field(field.slug_field))
+    return _relation(schema, field, context, field.slug_field)
 
 
 def _hyperlinked(field: relations.HyperlinkedRelatedField, context: SchemaContext) -> Schema:
-    return {"type": "string", "format": "uri"}
+    return _relation({"type": "string", "format": "uri"}, field, context, "URL")
 
 
 def _file(field: fields.FileField, context: SchemaContext) -> Schema:
@@ -450,8 +556,12 @@ def field_schema(
     if "$ref" in schema:
         # Draft-07 ignores the siblings of $ref: keep the reference alone in an allOf.
         schema = {"allOf": [schema]}
+    if isinstance(field, relations.ManyRelatedField) and isinstance(schema.get("items"), dict):
+        schema["items"].pop("description", None)  # the child's help text: said once, here
     if field.help_text:
-        schema["description"] = str(field.help_text)
+        words = schema.get("description")
+        help_text = str(field.help_text)
+        schema["description"] = f"{help_text} {words}" if words else help_text
     default = field.default
     if default is not fields.empty and not callable(default) and is_json(default):
         schema["default"] = default
@@ -467,14 +577,25 @@ def is_json(value: Any) -> bool:
 
 
 def nullable(schema: Schema) -> Schema:
-    if "enum" in schema:
-        return {**schema, "enum": [*schema["enum"], None]}
     json_type = schema.get("type")
+    typed = (
+        {"type": [*_types(json_type), "null"]}
+        if json_type and "null" not in _types(json_type)
+        else {}
+    )
+    if "enum" in schema:
+        return {**schema, **typed, "enum": [*schema["enum"], None]}
+    if "oneOf" in schema and all("const" in each for each in schema["oneOf"]):
+        return {**schema, **typed, "oneOf": [*schema["oneOf"], {"const": None, "title": "None"}]}
     if isinstance(json_type, str):
         return {**schema, "type": [json_type, "null"]}
     if isinstance(json_type, list):
         return schema if "null" in json_type else {**schema, "type": [*json_type, "null"]}
     return {"anyOf": [schema, {"type": "null"}]}
+
+
+def _types(json_type: Any) -> list[Any]:
+    return list(json_type) if isinstance(json_type, list) else [json_type]
 
 
 def writable_fields(serializer: serializers.BaseSerializer) -> dict[str, fields.Field]:
@@ -487,6 +608,39 @@ def writable_fields(serializer: serializers.BaseSerializer) -> dict[str, fields.
     }
 
 
+def model_default(model: Any, field: fields.Field) -> Any:
+    """Return the default the model gives a serializer field's source, or ``fields.empty``.
+
+    DRF's ModelSerializer leaves such a field optional and lets the model fill it in.
+    """
+    source = getattr(field, "source", None)
+    if model is None or not source or "." in source or source == "*":
+        return fields.empty
+    try:
+        model_field = model._meta.get_field(source)
+    except Exception:  # a property, or an annotation: no model default
+        return fields.empty
+    default = getattr(model_field, "default", None)
+    if not model_field.has_default() or callable(default) or not is_json(default):
+        return fields.empty
+    return default
+
+
+def _explained(
+    schema: Schema, field: fields.Field, name: str, model: Any, *, labelled: bool = True
+) -> Schema:
+    """Give a property the default its model has, and a description if it has none (a
+    related one gets its words once every tool is built)."""
+    if "default" not in schema and not field.required:
+        default = model_default(model, field)
+        if default is not fields.empty:
+            schema["default"] = default
+    if "description" not in schema and schema and labelled:
+        label = str(field.label) if field.label else name.replace("_", " ").capitalize()
+        schema["description"] = label if label.endswith(".") else f"{label}."
+    return schema
+
+
 def serializer_object(serializer: serializers.BaseSerializer, context: SchemaContext) -> Schema:
     """Return the object schema of a serializer's writable fields; a recursion is a ``$ref``."""
     serializer_class = type(serializer)
@@ -496,12 +650,18 @@ def serializer_object(serializer: serializers.BaseSerializer, context: SchemaCon
     try:
         properties: dict[str, Schema] = {}
         required: list[str] = []
+        model = getattr(getattr(serializer, "Meta", None), "model", None)
         for name, field in writable_fields(serializer).items():
             try:
-                properties[name] = field_schema(field, context, name=name)
+                prop = field_schema(field, context, name=name)
             except UnsupportedField:
                 context.unsupported.append(".".join([*context._path, name]))
                 continue
+            top = context.explain and len(context._stack) == 1  # a tool's own argument
+            if top:
+                related = any(each.argument == name for each in context.related)
+                prop = _explained(prop, field, name, model, labelled=not related)
+            properties[name] = prop
             if field.required and not context.partial:
                 required.append(name)
     finally:

@@ -48,6 +48,8 @@ class InputSchema:
     #: an object of any properties. A body of no listed field is then what the view says.
     body_declared: bool = False
     unsupported_fields: list[str] = field(default_factory=list)
+    #: Body arguments that name rows of another model.
+    related: list[fields.Relation] = field(default_factory=list)
 
 
 def path_parameters(route: Route) -> tuple[str, ...]:
@@ -110,6 +112,7 @@ def build_input_schema(operation: ViewMethod, declared: Schema | None = None) ->
             else:
                 query = found.properties
                 required = [*found.required, *required]
+                result.related = [*found.related, *result.related]
         declared_path = _declared_parameters(annotated.parameters, query, required)
         _check_clashes(params, query, properties)
     model = operation.model if params else None
@@ -179,7 +182,7 @@ def _serializer_body(
 ) -> Schema | None:
     if serializer is None or isinstance(serializer, serializers.ListSerializer):
         return None  # no serializer, or a body that is an array: no arguments to list
-    context = fields.SchemaContext(partial=partial, files_unsupported=True)
+    context = fields.SchemaContext(partial=partial, files_unsupported=True, explain=True)
     try:
         body = fields.serializer_schema(serializer, context=context)
     except Exception as exc:
@@ -187,6 +190,7 @@ def _serializer_body(
         result.serializer_error = f"{type(exc).__name__}: {exc}"
         return None
     result.unsupported_fields = list(context.unsupported)
+    result.related = list(context.related)
     return body
 
 

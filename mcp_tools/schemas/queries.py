@@ -37,6 +37,8 @@ class QueryParameters:
 
     properties: dict[str, Schema] = field(default_factory=dict)
     required: list[str] = field(default_factory=list)
+    #: Parameters that name rows of another model (a filter on a foreign key).
+    related: list[fields.Relation] = field(default_factory=list)
 
     def add(self, name: str, schema: Schema, *, required: bool = False) -> None:
         self.properties[name] = schema
@@ -47,9 +49,10 @@ class QueryParameters:
 # django-filter ---------------------------------------------------------------------------
 
 
-def _choices(field: Any) -> list[Any]:
+def _choices(field: Any) -> Schema:
     # Django's choice fields offer an empty choice ("---------") that means "no filter".
-    return [value for value, _ in field.choices if value not in ("", None)]
+    labels = {value: label for value, label in field.choices if value not in ("", None)}
+    return fields.choices_schema(list(labels), labels)
 
 
 def _model_choice(field: Any) -> Schema:
@@ -73,8 +76,8 @@ FORM_FIELD_SCHEMAS: list[tuple[type, Builder]] = [
     (forms.ModelChoiceField, _model_choice),
     (forms.NullBooleanField, lambda f: {"type": "boolean"}),
     (forms.BooleanField, lambda f: {"type": "boolean"}),
-    (forms.MultipleChoiceField, lambda f: {"type": "array", "items": {"enum": _choices(f)}}),
-    (forms.ChoiceField, lambda f: {"enum": _choices(f)}),
+    (forms.MultipleChoiceField, lambda f: {"type": "array", "items": _choices(f)}),
+    (forms.ChoiceField, _choices),
     # DecimalField and FloatField subclass IntegerField.
     (forms.DecimalField, lambda f: {"type": "number"}),
     (forms.FloatField, lambda f: {"type": "number"}),
@@ -116,12 +119,36 @@ def _described(schema: Schema, text: Any) -> Schema:
     return schema
 
 
+def _filter_label(filterset_class: Any, filter_: Any) -> Any:
+    """A filter's label: declared, else django-filter's own from the model field."""
+    model = getattr(getattr(filterset_class, "_meta", None), "model", None)
+    if model is None:
+        return None
+    from django_filters.utils import label_for_filter
+
+    label = label_for_filter(model, filter_.field_name, filter_.lookup_expr, filter_.exclude)
+    return f"{label}."
+
+
+def _relation(name: str, form_field: Any, params: QueryParameters) -> bool:
+    """Record a filter on a foreign key (described once every tool is built)."""
+    queryset = getattr(form_field, "queryset", None)
+    if not isinstance(form_field, forms.ModelChoiceField) or queryset is None:
+        return False
+    key = form_field.to_field_name or queryset.model._meta.pk.name
+    many = isinstance(form_field, forms.ModelMultipleChoiceField)
+    params.related.append(fields.Relation(name, queryset.model, key, many))
+    return True
+
+
 def filterset_parameters(filterset_class: Any, params: QueryParameters) -> None:
     """Add the declared filters of a FilterSet; a range filter is one parameter per bound."""
     for name, filter_ in filterset_class.base_filters.items():
         form_field = filter_.field
         required = bool(filter_.extra.get("required"))
         help_text = filter_.extra.get("help_text") or filter_.label
+        if not _relation(name, form_field, params):
+            help_text = help_text or _filter_label(filterset_class, filter_)
         suffixes = getattr(form_field.widget, "suffixes", None)
         if isinstance(form_field, forms.MultiValueField) and suffixes:
             for suffix, sub_field in zip(suffixes, form_field.fields, strict=False):

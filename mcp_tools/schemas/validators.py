@@ -15,7 +15,7 @@ from typing import Any
 from jsonschema import Draft202012Validator, ValidationError, validators
 
 from ..protocol.jsonrpc import json_text
-from .fields import NO_NUL, TRIMMED_PREFIX
+from .fields import NO_NUL, TRIMMED_PREFIX, decimal_words
 
 Schema = dict[str, Any]
 
@@ -136,6 +136,15 @@ MESSAGES: dict[str, Callable[[ValidationError], str | None]] = {
 
 
 def _one_of(error: ValidationError) -> str:
+    branches = error.validator_value
+    if (
+        isinstance(branches, list)
+        and branches
+        and all(isinstance(each, dict) and "const" in each for each in branches)
+    ):
+        # A labelled choice: say which values it takes, as an enum's refusal does.
+        values = [each["const"] for each in branches]
+        return f"{json_text(error.instance)} is not one of {json_text(values)}"
     if error.message.endswith("is not valid under any of the given schemas"):
         return f"{json_text(error.instance)} is not valid under any of the given schemas"
     return f"{json_text(error.instance)} is valid under more than one of the given schemas"
@@ -148,6 +157,30 @@ def _contains(error: ValidationError) -> str:
 
 
 MESSAGES.update(oneOf=_one_of, contains=_contains)
+
+
+#: What a decimal's schema says about its digits (the rest, bounds included, reads as usual).
+DECIMAL_KEYWORDS = frozenset(
+    {"pattern", "multipleOf", "exclusiveMaximum", "exclusiveMinimum", "not", "maxLength"}
+)
+
+
+def _decimal_refusal(error: ValidationError) -> str | None:
+    """Say in words which decimals a field takes, rather than quote its pattern."""
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    json_type = schema.get("type")
+    types = set(json_type) if isinstance(json_type, list) else {json_type}
+    if error.validator not in DECIMAL_KEYWORDS or not {"number", "string"} <= types:
+        return None
+    if "pattern" not in schema or isinstance(error.instance, bool):
+        return None
+    maximum, multiple = schema.get("exclusiveMaximum"), schema.get("multipleOf")
+    whole = len(str(maximum)) - 1 if isinstance(maximum, int) else None
+    places = None
+    if multiple is not None:
+        exponent = decimal.Decimal(str(multiple)).as_tuple().exponent
+        places = -exponent if isinstance(exponent, int) else None
+    return f"{json_text(error.instance)} is not {decimal_words(whole, places)}"
 
 
 def error_message(error: ValidationError) -> str:
@@ -164,6 +197,9 @@ def error_message(error: ValidationError) -> str:
             if "\u0000" in error.instance:
                 return f"{json_text(error.instance)} contains a NUL character"
             return f"{json_text(error.instance)} is too short once surrounding spaces are trimmed"
+    words = _decimal_refusal(error)
+    if words is not None:
+        return words
     if error.validator is None:  # the schema ``false``
         return f"false schema does not allow {json_text(error.instance)}"
     build = MESSAGES.get(str(error.validator))

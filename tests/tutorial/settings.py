@@ -1,7 +1,9 @@
 """A project as DRF's tutorial builds it (parts 1-6: snippets and users, ViewSets, a router),
 set up for MCP as the README's quickstart says: a fresh project, not the test project.
 
-``MCP_TUTORIAL_PROJECT=quickstart`` serves DRF's quickstart instead (users and groups).
+``MCP_TUTORIAL_PROJECT=quickstart`` serves DRF's quickstart instead (users and groups);
+``library`` a lending library (authors, books, a FilterSet, an action, an APIView and an
+``@api_view``).
 """
 
 import os
@@ -21,6 +23,11 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "mcp_tools",
     *(["tests.tutorial.snippets"] if PROJECT == "snippets" else []),
+    *(
+        ["django_filters", "drf_spectacular", "tests.tutorial.library"]
+        if PROJECT == "library"
+        else []
+    ),
 ]
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
@@ -55,3 +62,5 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 10,
 }
+if PROJECT == "library":  # its @api_view declares its body with drf-spectacular
+    REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"] = "drf_spectacular.openapi.AutoSchema"

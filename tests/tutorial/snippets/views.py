@@ -58,7 +58,7 @@ class MySnippetViewSet(viewsets.ReadOnlyModelViewSet):
 
 @mcp_tool()
 class PreviewView(APIView):
-    """Highlight a piece of code without saving it: the HTML Pygments makes of it."""
+    """Highlight a piece of code without saving it: returns the HTML Pygments makes of it."""
 
     serializer_class = PreviewSerializer
 
