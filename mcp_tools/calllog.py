@@ -134,10 +134,18 @@ def write_after(request: HttpRequest, response: HttpResponseBase) -> None:
     pending = getattr(request, PENDING, None)
     if pending is None or mcp_settings.CALL_LOG == "off":
         return
+
+    def flush() -> None:
+        # A call reported after this (a streamed view that outlived its stream: its client
+        # left, or CALL_TIMEOUT passed) is written when it reports.
+        setattr(request, PENDING, None)
+        write(pending)
+
     # HttpResponse.close() runs these once the server has sent the body (a streamed
-    # response's too: its worker has reported the call before the last event), before
-    # request_finished. Private to Django; a test pins that it is still there.
-    response._resource_closers.append(lambda: write(pending))  # type: ignore[attr-defined]
+    # response's too: its worker has reported the call before the last event, unless it
+    # outlived the stream), before request_finished. Private to Django; a test pins that it
+    # is still there.
+    response._resource_closers.append(flush)  # type: ignore[attr-defined]
 
 
 def write(rows: list[Any]) -> None:

@@ -240,12 +240,27 @@ class Invocation:
         refusal = "too_large" if sent is not result else self._refusal
         if refusal is None and finished[1] == 429:
             refusal = "throttled"  # the view's own throttles refused it
+        expired = self.expired_after()
+        if expired is not None:
+            # Its client read the timeout's answer, whatever the view gave after it.
+            sent, refusal = self.timed_out(expired), None
         self.report(
             "complete", finished[1], sent.is_error, sent.error_reference, **ending(sent, refusal)
         )
         # Reported: the call and this invocation refer to each other no more, or the whole
         # call would hang from a cycle for the garbage collector to find.
         self.call.invocation = None
+
+    def expired_after(self) -> float | None:
+        """Return ``CALL_TIMEOUT`` if this call is streamed and reached it (its view was
+        stopped by it, or answers after it), else None."""
+        context = get_context(self.inner) if self.inner is not None else None
+        notifier = context.notifier if context is not None else None
+        if notifier is None:
+            return None
+        if notifier.expired or time.monotonic() >= notifier.deadline:
+            return float(notifier.spec.timeout)
+        return None
 
     def input_required(self, asked: InputRequired) -> InputRequiredResult:
         """End this round asking the client ``asked.requests``; sign what it answered so far."""

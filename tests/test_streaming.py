@@ -115,6 +115,21 @@ def test_a_call_past_call_timeout_ends_and_its_view_is_told_to_stop(mcp, setting
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_call_past_call_timeout_is_logged_as_timed_out_as_its_client_read(mcp, settings):
+    # Its view stops at its next progress report and answers "Client disconnected", after
+    # the stream has ended: the log says what the client read, and the row is not lost.
+    settings.MCP_TOOLS = {"CALL_TIMEOUT": 0.3}
+    request = call(mcp, "probe_loop", {"progressToken": 5})
+    body_of(mcp.send(request))
+    deadline = time.monotonic() + 5
+    while not ToolCall.objects.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    row = ToolCall.objects.get()
+    assert (row.tool_name, row.outcome, row.refusal) == ("probe_loop", "error", "")
+    assert row.error_message == "Tool call timed out after 0.3 s"
+
+
+@pytest.mark.django_db(transaction=True)
 def test_the_worker_thread_keeps_the_transaction_rules(mcp, atomic_requests):
     kept = call(mcp, "entry_write", {"progressToken": 1}, {"label": "kept"})
     result = sse_messages(body_of(mcp.send(kept)))[-1]["result"]
