@@ -793,8 +793,8 @@ def test_try_it_widgets_follow_the_json_types(admin_client):
     currency = widget_of(page, "currency")
     assert re.findall(r'<option value="([^"]*)"[^>]*>([^<]*)</option>', currency) == [
         ("", "Choose one"),
-        ("&quot;EUR&quot;", "EUR"),
-        ("&quot;USD&quot;", "USD"),
+        ("&quot;EUR&quot;", "Euro"),  # the model's labels, as the definition gives them
+        ("&quot;USD&quot;", "US dollar"),
     ]
     # A required yes/no has nothing to leave out; an optional one says what leaving it does.
     options = r'<option value="([^"]*)"[^>]*>([^<]*)</option>'

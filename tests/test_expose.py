@@ -20,6 +20,7 @@ from demo_project.todos.serializers import TodoSerializer
 from mcp_tools.checks import check_tools
 from mcp_tools.decorators import expose, mcp_tool
 from mcp_tools.registry import AlreadyRegistered, ToolRegistry
+from tests.helpers import purpose
 
 
 def urlconf(*patterns):
@@ -92,7 +93,7 @@ def test_expose_declares_a_view_as_mcp_tool_would_and_returns_it():
         "thing_partial_update",
         "thing_destroy",
     ]
-    assert exposed.get_tool("thing_list", conf).description == (
+    assert purpose(exposed.get_tool("thing_list", conf).description) == (
         "List todos. Things the package keeps."
     )
 
