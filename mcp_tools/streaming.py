@@ -402,33 +402,38 @@ class CallThreads:
 
     def __init__(self) -> None:
         self._jobs: queue.SimpleQueue[Worker] = queue.SimpleQueue()
-        #: One release per thread waiting for a job.
-        self._idle = threading.Semaphore(0)
         self._lock = threading.Lock()
         self.started = 0
+        #: Threads done with their call and about to take the next, and the jobs queued for
+        #: them; both under ``_lock``. A job is queued only for a thread that will take it.
+        self._free = 0
+        self._queued = 0
 
     def run(self, worker: Worker) -> None:
         """Run ``worker`` in an idle thread, or in a new one while there are fewer than
         ``MAX_STREAMS``; else in the first thread to finish its call (it is finishing: the
         caller took a stream slot, so a call has released one)."""
-        self._jobs.put(worker)
-        if self._idle.acquire(blocking=False):
-            return
         with self._lock:
-            if self.started >= max(mcp_settings.MAX_STREAMS, 1):
+            if self._free > self._queued or self.started >= max(mcp_settings.MAX_STREAMS, 1):
+                self._queued += 1
+                self._jobs.put(worker)
                 return
             self.started += 1
         try:
-            threading.Thread(target=self._serve, name=IDLE_THREAD, daemon=True).start()
+            # The new thread's first job is handed to it, never queued: a thread that can't
+            # start leaves no job behind for another thread to run after its call failed.
+            threading.Thread(
+                target=self._serve, args=(worker,), name=IDLE_THREAD, daemon=True
+            ).start()
         except BaseException:
             with self._lock:
                 self.started -= 1
             raise
 
-    def _serve(self) -> None:
+    def _serve(self, worker: Worker | None) -> None:
         thread = threading.current_thread()
         while True:
-            worker = self._jobs.get()
+            assert worker is not None
             thread.name = worker.name
             try:
                 worker.run()
@@ -436,8 +441,13 @@ class CallThreads:
                 errors.report("A streamed call's thread failed", exc=exc)
             finally:
                 thread.name = IDLE_THREAD
-                del worker
-            self._idle.release()
+                worker = None
+            with self._lock:
+                self._free += 1
+            worker = self._jobs.get()
+            with self._lock:
+                self._free -= 1
+                self._queued -= 1
 
     def reset(self) -> None:
         """Forget the threads (a forked child has none of its parent's)."""
