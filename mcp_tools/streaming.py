@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from django.core.handlers.asgi import ASGIRequest
-from django.db import close_old_connections
+from django.db import connections
 from django.http import HttpRequest, StreamingHttpResponse
 from django.urls import get_urlconf, set_urlconf
 from django.utils import translation
@@ -356,9 +356,6 @@ class Worker:
         return f"{CALL_THREAD}{self.notifier.spec.logger}"
 
     def run(self) -> None:
-        # As Django does when a request starts: a connection this thread kept from its last
-        # call (CONN_MAX_AGE) is closed if it has grown too old or broke.
-        close_old_connections()
         set_urlconf(self.urlconf)
         if self.language:
             translation.activate(self.language)
@@ -375,9 +372,12 @@ class Worker:
                     request=self.request,
                 )
         finally:
-            # This thread's connections, as Django treats a request thread's at
-            # request_finished (which never fires here): closed unless CONN_MAX_AGE keeps them.
-            close_old_connections()
+            # This thread's connections, closed whatever CONN_MAX_AGE says: a call thread
+            # waits idle for its next call (Django's request_finished never fires here), so a
+            # connection kept would stay open past CONN_MAX_AGE, one per thread (MAX_STREAMS
+            # per process), and PostgreSQL refuses to drop a test database one is open to.
+            # Closed before the answer is sent, so none is left once the client has it.
+            connections.close_all()
             translation.deactivate()
             set_urlconf(None)
             slots.release()

@@ -2,20 +2,57 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
+from django.db import connections
 
 from mcp_tools import streaming
 from tests.testapp.models import Entry
 from tests.wire import sse_messages
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def stream_call(mcp, name, arguments):
     """Return a ``tools/call`` of ``name`` with a progress token: it is answered on a stream."""
     params = {"name": name, "arguments": arguments, "_meta": {"progressToken": 1}}
     return mcp.message("tools/call", params)
+
+
+def test_a_test_database_on_postgresql_is_dropped_after_a_streamed_call(postgres):
+    # A project whose settings keep connections (CONN_MAX_AGE) runs its tests with
+    # pytest-django: the test database must still be dropped at the end of the session,
+    # which PostgreSQL refuses while any connection to it is open.
+    environ = {**os.environ, **postgres.environ(), "PYTHONPATH": str(ROOT)}
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:randomly",
+            "-p",
+            "no:cacheprovider",
+            "--ds=tests.review22b_pg_settings",
+            "--create-db",
+            "tests/review22b_session.py",
+        ],
+        cwd=ROOT,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    output = run.stdout + run.stderr
+    assert "being accessed by other users" not in output, output
+    assert run.returncode == 0, output
 
 
 # The call threads ---------------------------------------------------------------------------
@@ -82,3 +119,29 @@ def test_a_call_whose_thread_could_not_start_never_runs_later(mcp, monkeypatch):
         time.sleep(0.01)
     assert list(Entry.objects.values_list("label", flat=True)) == ["kept"]
     assert streaming.slots.active == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_idle_call_thread_holds_no_database_connection(mcp, monkeypatch):
+    # With CONN_MAX_AGE, a connection kept by an idle thread is never checked again until
+    # its next call: up to MAX_STREAMS of them per process, past their age.
+    monkeypatch.setitem(connections["default"].settings_dict, "CONN_MAX_AGE", 60)
+    monkeypatch.setattr(streaming, "threads", streaming.CallThreads())
+    answer = mcp.send(stream_call(mcp, "entry_write", {"label": "x"}))
+    assert sse_messages(b"".join(answer.streaming_content))[-1]["result"]["isError"] is False
+    held = []
+
+    class Probe(Job):
+        def run(self):
+            held.append(connections["default"].connection is not None)
+            super().run()
+
+    probe = Probe("probe")
+    probe.go.set()
+    end = time.monotonic() + 5
+    while streaming.threads._free == 0 and time.monotonic() < end:
+        time.sleep(0.01)  # the call's thread, back from its call
+    streaming.threads.run(probe)
+    assert probe.ran.wait(5)
+    assert streaming.threads.started == 1  # the call's own thread ran the probe
+    assert held == [False]
