@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 import math
 import os
@@ -436,7 +437,10 @@ class CallThreads:
             assert worker is not None
             thread.name = worker.name
             try:
-                worker.run()
+                # In a context of its own, as a call's own thread had and as Django's ASGI
+                # handler runs each request: what a call's view activated or set (a time
+                # zone, a context variable) is not the next call's, who may be another user.
+                contextvars.Context().run(worker.run)
             except BaseException as exc:  # never: run() reports its own faults
                 errors.report("A streamed call's thread failed", exc=exc)
             finally:

@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
+import contextvars
 import os
 import subprocess
 import sys
 import threading
 import time
+import zoneinfo
 from pathlib import Path
 
 import pytest
 from django.db import connections
+from django.utils import timezone
 
 from mcp_tools import streaming
 from tests.testapp.models import Entry
 from tests.wire import sse_messages
 
 ROOT = Path(__file__).resolve().parents[1]
+#: What a project keeps per request in a context variable (a tenant, a log binding).
+TENANT: contextvars.ContextVar[str | None] = contextvars.ContextVar("tenant", default=None)
 
 
 def stream_call(mcp, name, arguments):
@@ -145,3 +150,32 @@ def test_an_idle_call_thread_holds_no_database_connection(mcp, monkeypatch):
     assert probe.ran.wait(5)
     assert streaming.threads.started == 1  # the call's own thread ran the probe
     assert held == [False]
+
+
+def test_a_call_thread_starts_each_call_in_a_fresh_context(settings):
+    # Each call used to start a thread of its own, with an empty context, and Django's ASGI
+    # handler runs each request in a context of its own: what one call's view activates
+    # (a time zone, a context variable) is not the next call's, who may be another user.
+    settings.MCP_TOOLS = {"MAX_STREAMS": 1}
+    pool = streaming.CallThreads()
+    seen = []
+
+    class Activating(Job):
+        def run(self):
+            timezone.activate(zoneinfo.ZoneInfo("Asia/Tokyo"))
+            TENANT.set("first caller's")
+            super().run()
+
+    class Reading(Job):
+        def run(self):
+            seen.append((timezone.get_current_timezone_name(), TENANT.get()))
+            super().run()
+
+    first, second = Activating("first"), Reading("second")
+    first.go.set()
+    second.go.set()
+    pool.run(first)
+    pool.run(second)  # the limit is one thread: the same thread runs it
+    assert second.ran.wait(5)
+    assert pool.started == 1
+    assert seen == [(settings.TIME_ZONE, None)]
