@@ -179,3 +179,18 @@ def test_a_call_thread_starts_each_call_in_a_fresh_context(settings):
     assert second.ran.wait(5)
     assert pool.started == 1
     assert seen == [(settings.TIME_ZONE, None)]
+
+
+# The call plan ------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_atomic_requests_turned_on_after_a_tools_first_call_holds_for_its_next(mcp, request):
+    # Django's handler wraps the view for ATOMIC_REQUESTS at every request, and Django's own
+    # tests turn it on by the connection's settings_dict (as tests/conftest.py does): a
+    # test suite that calls a tool, then turns it on, must see its next call atomic.
+    first = mcp.call_tool("entry_write", {"label": "before"})
+    assert first["structuredContent"]["atomic"] is False
+    request.getfixturevalue("atomic_requests")
+    second = mcp.call_tool("entry_write", {"label": "after"})
+    assert second["structuredContent"]["atomic"] is True
