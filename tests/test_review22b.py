@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextvars
+import json
 import os
 import subprocess
 import sys
@@ -15,7 +16,10 @@ import pytest
 from django.db import connections
 from django.utils import timezone
 
-from mcp_tools import streaming
+from mcp_tools import server, streaming
+from mcp_tools.protocol.jsonrpc import parse_message
+from mcp_tools.protocol.results import ToolResult
+from mcp_tools.protocol.versions import Era
 from tests.testapp.models import Entry
 from tests.wire import sse_messages
 
@@ -194,3 +198,31 @@ def test_atomic_requests_turned_on_after_a_tools_first_call_holds_for_its_next(m
     request.getfixturevalue("atomic_requests")
     second = mcp.call_tool("entry_write", {"label": "after"})
     assert second["structuredContent"]["atomic"] is True
+
+
+# The timeout's answer, built late -----------------------------------------------------------
+
+
+def test_a_timeout_answered_while_the_view_reports_its_call_reads_the_invocation_once():
+    # Under WSGI a timeout's answer is now built on the request's thread when the deadline
+    # passes, which is when the view, told to stop, reports its own result on its thread and
+    # clears call.invocation: complete() must not read it twice.
+    class Reported:
+        def answered(self, result, sent):
+            pass
+
+    class RacingCall:
+        era = Era("2025-11-25")
+        version = "2025-11-25"
+        message = parse_message(
+            {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "slow"}}
+        )
+        reads = 0
+
+        @property
+        def invocation(self):
+            self.reads += 1
+            return Reported() if self.reads == 1 else None  # the view's thread reported
+
+    answer = server.complete(RacingCall(), ToolResult.error("Tool call timed out after 1 s"))
+    assert json.loads(answer.body)["result"]["isError"] is True
