@@ -30,7 +30,7 @@ from typing import Any, NoReturn
 from django.core.handlers.asgi import ASGIRequest
 from django.db import connections
 from django.http import HttpRequest, StreamingHttpResponse
-from django.urls import get_urlconf, set_urlconf
+from django.urls import get_script_prefix, get_urlconf, set_script_prefix, set_urlconf
 from django.utils import translation
 
 from . import client_requests, errors
@@ -341,8 +341,8 @@ def sse_event(data: str) -> bytes:
 
 
 class Worker:
-    """One call run off the request thread (in ``threads``), as that request's locale and
-    URLconf."""
+    """One call run off the request thread (in ``threads``), as that request's locale,
+    URLconf and script prefix."""
 
     def __init__(self, request: HttpRequest, invocation: Invocation, notifier: Notifier) -> None:
         self.request = request
@@ -350,6 +350,8 @@ class Worker:
         self.notifier = notifier
         self.language = translation.get_language()
         self.urlconf = get_urlconf()
+        #: What reverse() puts before every URL (Django's WSGIHandler sets it per request).
+        self.script_prefix = get_script_prefix()
 
     @property
     def name(self) -> str:
@@ -358,6 +360,7 @@ class Worker:
 
     def run(self) -> None:
         set_urlconf(self.urlconf)
+        set_script_prefix(self.script_prefix)
         if self.language:
             translation.activate(self.language)
         try:

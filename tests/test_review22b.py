@@ -14,12 +14,16 @@ from pathlib import Path
 
 import pytest
 from django.db import connections
+from django.test import Client
+from django.urls import get_script_prefix, set_script_prefix
 from django.utils import timezone
 
+from mcp_tools import invocation as invocation_module
 from mcp_tools import server, streaming
 from mcp_tools.protocol.jsonrpc import parse_message
 from mcp_tools.protocol.results import ToolResult
 from mcp_tools.protocol.versions import Era
+from mcp_tools.test import MCPClient
 from tests.testapp.models import Entry
 from tests.wire import sse_messages
 
@@ -226,3 +230,47 @@ def test_a_timeout_answered_while_the_view_reports_its_call_reads_the_invocation
 
     answer = server.complete(RacingCall(), ToolResult.error("Tool call timed out after 1 s"))
     assert json.loads(answer.body)["result"]["isError"] is True
+
+
+# What the streamed view's thread is given -------------------------------------------------
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("name", "meta"), [("echo", None), ("echo", {"progressToken": 1})])
+def test_a_view_reverses_urls_under_the_sites_script_prefix_streamed_or_not(
+    alice, monkeypatch, name, meta
+):
+    # A site mounted under a path (SCRIPT_NAME /app): Django's handler sets the script
+    # prefix that reverse() puts before every URL it makes (a hyperlinked serializer's). A
+    # streamed call's view runs on another thread, which must be given it too.
+    seen = []
+    call_view = invocation_module.call_view
+
+    def spying(inner):
+        seen.append(get_script_prefix())
+        return call_view(inner)
+
+    monkeypatch.setattr(invocation_module, "call_view", spying)
+    client = MCPClient(headers={"Authorization": f"Token {alice.token}"})
+    params = {"name": name, "arguments": {"word": "hi"}}
+    if meta:
+        params["_meta"] = meta
+    # Django's WSGIHandler sets it from SCRIPT_NAME; its test client's handler does not.
+    set_script_prefix("/app/")
+    try:
+        response = Client().post(
+            "/mcp",
+            json.dumps(client.message("tools/call", params)),
+            content_type="application/json",
+            headers={
+                "Authorization": f"Token {alice.token}",
+                "Accept": "application/json, text/event-stream",
+                "MCP-Protocol-Version": "2025-11-25",
+            },
+            SCRIPT_NAME="/app",
+        )
+    finally:
+        set_script_prefix("/")
+    body = b"".join(response.streaming_content) if response.streaming else response.content
+    assert response.streaming is bool(meta), body
+    assert seen == ["/app/"]
