@@ -161,8 +161,11 @@ def complete(
             logger.warning("The answer of tool %s was larger than %d bytes: refused", name, bound)
             sent = response_too_large()
             body = result_envelope(call.message.id, project(sent, call.version, info))
-        if call.invocation is not None:
-            call.invocation.answered(result, sent)
+        # Read once: a streamed call's timeout is answered on the request's thread while its
+        # view's thread may report the call, and clear this, at the same moment.
+        invocation = call.invocation
+        if invocation is not None:
+            invocation.answered(result, sent)
         result = sent
     trace.result(result)
     return Answer(body)

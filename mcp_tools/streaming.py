@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 import math
 import os
@@ -27,9 +28,9 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from django.core.handlers.asgi import ASGIRequest
-from django.db import close_old_connections
+from django.db import connections
 from django.http import HttpRequest, StreamingHttpResponse
-from django.urls import get_urlconf, set_urlconf
+from django.urls import get_script_prefix, get_urlconf, set_script_prefix, set_urlconf
 from django.utils import translation
 
 from . import client_requests, errors
@@ -340,8 +341,8 @@ def sse_event(data: str) -> bytes:
 
 
 class Worker:
-    """One call run off the request thread (in ``threads``), as that request's locale and
-    URLconf."""
+    """One call run off the request thread (in ``threads``), as that request's locale,
+    URLconf and script prefix."""
 
     def __init__(self, request: HttpRequest, invocation: Invocation, notifier: Notifier) -> None:
         self.request = request
@@ -349,6 +350,8 @@ class Worker:
         self.notifier = notifier
         self.language = translation.get_language()
         self.urlconf = get_urlconf()
+        #: What reverse() puts before every URL (Django's WSGIHandler sets it per request).
+        self.script_prefix = get_script_prefix()
 
     @property
     def name(self) -> str:
@@ -356,10 +359,8 @@ class Worker:
         return f"{CALL_THREAD}{self.notifier.spec.logger}"
 
     def run(self) -> None:
-        # As Django does when a request starts: a connection this thread kept from its last
-        # call (CONN_MAX_AGE) is closed if it has grown too old or broke.
-        close_old_connections()
         set_urlconf(self.urlconf)
+        set_script_prefix(self.script_prefix)
         if self.language:
             translation.activate(self.language)
         try:
@@ -375,9 +376,12 @@ class Worker:
                     request=self.request,
                 )
         finally:
-            # This thread's connections, as Django treats a request thread's at
-            # request_finished (which never fires here): closed unless CONN_MAX_AGE keeps them.
-            close_old_connections()
+            # This thread's connections, closed whatever CONN_MAX_AGE says: a call thread
+            # waits idle for its next call (Django's request_finished never fires here), so a
+            # connection kept would stay open past CONN_MAX_AGE, one per thread (MAX_STREAMS
+            # per process), and PostgreSQL refuses to drop a test database one is open to.
+            # Closed before the answer is sent, so none is left once the client has it.
+            connections.close_all()
             translation.deactivate()
             set_urlconf(None)
             slots.release()
@@ -402,42 +406,55 @@ class CallThreads:
 
     def __init__(self) -> None:
         self._jobs: queue.SimpleQueue[Worker] = queue.SimpleQueue()
-        #: One release per thread waiting for a job.
-        self._idle = threading.Semaphore(0)
         self._lock = threading.Lock()
         self.started = 0
+        #: Threads done with their call and about to take the next, and the jobs queued for
+        #: them; both under ``_lock``. A job is queued only for a thread that will take it.
+        self._free = 0
+        self._queued = 0
 
     def run(self, worker: Worker) -> None:
         """Run ``worker`` in an idle thread, or in a new one while there are fewer than
         ``MAX_STREAMS``; else in the first thread to finish its call (it is finishing: the
         caller took a stream slot, so a call has released one)."""
-        self._jobs.put(worker)
-        if self._idle.acquire(blocking=False):
-            return
         with self._lock:
-            if self.started >= max(mcp_settings.MAX_STREAMS, 1):
+            if self._free > self._queued or self.started >= max(mcp_settings.MAX_STREAMS, 1):
+                self._queued += 1
+                self._jobs.put(worker)
                 return
             self.started += 1
         try:
-            threading.Thread(target=self._serve, name=IDLE_THREAD, daemon=True).start()
+            # The new thread's first job is handed to it, never queued: a thread that can't
+            # start leaves no job behind for another thread to run after its call failed.
+            threading.Thread(
+                target=self._serve, args=(worker,), name=IDLE_THREAD, daemon=True
+            ).start()
         except BaseException:
             with self._lock:
                 self.started -= 1
             raise
 
-    def _serve(self) -> None:
+    def _serve(self, worker: Worker | None) -> None:
         thread = threading.current_thread()
         while True:
-            worker = self._jobs.get()
+            assert worker is not None
             thread.name = worker.name
             try:
-                worker.run()
+                # In a context of its own, as a call's own thread had and as Django's ASGI
+                # handler runs each request: what a call's view activated or set (a time
+                # zone, a context variable) is not the next call's, who may be another user.
+                contextvars.Context().run(worker.run)
             except BaseException as exc:  # never: run() reports its own faults
                 errors.report("A streamed call's thread failed", exc=exc)
             finally:
                 thread.name = IDLE_THREAD
-                del worker
-            self._idle.release()
+                worker = None
+            with self._lock:
+                self._free += 1
+            worker = self._jobs.get()
+            with self._lock:
+                self._free -= 1
+                self._queued -= 1
 
     def reset(self) -> None:
         """Forget the threads (a forked child has none of its parent's)."""
