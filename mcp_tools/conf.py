@@ -180,6 +180,11 @@ class MCPSettings:
         return list(settings.MIDDLEWARE)
 
     @property
+    def root_urlconf(self) -> str:
+        """Django's ``ROOT_URLCONF``: the URLconf of a request that names none of its own."""
+        return str(settings.ROOT_URLCONF)
+
+    @property
     def debug(self) -> bool:
         """Django's ``DEBUG``, read here so that no other module reads Django's settings."""
         return bool(settings.DEBUG)

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Protocol
 
-from django.conf import settings
 from django.http import HttpRequest
 from django.utils.translation import get_language
 
@@ -111,7 +110,7 @@ class Exchange:
         """The request's tools as admins configured them (the admin state's version read at
         most once per ``ADMIN_STATE_MAX_AGE``), of the URLconf Django's handler resolved the
         request with: the request's own (``request.urlconf``), else ``ROOT_URLCONF``."""
-        urlconf = getattr(self.request, "urlconf", None) or settings.ROOT_URLCONF
+        urlconf = getattr(self.request, "urlconf", None) or mcp_settings.root_urlconf
         return catalog_for(self.endpoint.get_registry().tools(urlconf))
 
     @cached_property

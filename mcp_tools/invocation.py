@@ -214,7 +214,7 @@ class Invocation:
         return self.finish(result, status)
 
     def timed_out(self, seconds: float) -> ToolResult:
-        """Return the result of this call past ``CALL_TIMEOUT`` (built before it starts)."""
+        """Return the result of this call past ``CALL_TIMEOUT``: what its client reads."""
         result = ToolResult.error(f"Tool call timed out after {seconds:g} s")
         return enforce(self.tool, run_processors(result, self.tool, None))
 

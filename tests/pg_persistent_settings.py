@@ -1,5 +1,5 @@
 """The test project on PostgreSQL with persistent connections (CONN_MAX_AGE), as many
-projects' settings are: tests/test_review22b.py runs a pytest-django session with them."""
+projects' settings are: tests/test_call_threads.py runs a pytest-django session with them."""
 
 import os
 

@@ -1,4 +1,5 @@
-"""Review of #22 (the call plan, the call threads, the watchdog): what broke, pinned."""
+"""Streamed calls in kept threads, and the call plan across settings: each call as fresh as a
+new thread would have it (docs/performance.md#streaming)."""
 
 from __future__ import annotations
 
@@ -53,9 +54,9 @@ def test_a_test_database_on_postgresql_is_dropped_after_a_streamed_call(postgres
             "no:randomly",
             "-p",
             "no:cacheprovider",
-            "--ds=tests.review22b_pg_settings",
+            "--ds=tests.pg_persistent_settings",
             "--create-db",
-            "tests/review22b_session.py",
+            "tests/pg_streamed_session.py",
         ],
         cwd=ROOT,
         env=environ,

@@ -1,4 +1,4 @@
-"""A pytest-django session of one streamed call on PostgreSQL (run by tests/test_review22b.py,
+"""A pytest-django session of one streamed call on PostgreSQL (run by tests/test_call_threads.py,
 never collected on its own: its name is not test_*)."""
 
 import pytest
