@@ -180,9 +180,10 @@ class MCPSettings:
         return list(settings.MIDDLEWARE)
 
     @property
-    def root_urlconf(self) -> str:
-        """Django's ``ROOT_URLCONF``: the URLconf of a request that names none of its own."""
-        return str(settings.ROOT_URLCONF)
+    def root_urlconf(self) -> Any:
+        """Django's ``ROOT_URLCONF`` (a dotted path, or a module, as Django takes either):
+        the URLconf of a request that names none of its own."""
+        return settings.ROOT_URLCONF
 
     @property
     def debug(self) -> bool:
