@@ -155,14 +155,16 @@ def write_after(request: HttpRequest, response: HttpResponseBase) -> None:
     response._resource_closers.append(lambda: write(pending))  # type: ignore[attr-defined]
 
 
-def write(rows: list[Any]) -> None:
+def write(rows: list[Any], *, reconnect: bool = False) -> None:
     """Insert the rows (one statement); a failure is logged and swallowed.
 
     A batch the database refuses is written again row by row, each in a savepoint of its
     own when the caller is inside a transaction, so that one row it can't store loses no
     other; a row whose user was deleted since its call is written without its user. A
     database that can't be reached or is locked (``OperationalError``, ``InterfaceError``)
-    is not asked again for each row: the batch is lost, and said once.
+    is not asked again for each row: the batch is lost, and said once; with ``reconnect``
+    (the queue's writer, not stopping), it is tried once more on a new connection first, for
+    a connection the server dropped while it was idle (a restart, a failover, a pooler).
     """
     if not rows:
         return
@@ -170,7 +172,11 @@ def write(rows: list[Any]) -> None:
         insert(rows)
         return
     except UNAVAILABLE as exc:
-        _lost(len(rows), len(rows), rows[-1], exc)
+        if reconnect:
+            _close_log_connection()
+            write(rows)
+        else:
+            _lost(len(rows), len(rows), rows[-1], exc)
         return
     except Exception as exc:
         if len(rows) == 1 and rows[0].user_id is None:
@@ -200,6 +206,12 @@ def _insert_one(row: Any) -> None:
             raise
         row.user_id = None
         insert([row])
+
+
+def _close_log_connection() -> None:
+    from .models import ToolCall
+
+    connections[router.db_for_write(ToolCall)].close()
 
 
 #: The errors that say the database can't take a write now, whatever the row.
@@ -352,7 +364,7 @@ class Queue:
         try:
             while self._gathered():
                 try:
-                    self._write_batch()
+                    self._write_batch(reconnect=not self._closed)
                     close_old_connections()
                 except Exception:  # write() swallows its own: this is the connection's
                     logger.warning("The call log's writer failed", exc_info=True)
@@ -374,7 +386,7 @@ class Queue:
                 self._ready.wait(remaining)
             return True
 
-    def _write_batch(self) -> int:
+    def _write_batch(self, reconnect: bool = False) -> int:
         """Write up to ``MAX_BATCH`` queued rows; return how many were taken."""
         with self._writing:
             with self._ready:
@@ -382,7 +394,7 @@ class Queue:
                 dropped, self._dropping = self._dropping, 0
             if dropped:
                 logger.warning("The call log's queue was full: %d calls were not logged", dropped)
-            write(batch)
+            write(batch, reconnect=reconnect)
             return len(batch)
 
     def flush(self) -> None:

@@ -9,7 +9,7 @@ import sys
 import threading
 
 import pytest
-from django.db import OperationalError, connection
+from django.db import InterfaceError, OperationalError, connection
 
 from mcp_tools import calllog
 from mcp_tools.models import ToolCall
@@ -173,6 +173,26 @@ def test_a_database_that_cant_be_reached_is_asked_once_per_batch(held, monkeypat
     (record,) = [r for r in caplog.records if "could not be written" in r.getMessage()]
     assert "(5 of 5 calls; the last: t4)" in record.getMessage()
     assert record.exc_info[0] is OperationalError  # the traceback is in the log
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_writer_tries_a_batch_once_more_on_a_new_connection(served, monkeypatch):
+    # The server dropped the writer's idle connection (a restart, a failover, a pooler):
+    # the batch is written on a new one, not lost.
+    real, attempts, written = calllog.insert, [], threading.Event()
+
+    def dropped_once(rows):
+        attempts.append(len(rows))
+        if len(attempts) == 1:
+            raise InterfaceError("connection already closed")
+        real(rows)
+        written.set()
+
+    monkeypatch.setattr(calllog, "insert", dropped_once)
+    served.put(rows(1)[0])
+    assert written.wait(30)
+    assert attempts == [1, 1]
+    assert ToolCall.objects.count() == 1
 
 
 def test_the_lost_rows_warning_carries_the_traceback(held, monkeypatch, caplog):
