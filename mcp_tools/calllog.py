@@ -243,18 +243,32 @@ def insert(rows: list[Any]) -> None:
 
     using = router.db_for_write(ToolCall)
     connection = connections[using]
-    sql, fields = _statement(using)
-    params = [
-        [field.get_db_prep_save(field.pre_save(row, True), connection) for field in fields]
-        for row in rows
-    ]
+    sql, columns = _statement(using)
+    params = [_params(row, columns, connection) for row in rows]
     with transaction.atomic(using=using), connection.cursor() as cursor:
         cursor.executemany(sql, params)
 
 
+def _params(row: Any, columns: list[tuple[Any, type | None]], connection: Any) -> list[Any]:
+    """The database values of ``row``, as ``bulk_create`` computes them."""
+    params = []
+    for field, plain in columns:
+        value = field.pre_save(row, True)
+        if plain is None or (value is not None and type(value) is not plain):
+            value = field.get_db_prep_save(value, connection)
+        params.append(value)
+    return params
+
+
+#: The fields whose database value is the Python value itself, when it is of this type (their
+#: ``get_db_prep_save`` only checks it): the rest go through ``get_db_prep_save``.
+PLAIN = {"CharField": str, "TextField": str, "BooleanField": bool, "FloatField": float}
+
+
 @cache
-def _statement(using: str) -> tuple[str, list[Any]]:
-    """The INSERT of a ``ToolCall`` on database ``using``, and the fields it fills."""
+def _statement(using: str) -> tuple[str, list[tuple[Any, type | None]]]:
+    """The INSERT of a ``ToolCall`` on database ``using``, and the fields it fills, each with
+    the type of a value it stores as it is (None: always adapted)."""
     from .models import ToolCall
 
     meta = ToolCall._meta
@@ -269,7 +283,7 @@ def _statement(using: str) -> tuple[str, list[Any]]:
         ", ".join(quote(str(field.column)) for field in fields),
         ", ".join(["%s"] * len(fields)),
     )
-    return sql, fields
+    return sql, [(field, PLAIN.get(type(field).__name__)) for field in fields]
 
 
 def flush() -> None:
