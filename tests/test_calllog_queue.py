@@ -83,10 +83,10 @@ def test_a_call_inside_a_transaction_is_written_by_its_request(held, mcp):
 def test_in_django_test_environment_rows_are_written_by_their_request(queue, mcp):
     # A TransactionTestCase (or pytest-django's live server): the test reads the row at once,
     # and the table is emptied before the next test, which a late writer would write into.
-    assert calllog.under_tests()
     assert mcp.call_tool("echo", {"word": "x"})["isError"] is False
     assert len(queue) == 0
     assert logged() == [("echo", "alice")]
+    assert calllog.under_tests()  # pytest-django set Django's test environment up
 
 
 @pytest.mark.django_db(transaction=True)
@@ -195,17 +195,18 @@ def test_the_writer_tries_a_batch_once_more_on_a_new_connection(served, monkeypa
     assert ToolCall.objects.count() == 1
 
 
-def test_the_lost_rows_warning_carries_the_traceback(held, monkeypatch, caplog):
+@pytest.mark.django_db(transaction=True)
+def test_the_lost_rows_warning_carries_the_traceback(held, mcp, monkeypatch, caplog):
     def refused(rows):
         raise ValueError("refused")
 
     monkeypatch.setattr(calllog, "insert", refused)
     caplog.set_level(logging.WARNING, "mcp_tools")
-    for row in rows(3):
-        held.put(row)
+    for word in "abc":
+        assert mcp.call_tool("echo", {"word": word})["isError"] is False
     calllog.flush()
     (record,) = [r for r in caplog.records if "could not be written" in r.getMessage()]
-    assert "(3 of 3 calls; the last: t2)" in record.getMessage()
+    assert "(3 of 3 calls; the last: echo)" in record.getMessage()
     assert record.exc_info[0] is ValueError
     assert "ValueError: refused" in caplog.text
 
