@@ -132,10 +132,17 @@ VARIANTS = [
         mcp_settings(RESULT_PROCESSORS=["mcp_tools.processors.truncate_text"]),
         "trivial",
     ),
-    # The call log writes after the response: its price is the worker's time, not latency.
+    # The call log is written by a thread of the worker: its price is the worker's time.
     Variant(
         "call log all (vs off)",
         mcp_settings(CALL_LOG="all"),
+        "trivial",
+        off_env=mcp_settings(CALL_LOG="off"),
+    ),
+    # Without its queue, each request writes its own row after its response.
+    Variant(
+        "call log all, no queue (vs off)",
+        mcp_settings(CALL_LOG="all", CALL_LOG_QUEUE_SIZE=0),
         "trivial",
         off_env=mcp_settings(CALL_LOG="off"),
     ),

@@ -266,19 +266,20 @@ class Faults:
 
     def database_refuses_the_call_log(self) -> None:
         """With every call logged, the log's INSERTs refused for a while: calls go on."""
-        env = cases.mcp_settings(CALL_LOG="all")
+        # The writer's batches gather for 0.1 s, so that half a second sees every row out.
+        env = cases.mcp_settings(CALL_LOG="all", CALL_LOG_FLUSH_INTERVAL=0.1)
         phases: list[tuple[str, Result, int, int]] = []
         with self.serving(**env) as server:
             cycle = Load(self.tool_cycle().requests[:2], self.tool_cycle().headers)  # no create
             self.warm(server, cycle)
-            time.sleep(0.5)  # the warm-up's last rows are written after their answers
+            time.sleep(0.5)  # the warm-up's last rows are written by the call log's writer
             for phase in ("writes accepted", "writes refused", "writes accepted again"):
                 refused = phase == "writes refused"
                 if refused:
                     self.sql(REFUSE_WRITES)
                 rows_before, warnings_before = self.logged_calls(), warnings(server)
                 result = self.run(server, cycle, CLIENTS)
-                time.sleep(0.5)  # the last calls' rows are written after their answers
+                time.sleep(0.5)  # the last calls' rows are written by the call log's writer
                 if refused:
                     self.sql("DROP TRIGGER bench_database_unavailable")
                 phases.append(

@@ -1,4 +1,6 @@
 import logging
+import signal
+import threading
 from typing import Any
 
 from django.apps import AppConfig
@@ -22,6 +24,8 @@ class MCPToolsConfig(AppConfig):
         from .signals import tool_called
 
         tool_called.connect(calllog.record, dispatch_uid="mcp_tools.calllog")
+        if threading.current_thread() is threading.main_thread() and calllog.queue_configured():
+            calllog.queue.stop_on(signal.SIGTERM)  # only in front of uvicorn's handler
         signals.post_migrate.connect(sync_after_migrate, sender=self)
         signals.post_save.connect(sync.publish_after_change, sender=ExposedTool)
         signals.post_delete.connect(sync.publish_after_change, sender=ExposedTool)

@@ -53,9 +53,10 @@ POSITIVE = (
     "INPUT_TIMEOUT",
     "MAX_INPUT_BYTES",
     "CALL_LOG_WINDOW_DAYS",
+    "CALL_LOG_FLUSH_INTERVAL",
     "TRUNCATE_TEXT_LENGTH",
 )
-NON_NEGATIVE = ("CACHE_TTL_MS", "ADMIN_STATE_MAX_AGE")
+NON_NEGATIVE = ("CACHE_TTL_MS", "ADMIN_STATE_MAX_AGE", "CALL_LOG_QUEUE_SIZE")
 OPTIONAL_POSITIVE = ("PAGE_SIZE",)  # None: one page
 
 #: django-oauth-toolkit's DRF authentication: the class that reads OAuth access tokens.

@@ -111,11 +111,16 @@ DEFAULTS: dict[str, Any] = {
     # every worker (a per-process cache makes each process read it from the database), how
     # long a process trusts the stamp it read, in seconds (an admin change reaches every
     # worker within it), the call log ("off", "errors" or "all"), whether it keeps argument
-    # values (else their names only), and the window of the admin's call figures, in days.
+    # values (else their names only), the rows a process queues for its background writer
+    # (0: none, each request writes its own after its response), how long that writer lets
+    # a batch gather, in seconds (docs/calllog.md), and the window of the admin's call
+    # figures, in days.
     "CACHE": "default",
     "ADMIN_STATE_MAX_AGE": 1,
     "CALL_LOG": "errors",
     "CALL_LOG_ARGUMENTS": False,
+    "CALL_LOG_QUEUE_SIZE": 10_000,
+    "CALL_LOG_FLUSH_INTERVAL": 1.0,
     "CALL_LOG_WINDOW_DAYS": 7,
     # The class that turns a view's HttpResponse into a tool result.
     "FORMATTER_CLASS": "mcp_tools.formatters.ResponseFormatter",

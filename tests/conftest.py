@@ -101,6 +101,7 @@ E2E_FIXTURES = {"live_server", "browser", "chromium", "postgres", "redis", "serv
 #: Modules whose tests start processes of their own: Node clients, served projects, wrk.
 E2E_MODULES = {
     "test_bench",
+    "test_calllog_servers",
     "test_client",
     "test_conformance",
     "test_consistency",

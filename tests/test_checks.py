@@ -712,6 +712,9 @@ def test_an_enumerated_setting_outside_its_values_is_an_error(settings, key, val
         ("CACHE_TTL_MS", -5),
         ("PAGE_SIZE", 0),
         ("INPUT_TIMEOUT", 0),
+        ("CALL_LOG_QUEUE_SIZE", -1),
+        ("CALL_LOG_QUEUE_SIZE", "10000"),
+        ("CALL_LOG_FLUSH_INTERVAL", 0),
     ],
 )
 def test_a_bound_that_is_not_positive_is_an_error(settings, key, value):
@@ -720,7 +723,14 @@ def test_a_bound_that_is_not_positive_is_an_error(settings, key, value):
 
 
 @pytest.mark.parametrize(
-    ("key", "value"), [("CACHE_TTL_MS", 0), ("PAGE_SIZE", None), ("CALL_TIMEOUT", 0.5)]
+    ("key", "value"),
+    [
+        ("CACHE_TTL_MS", 0),
+        ("PAGE_SIZE", None),
+        ("CALL_TIMEOUT", 0.5),
+        ("CALL_LOG_QUEUE_SIZE", 0),
+        ("CALL_LOG_FLUSH_INTERVAL", 0.2),
+    ],
 )
 def test_bounds_that_mean_something_are_accepted(settings, key, value):
     assert settings_messages(settings, **{key: value}) == []

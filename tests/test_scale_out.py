@@ -577,12 +577,16 @@ def test_a_nul_a_client_sends_loses_no_call_log_row_in_postgresql(cluster):
     headers = {**modern.headers_for(message), "Authorization": f"Token {user.token}"}
     response = httpx2.post(f"{cluster.urls[1]}/mcp", json=message, headers=headers, timeout=30)
     assert response.json()["result"]["isError"] is True
-    time.sleep(0.5)  # the rows are written once each response has been sent
-    with psycopg.connect(cluster.postgres.conninfo()) as connection:
-        rows = connection.execute(
-            "SELECT argument_names, client_name FROM mcp_tools_toolcall WHERE user_id = %s "
-            "ORDER BY id",
-            [user.pk],
-        ).fetchall()
+    deadline = time.monotonic() + 30  # each instance's call-log writer writes its batch
+    while True:
+        with psycopg.connect(cluster.postgres.conninfo()) as connection:
+            rows = connection.execute(
+                "SELECT argument_names, client_name FROM mcp_tools_toolcall WHERE user_id = %s "
+                "ORDER BY started_at",
+                [user.pk],
+            ).fetchall()
+        if len(rows) >= 4 or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
     assert [names for names, _ in rows] == [["bogus"], ["bo\ufffdgus"], ["bogus"], []]
     assert rows[-1][1] == "sneaky\ufffd"

@@ -91,8 +91,22 @@ def serve(
     The server has its own copy of a migrated SQLite database (the admin state lives
     there), unless ``database`` names one that several servers share. ``workers`` sets
     gunicorn's sync workers (a call that asks its client needs a second one to receive
-    the answer).
+    the answer), or uvicorn's.
     """
+    with running(kind, settings, env, database, workers) as (url, _):
+        yield url
+
+
+@contextmanager
+def running(
+    kind: str = "uvicorn",
+    settings: str = "tests.conformance_app.settings",
+    env: dict[str, str] | None = None,
+    database: Path | None = None,
+    workers: int = 1,
+) -> Iterator[tuple[str, subprocess.Popen]]:
+    """``serve``, yielding the server's process too, for a test that signals it itself
+    (stopped by PID on exit if it still runs)."""
     port = free_port()
     folder = Path(tempfile.mkdtemp(prefix="mcp-tools-server-"))
     if database is None:
@@ -110,6 +124,8 @@ def serve(
         command[command.index("--workers") + 1] = str(workers)
     if kind == "uvicorn":
         command += ["--port", str(port), "--log-level", "warning"]
+        if workers > 1:  # a supervisor and its spawned workers
+            command += ["--workers", str(workers)]
     else:
         command += ["--bind", f"127.0.0.1:{port}", "--timeout", "60", "--log-level", "warning"]
     process = subprocess.Popen(
@@ -117,7 +133,7 @@ def serve(
     )
     try:
         wait_for_port(port, process, time.monotonic() + 30)
-        yield f"http://127.0.0.1:{port}"
+        yield f"http://127.0.0.1:{port}", process
     finally:
         stop(process)
         shutil.rmtree(folder, ignore_errors=True)

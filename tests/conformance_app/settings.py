@@ -55,6 +55,11 @@ MCP_TOOLS = {
 # tests/test_streaming.py shortens the time limit of the servers it starts.
 if os.environ.get("MCP_TOOLS_CALL_TIMEOUT"):
     MCP_TOOLS["CALL_TIMEOUT"] = float(os.environ["MCP_TOOLS_CALL_TIMEOUT"])
+# tests/test_calllog_servers.py logs every call, and lets the writer's batches gather longer.
+if os.environ.get("MCP_TOOLS_CALL_LOG"):
+    MCP_TOOLS["CALL_LOG"] = os.environ["MCP_TOOLS_CALL_LOG"]
+if os.environ.get("MCP_TOOLS_CALL_LOG_FLUSH_INTERVAL"):
+    MCP_TOOLS["CALL_LOG_FLUSH_INTERVAL"] = float(os.environ["MCP_TOOLS_CALL_LOG_FLUSH_INTERVAL"])
 
 LOGGING = {
     "version": 1,
