@@ -13,7 +13,7 @@ from django.utils import timezone
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from tests.test_browser import log_into_admin, save_screenshot, wait_for
+from tests.test_browser import axe_violations, log_into_admin, save_screenshot, wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.urls("tests.admin_urls")]
 
@@ -238,3 +238,23 @@ def test_the_overview_window_is_chosen_with_the_keyboard(operator, live_server, 
     wait_for(operator, "svg.mcp-chart")
     assert operator.current_url.endswith("?days=7")
     assert len(operator.find_elements(By.CSS_SELECTOR, "#mcp-per-day tbody tr")) == 7
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_the_call_log_pages_have_no_serious_accessibility_violations(
+    operator, live_server, logged_calls, theme
+):
+    from mcp_tools.models import ToolCall
+
+    row = ToolCall.objects.get(tool_name="todo_create")
+    admin = f"{live_server.url}/admin/mcp_tools"
+    pages = {
+        "call log": (f"{admin}/toolcall/", "#result_list"),
+        "a row": (f"{admin}/toolcall/{row.pk}/change/", "#content-main"),
+        "overview": (f"{admin}/toolcall/overview/", "svg.mcp-chart"),
+    }
+    found = {}
+    for name, (url, ready) in pages.items():
+        show(operator, url, theme, SIZES[0], ready)
+        found[name] = axe_violations(operator)
+    assert found == {name: [] for name in pages}
