@@ -225,20 +225,17 @@ OPEN_PERMISSIONS = frozenset({"AllowAny"})
 def permission_name(permission: Any) -> str:
     """Name a permission (a class or an instance) as a person reads it; one composed with
     ``&``, ``|`` or ``~`` by its parts: ``"IsAuthenticated and IsAdminUser"``."""
-    parts = {"AND": "{} and {}", "OR": "{} or {}", "NOT": "not {}"}
-    if isinstance(permission, OperandHolder):  # a class composed with & or |
-        shape = parts.get(permission.operator_class.__name__, "{} {}")
-        return shape.format(
-            permission_name(permission.op1_class), permission_name(permission.op2_class)
-        )
-    if isinstance(permission, SingleOperandHolder):  # ~ of a class
-        return parts["NOT"].format(permission_name(permission.op1_class))
-    if isinstance(permission, AND | OR):  # an instance of a composed class
-        shape = parts[type(permission).__name__]
-        return shape.format(permission_name(permission.op1), permission_name(permission.op2))
-    if isinstance(permission, NOT):
-        return parts["NOT"].format(permission_name(permission.op1))
-    return getattr(permission, "__name__", type(permission).__name__)
+    shapes = {"AND": "{} and {}", "OR": "{} or {}", "NOT": "not {}"}
+    if isinstance(permission, OperandHolder | SingleOperandHolder):  # classes composed
+        operator = getattr(permission.operator_class, "__name__", "")
+        operands = [getattr(permission, "op1_class", None), getattr(permission, "op2_class", None)]
+    elif isinstance(permission, AND | OR | NOT):  # an instance of composed classes
+        operator = type(permission).__name__
+        operands = [getattr(permission, "op1", None), getattr(permission, "op2", None)]
+    else:
+        return str(getattr(permission, "__name__", type(permission).__name__))
+    names = [permission_name(each) for each in operands if each is not None]
+    return shapes.get(operator, " ".join("{}" for _ in names)).format(*names)
 
 
 def _permissions(view: Any) -> list[Any]:
