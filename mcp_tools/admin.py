@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import statistics
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib import admin, messages
@@ -406,8 +406,13 @@ def cannot_delete(names: list[str]) -> str:
     )
 
 
+def local_time(value: datetime) -> datetime:
+    """Return ``value`` in the current time zone (as it is where ``USE_TZ = False``)."""
+    return timezone.localtime(value) if timezone.is_aware(value) else value
+
+
 def short_time(value: Any) -> str:
-    return date_format(timezone.localtime(value), "SHORT_DATETIME_FORMAT") if value else "-"
+    return date_format(local_time(value), "SHORT_DATETIME_FORMAT") if value else "-"
 
 
 def badges(obj: ExposedTool, *, registered: bool) -> str:
@@ -691,7 +696,7 @@ class ToolCallAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("started"), ordering="started_at")
     def started(self, obj: ToolCall) -> str:
-        return timezone.localtime(obj.started_at).strftime("%Y-%m-%d %H:%M:%S")
+        return local_time(obj.started_at).strftime("%Y-%m-%d %H:%M:%S")
 
     @admin.display(description=_("ms"), ordering="duration_ms")
     def duration(self, obj: ToolCall) -> str:

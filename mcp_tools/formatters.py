@@ -344,17 +344,25 @@ def page_hint(response: HttpResponseBase, result: ToolResult, tool: Tool) -> str
 
 
 def page_arguments(link: str, tool: Tool) -> dict[str, Any]:
-    """Read a page link's query string as the tool's own arguments (typed as declared)."""
+    """Read a page link's query string as the tool's own arguments (typed as declared: an
+    array argument with every value its key repeats)."""
     properties = tool.input_schema.get("properties", {})
     arguments: dict[str, Any] = {}
     for name, value in parse_qsl(urlsplit(link).query, keep_blank_values=True):
         if name not in tool.query_params:
             continue
-        declared = properties.get(name, {}).get("type")
-        if declared == "integer" and value.isdigit():
-            arguments[name] = int(value)
+        schema = properties.get(name) if isinstance(properties.get(name), dict) else {}
+        declared = schema.get("type")
+        types = set(declared) if isinstance(declared, list) else {declared}
+        items = schema.get("items")
+        item_types = items.get("type") if isinstance(items, dict) else None
+        typed: Any = value
+        if ("integer" in types or item_types == "integer") and value.isascii() and value.isdigit():
+            typed = int(value)
+        if "array" in types:
+            arguments.setdefault(name, []).append(typed)
         else:
-            arguments[name] = value
+            arguments[name] = typed
     return arguments
 
 

@@ -199,7 +199,7 @@ class Invocation:
             return self.input_required(asked)
         except Exception as exc:
             if (error := unavailable_error(inner, exc)) is not None:
-                raise error from None
+                raise self.unavailable(error, None) from None
             result = self.formatter.format_exception(exc, inner, self.tool)
             if isinstance(exc, ClientDisconnected):  # the view stopped: its client left
                 return self.finish(result, refusal="cancelled")
@@ -207,11 +207,18 @@ class Invocation:
             status = response.status_code
             try:
                 if (error := unavailable_error(inner, response)) is not None:
-                    raise error
+                    raise self.unavailable(error, status)
                 result = self.formatter.format_response(response, inner, self.tool)
             finally:
                 release(response)
         return self.finish(result, status)
+
+    def unavailable(self, error: JSONRPCError, status: int | None) -> JSONRPCError:
+        """Report a call whose view stopped for want of a client capability (-32021, a
+        protocol error: no result is answered), and return the error."""
+        self.report("complete", status, True, None, outcome="error", error_message=error.message)
+        self.call.invocation = None
+        return error
 
     def timed_out(self, seconds: float) -> ToolResult:
         """Return the result of this call past ``CALL_TIMEOUT``: what its client reads."""

@@ -16,6 +16,7 @@ from django.utils.functional import lazy
 from django.utils.text import capfirst
 from django.utils.translation import gettext, override
 from rest_framework import mixins
+from rest_framework.permissions import AND, NOT, OR, OperandHolder, SingleOperandHolder
 from rest_framework.views import APIView
 
 from .routes import Route
@@ -221,8 +222,29 @@ MAX_NAMED_FIELDS = 8
 OPEN_PERMISSIONS = frozenset({"AllowAny"})
 
 
-def _class_names(classes: Any) -> list[str]:
-    return [getattr(each, "__name__", type(each).__name__) for each in classes or ()]
+def permission_name(permission: Any) -> str:
+    """Name a permission (a class or an instance) as a person reads it; one composed with
+    ``&``, ``|`` or ``~`` by its parts: ``"IsAuthenticated and IsAdminUser"``."""
+    shapes = {"AND": "{} and {}", "OR": "{} or {}", "NOT": "not {}"}
+    if isinstance(permission, OperandHolder | SingleOperandHolder):  # classes composed
+        operator = getattr(permission.operator_class, "__name__", "")
+        operands = [getattr(permission, "op1_class", None), getattr(permission, "op2_class", None)]
+    elif isinstance(permission, AND | OR | NOT):  # an instance of composed classes
+        operator = type(permission).__name__
+        operands = [getattr(permission, "op1", None), getattr(permission, "op2", None)]
+    else:
+        return str(getattr(permission, "__name__", type(permission).__name__))
+    names = [permission_name(each) for each in operands if each is not None]
+    return shapes.get(operator, " ".join("{}" for _ in names)).format(*names)
+
+
+def _permissions(view: Any) -> list[Any]:
+    """Return the permissions a call of the view's action is checked against: what its
+    ``get_permissions()`` gives (djoser's sets them per action), else its classes."""
+    try:
+        return list(view.get_permissions())
+    except Exception:  # it reads what a schema's synthetic request lacks
+        return list(getattr(view, "permission_classes", ()) or ())
 
 
 def needs(operation: ViewMethod) -> str:
@@ -233,9 +255,7 @@ def needs(operation: ViewMethod) -> str:
     """
     view = operation.view
     permissions = [
-        name
-        for name in _class_names(getattr(view, "permission_classes", ()))
-        if name not in OPEN_PERMISSIONS
+        name for name in map(permission_name, _permissions(view)) if name not in OPEN_PERMISSIONS
     ]
     throttles = []
     for throttle_class in getattr(view, "throttle_classes", ()) or ():

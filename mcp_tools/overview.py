@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import connection
 from django.db.models import Aggregate, Count, FloatField, Max, Q
 from django.db.models.functions import TruncDate
@@ -87,9 +88,10 @@ def window_days(value: str | None) -> tuple[int, str | None]:
 
 def window_start(days: int) -> datetime:
     """Return the first midnight of the last ``days`` days, today included (local time)."""
-    today = timezone.localdate()
-    first = today - timedelta(days=days - 1)
-    return timezone.make_aware(datetime.combine(first, time.min))
+    # USE_TZ = False: the database holds local times, naive; so do these.
+    today = timezone.localdate() if settings.USE_TZ else date.today()
+    start = datetime.combine(today - timedelta(days=days - 1), time.min)
+    return timezone.make_aware(start) if settings.USE_TZ else start
 
 
 def figures(days_asked: str | None) -> dict[str, Any]:

@@ -151,9 +151,8 @@ class ToolRegistry:
     def __init__(
         self, *, expose_paths: Sequence[str] | None = (), exclude_paths: Sequence[str] = ()
     ) -> None:
-        self._paths = (
-            None if expose_paths is None else PathRules.of(list(expose_paths), list(exclude_paths))
-        )
+        # As given: a string is refused (E090), not read as a list of its characters.
+        self._paths = None if expose_paths is None else PathRules.of(expose_paths, exclude_paths)
         self._declarations: dict[Any, ToolOptions] = {}
         #: The object declared under each explicit name: a name's clash found at once, not
         #: by a scan of every declaration (500 tools made the URLconf's import quadratic).

@@ -37,6 +37,7 @@ from rest_framework.views import APIView
 
 from .authentication import Caller, authentication_of, missing_scopes, picks_own_authenticators
 from .catalog import Catalog, Rule
+from .naming import permission_name
 from .tools import Tool
 
 logger = logging.getLogger("mcp_tools")
@@ -294,7 +295,7 @@ class Reason:
 
     @classmethod
     def of_permission(cls, permission: Any, message: str | None = None) -> Reason:
-        name = type(permission).__name__ if permission is not None else ""
+        name = permission_name(permission) if permission is not None else ""
         if message is None:
             message = str(getattr(permission, "message", "") or "")
         return cls("permission", (name,) if name else (), message)

@@ -878,3 +878,30 @@ def test_try_it_offers_a_labelled_choice_by_its_titles():
     field = field_for("genre", schema, required=False)
     assert list(field.choices)[1:] == [('"sci"', "Science")]
     assert field.clean('"sci"') == "sci"
+
+
+# -- USE_TZ = False: the database's times are naive, local ----------------------------------
+
+
+def test_the_admin_pages_read_naive_times_where_use_tz_is_off(admin_client, settings):
+    settings.USE_TZ = False
+    call = ToolCall.objects.create(
+        tool_name="echo",
+        started_at=timezone.now(),
+        duration_ms=1.0,
+        outcome="error",
+        is_error=True,
+        error_message="no",
+    )
+    pages = [
+        CHANGELIST,
+        change_url("echo"),
+        "/admin/mcp_tools/toolcall/",
+        reverse("admin:mcp_tools_toolcall_change", args=[call.pk]),
+    ]
+    for url in pages:
+        assert admin_client.get(url).status_code == 200, url
+    response = admin_client.get(OVERVIEW)
+    assert response.status_code == 200
+    assert response.context["totals"].calls == 1
+    assert [row.pk for row in response.context["latest_errors"]] == [call.pk]

@@ -413,3 +413,15 @@ def test_a_call_whose_client_left_is_reported_as_cancelled(live_server, alice):
         "cancelled",
     )
     assert call["status"] is None and call["error_message"] == "Client disconnected"
+
+
+def test_a_call_whose_view_needs_a_capability_the_client_lacks_is_logged(alice):
+    # The view ran and stopped (-32021): a protocol error, not a result, but a call all the same.
+    from tests.test_input_requests import client_for, error
+
+    status, failure = error(client_for(alice, {}), "test_missing_capability")
+    assert (status, failure["code"]) == (400, -32021)
+    row = ToolCall.objects.get()
+    assert (row.tool_name, row.outcome, row.refusal) == ("test_missing_capability", "error", "")
+    assert row.error_message == "Missing required client capability: sampling"
+    assert row.user == alice

@@ -281,6 +281,14 @@ def test_mcp_prune_deletes_old_calls_in_batches(monkeypatch):
         run("mcp_prune", "--days", "-1")
 
 
+@pytest.mark.parametrize("days", ["800000", "1000000000", "99999999999999999999"])
+def test_mcp_prune_keeps_everything_for_more_days_than_a_date_holds(days):
+    log_calls(0, 40)
+    out, _ = run("mcp_prune", "--days", days, "--noinput")
+    assert out.strip() == f"Deleted 0 logged calls older than {days} days."
+    assert ToolCall.objects.count() == 2
+
+
 def log_calls(*days_ago):
     now = timezone.now()
     for days in days_ago:

@@ -3,6 +3,8 @@ the model know, and descriptions that say what a call needs and returns (docs/to
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.urls import path
 from rest_framework import generics, pagination, permissions, serializers, throttling, viewsets
@@ -236,3 +238,49 @@ def test_an_action_and_an_api_view_keep_their_docstrings_first():
     assert tool.description == (
         "Archive a gadget. Returns the gadget: id, name, kind, price, stock, active, maker, tags."
     )
+
+
+@pytest.mark.django_db
+@pytest.mark.xfail(
+    strict=True,
+    reason="#25 review: relate() names the listing tool at the registry, whoever reads it",
+)
+def test_an_argument_names_no_listing_tool_the_caller_cannot_see(settings, alice, monkeypatch):
+    # tag_list is for staff (IsAdminUser): alice does not see it, so no description she reads
+    # may name it (a hidden tool's existence is not told to those it is hidden from).
+    import sys
+    import types
+
+    from mcp_tools.test import MCPClient
+    from mcp_tools.views import MCPView
+
+    registry = ToolRegistry()
+    gadgets = mcp_tool(registry=registry)(
+        type(
+            "GadgetViewSet",
+            (viewsets.ModelViewSet,),
+            {"queryset": Gadget.objects.all(), "serializer_class": GadgetSerializer},
+        )
+    )
+    tags = mcp_tool(registry=registry, actions=["list"])(
+        type(
+            "TagViewSet",
+            (viewsets.ModelViewSet,),
+            {
+                "queryset": Tag.objects.all(),
+                "serializer_class": TagSerializer,
+                "permission_classes": [permissions.IsAdminUser],
+            },
+        )
+    )
+    router = SimpleRouter()
+    router.register("gadgets", gadgets, basename="gadget")
+    router.register("tags", tags, basename="tag")
+    module = types.ModuleType("related_hidden_urls")
+    module.urlpatterns = [*router.urls, path("mcp", MCPView.as_view(registry=registry))]
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    settings.ROOT_URLCONF = module.__name__
+    client = MCPClient(mcp_path="/mcp", headers={"Authorization": f"Token {alice.token}"})
+    tools = {tool["name"]: tool for tool in client.list_tools()}
+    assert "tag_list" not in tools and "gadget_create" in tools
+    assert "tag_list" not in json.dumps(tools)

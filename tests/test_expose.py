@@ -405,6 +405,23 @@ def test_registry_arguments_are_named_as_such(settings):
     )
 
 
+@pytest.mark.parametrize(
+    ("given", "key"),
+    [({"expose_paths": "api/"}, "expose_paths"), ({"exclude_paths": "x/"}, "exclude_paths")],
+)
+def test_a_registry_given_one_string_is_refused_not_read_as_its_characters(settings, given, key):
+    # list("api/") would be the prefixes "a", "p", "i" and "" (every route).
+    registry = ToolRegistry(**{"expose_paths": ["api/"], **given})
+    ((id_, msg, _, _),) = path_problems(registry, project_urls(), settings)
+    value = given[key]
+    assert (id_, msg) == (
+        "mcp_tools.E090",
+        f"{key}= is {value!r}; it must be a list of URL path prefixes (strings).",
+    )
+    with pytest.raises(ImproperlyConfigured):
+        registry.tools(project_urls())
+
+
 def test_new_tools_enabled_must_be_a_boolean(settings):
     from mcp_tools.checks import check_settings
 

@@ -566,3 +566,23 @@ def test_a_page_names_its_neighbours_as_the_tools_own_arguments(links, hint):
 def test_a_result_that_is_no_page_or_has_no_neighbours_gets_no_hint(data):
     result = ResponseFormatter().format_response(drf(data), HttpRequest(), PAGED)
     assert len(result.content) == 1
+
+
+def test_a_page_hint_keeps_every_value_of_an_array_argument():
+    # A filter of several values (django-filter's MultipleChoiceFilter: ?tag=a&tag=b): the
+    # hint's arguments are the ones the tool takes, an array, not the last value alone.
+    tool = types.SimpleNamespace(
+        **{
+            **vars(PAGED),
+            "query_params": ("tag", "page"),
+            "input_schema": {
+                "properties": {
+                    "tag": {"type": "array", "items": {"type": "string"}},
+                    "page": {"type": "integer"},
+                }
+            },
+        }
+    )
+    data = {"count": 30, "next": "http://t/?page=2&tag=a&tag=b", "previous": None, "results": []}
+    result = ResponseFormatter().format_response(drf(data), HttpRequest(), tool)
+    assert result.content[1]["text"] == 'Next page: {"page": 2, "tag": ["a", "b"]}.'

@@ -133,7 +133,7 @@ def test_the_adapter_answers_each_round_with_on_input_required(mcp_url, alice):
     headers = {"Authorization": f"Token {alice.token}"}
     with adapt_tools_sync(mcp_url, headers, on_input_required=answer) as tools:
         destroy = next(tool for tool in tools if tool.name == "todo_destroy")
-        assert destroy.call({"pk": todo.pk}) == ""
+        assert destroy.call({"pk": todo.pk}) == "Deleted (204 No Content)."
     assert not Todo.objects.filter(pk=todo.pk).exists()
     [requests] = rounds
     assert requests == {

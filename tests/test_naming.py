@@ -113,3 +113,72 @@ def test_without_a_model_a_viewset_keeps_its_class_docstring():
     router.register("numbers", Numbers, basename="number")
     (tool,) = registry.tools(urlconf(*router.urls))
     assert (tool.title, purpose(tool.description)) == ("List numbers", "Small numbers.")
+
+
+def needs_of(registry, conf):
+    return {
+        tool.name: str(tool.description).partition(" Needs ")[2].partition(".")[0]
+        for tool in registry.tools(conf)
+    }
+
+
+def test_what_a_call_needs_is_what_its_action_checks():
+    # As djoser's UserViewSet does: the sign-up action admits anyone, the others a user.
+    from rest_framework.permissions import AllowAny, IsAdminUser, IsAuthenticated
+
+    registry = ToolRegistry()
+
+    @mcp_tool(registry=registry)
+    class SignupViewSet(viewsets.ModelViewSet):
+        queryset = Todo.objects.all()
+        serializer_class = TodoSerializer
+        permission_classes = [IsAuthenticated]
+
+        def get_permissions(self):
+            if self.action == "create":
+                self.permission_classes = [AllowAny]
+            elif self.action == "destroy":
+                self.permission_classes = [IsAuthenticated & IsAdminUser]
+            return super().get_permissions()
+
+    router = SimpleRouter()
+    router.register("todos", SignupViewSet)
+    needs = needs_of(registry, urlconf(*router.urls))
+    assert needs["todo_create"] == ""  # anyone may sign up
+    assert needs["todo_list"] == "IsAuthenticated"
+    assert needs["todo_destroy"] == "IsAuthenticated and IsAdminUser"
+
+
+def test_composed_permissions_are_named_by_their_parts():
+    from rest_framework.permissions import IsAdminUser, IsAuthenticated
+
+    registry = ToolRegistry()
+
+    @mcp_tool(registry=registry)
+    class TodoList(generics.ListAPIView):
+        queryset = Todo.objects.all()
+        serializer_class = TodoSerializer
+        permission_classes = [IsAdminUser | ~IsAuthenticated]
+
+    needs = needs_of(registry, urlconf(path("todos/", TodoList.as_view(), name="todo-list")))
+    assert needs == {"todo_list": "IsAdminUser or not IsAuthenticated"}
+
+
+def test_a_get_permissions_that_needs_a_real_request_falls_back_to_the_classes():
+    from rest_framework.permissions import IsAuthenticated
+
+    registry = ToolRegistry()
+
+    @mcp_tool(registry=registry)
+    class TodoList(generics.ListAPIView):
+        queryset = Todo.objects.all()
+        serializer_class = TodoSerializer
+        permission_classes = [IsAuthenticated]
+
+        def get_permissions(self):
+            if self.request.user.profile.is_partner:  # no such thing on the schema's request
+                return []
+            return super().get_permissions()
+
+    needs = needs_of(registry, urlconf(path("todos/", TodoList.as_view(), name="todo-list")))
+    assert needs == {"todo_list": "IsAuthenticated"}

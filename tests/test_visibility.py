@@ -330,3 +330,18 @@ def test_explain_gives_every_reason_sees_refuses_and_none_when_it_admits(
     exchange, tool = exchange_for(alice, "shop_refund")
     assert explain(exchange.visibility, tool, exchange.catalog.rule("shop_refund")) == []
     assert exchange.visibility.sees(tool, exchange.catalog)
+
+
+def test_a_composed_permission_that_refuses_is_named_by_its_parts():
+    # permission_classes = [IsAdminUser | IsOwner] refuses as one instance, of DRF's OR.
+    from rest_framework.permissions import BasePermission, IsAdminUser
+
+    from mcp_tools.visibility import Reason
+
+    class IsOwner(BasePermission):
+        pass
+
+    refusing = (IsAdminUser | ~IsOwner)()
+    assert Reason.of_permission(refusing) == Reason(
+        "permission", ("IsAdminUser or not IsOwner",), ""
+    )

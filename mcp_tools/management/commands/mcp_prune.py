@@ -34,7 +34,11 @@ class Command(BaseCommand):
     def handle(self, *args: Any, days: int, interactive: bool = True, **options: Any) -> None:
         if days < 0:
             raise CommandError("--days must be 0 or more.")
-        cutoff = timezone.now() - timedelta(days=days)
+        try:
+            cutoff = timezone.now() - timedelta(days=days)
+        except OverflowError:  # before year 1: no row is that old
+            self.stdout.write(f"Deleted 0 logged calls older than {days} days.")
+            return
         old = ToolCall.objects.filter(started_at__lt=cutoff)
         if interactive and not ToolCall.objects.filter(started_at__gte=cutoff).exists():
             count = old.count()
