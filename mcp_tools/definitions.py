@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -171,19 +171,37 @@ def relate(tools: list[Tool]) -> list[Tool]:
             related.append(tool)
             continue
         properties = dict(tool.input_schema.get("properties", {}))
+        listings = []
         for relation in tool.relations:
             prop = properties.get(relation.argument)
             if not isinstance(prop, dict):
                 continue
-            words = naming.relation_words(relation, listing.get(relation.model))
             text = prop.get("description")
+            lister = listing.get(relation.model)
+            words = naming.relation_words(relation, lister)
             properties[relation.argument] = {
                 **prop,
                 "description": f"{text} {words}" if text else words,
             }
+            if lister is not None:
+                plain = naming.relation_words(relation, None)
+                listings.append((relation.argument, lister, f"{text} {plain}" if text else plain))
         schema = {**tool.input_schema, "properties": properties}
-        related.append(dataclasses.replace(tool, input_schema=schema))
+        related.append(dataclasses.replace(tool, input_schema=schema, listings=tuple(listings)))
     return related
+
+
+def hide_listings(definition: dict[str, Any], tool: Tool, seen: Container[str]) -> dict[str, Any]:
+    """Return ``definition`` naming no listing tool the caller can't see (``seen`` are the
+    names it sees): a hidden tool's existence is not told to those it is hidden from."""
+    hidden = [(argument, plain) for argument, lister, plain in tool.listings if lister not in seen]
+    if not hidden:
+        return definition
+    schema = definition["inputSchema"]
+    properties = dict(schema["properties"])
+    for argument, plain in hidden:
+        properties[argument] = {**properties[argument], "description": plain}
+    return {**definition, "inputSchema": {**schema, "properties": properties}}
 
 
 def header_side(

@@ -26,6 +26,7 @@ from . import tracing
 from .authentication import Caller, insufficient_scope
 from .catalog import Catalog, catalog_for
 from .conf import mcp_settings
+from .definitions import hide_listings
 from .formatters import BaseFormatter
 from .input_requests import receive
 from .invocation import Invocation, report_refusal
@@ -258,7 +259,11 @@ def list_tools(call: Call) -> dict[str, Any]:
     key = (call.version, visible, start, end, get_language(), mcp_settings.generation)
     page = catalog.pages.get(key)
     if page is None:
-        definitions = [project_tool(tool.definition(), call.version) for tool in tools[start:end]]
+        seen = {tool.name for tool in tools}  # its descriptions name no other tool
+        definitions = [
+            project_tool(hide_listings(tool.definition(), tool, seen), call.version)
+            for tool in tools[start:end]
+        ]
         page = catalog.pages[key] = RawJSON(encode(definitions))
         while len(catalog.pages) > MAX_CACHED_PAGES:
             catalog.pages.popitem(last=False)

@@ -122,6 +122,9 @@ class Tool:
     problems: tuple[ToolProblem, ...] = ()
     #: Arguments that name rows of another model (``schemas.fields.Relation``).
     relations: tuple[Any, ...] = ()
+    #: The arguments whose description names the tool that lists their rows: (argument,
+    #: that tool, the description without it, for a caller who doesn't see that tool).
+    listings: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def method(self) -> str:

@@ -17,6 +17,7 @@ from rest_framework.views import APIView
 from mcp_tools.decorators import mcp_tool
 from mcp_tools.problems import describe
 from mcp_tools.registry import ToolRegistry, registry
+from tests.helpers import purpose
 
 
 def all_tools():
@@ -102,7 +103,7 @@ def test_the_sdk_client_lists_the_schemas_and_calls_with_lenient_arguments(live_
     listed, every, refused, toys, forms = asyncio.run(asyncio.wait_for(scenario(), 60))
     expected = registry.get_tool("s_every", "tests.urls")
     assert listed["s_every"].input_schema == expected.input_schema
-    assert listed["s_every"].description == "Accept one argument of every DRF field type."
+    assert purpose(listed["s_every"].description) == "Accept one argument of every DRF field type."
     destroy = listed["s_gadget_destroy"].annotations
     assert (destroy.read_only_hint, destroy.destructive_hint, destroy.idempotent_hint) == (
         False,

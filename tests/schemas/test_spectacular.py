@@ -21,6 +21,7 @@ from rest_framework.views import APIView
 from mcp_tools.checks import check_tools
 from mcp_tools.decorators import mcp_tool
 from mcp_tools.registry import ToolRegistry
+from tests.helpers import purpose
 from tests.sdk import Wire, all_tools, connect
 from tests.spectacular_app.models import Book
 from tests.wire import validate_exchange
@@ -74,7 +75,7 @@ def test_annotated_views_become_the_tools_their_annotations_describe(
 
     # summary= is the title, description= the description, parameters= the arguments.
     book_list = tools["book_list"]
-    assert (book_list.title, book_list.description) == (
+    assert (book_list.title, purpose(book_list.description)) == (
         "Browse the catalogue",
         "List the catalogue's books, oldest first, optionally by one author.",
     )
@@ -111,7 +112,11 @@ def test_annotated_views_become_the_tools_their_annotations_describe(
     # request= on an @api_view (@mcp_tool below @api_view), responses={201: ...}.
     review = tools["book_review"]
     assert review.input_schema["required"] == ["book", "stars"]
-    assert review.input_schema["properties"]["stars"] == {"type": "integer"}
+    # Every argument is explained: a field without help text by its label (docs/tools.md).
+    assert review.input_schema["properties"]["stars"] == {
+        "type": "integer",
+        "description": "Stars.",
+    }
     assert review.output_schema["required"] == ["book", "average"]
     assert reviewed.is_error is False
     assert reviewed.structured_content == {"book": earthsea.pk, "average": 5.0}
