@@ -87,27 +87,29 @@ def record(
         return
     from .models import ToolCall
 
-    row = ToolCall(
-        tool_name=tool,
-        user=user if getattr(user, "pk", None) is not None else None,
-        started_at=started_at,
-        duration_ms=round(duration_ms, 3),
-        http_status=status,
-        is_error=outcome != "ok",
-        outcome=outcome,
-        refusal=refusal or "",
-        error_message=storable(clip(error_message, MAX_LOGGED_MESSAGE)),
-        error_ref=error_ref or "",
-        argument_names=_names(arguments),
-        arguments=_values(arguments) if mcp_settings.CALL_LOG_ARGUMENTS else None,
-        protocol_version=_fitted(ToolCall, "protocol_version", protocol_version),
-        client_name=_fitted(ToolCall, "client_name", client_name),
-    )
+    # The row's values, bounded here; the model instance is made where the row is written
+    # (the queue's writer, for most calls), off the request's time.
+    values = {
+        "tool_name": tool,
+        "user": user if getattr(user, "pk", None) is not None else None,
+        "started_at": started_at,
+        "duration_ms": round(duration_ms, 3),
+        "http_status": status,
+        "is_error": outcome != "ok",
+        "outcome": outcome,
+        "refusal": refusal or "",
+        "error_message": storable(clip(error_message, MAX_LOGGED_MESSAGE)),
+        "error_ref": error_ref or "",
+        "argument_names": _names(arguments),
+        "arguments": _values(arguments) if mcp_settings.CALL_LOG_ARGUMENTS else None,
+        "protocol_version": _fitted(ToolCall, "protocol_version", protocol_version),
+        "client_name": _fitted(ToolCall, "client_name", client_name),
+    }
     pending = getattr(request, PENDING, None)
     if pending is None:
-        write([row])
-    elif not queue.put(row):  # no queue for this call: written after its response
-        pending.append(row)
+        write([ToolCall(**values)])
+    elif not queue.put(values):  # no queue for this call: written after its response
+        pending.append(ToolCall(**values))
 
 
 def _fitted(model: Any, field: str, value: str) -> str:
@@ -354,12 +356,12 @@ class Queue:
         """Whether the process is stopping: rows are then written by their requests."""
         return self._closed
 
-    def put(self, row: Any) -> bool:
-        """Queue ``row`` (or drop it, counted, when the queue is full) and return True; return
-        False, queuing nothing, when its request is to write it after its response: no queue
-        (``CALL_LOG_QUEUE_SIZE = 0``), the process stopping, Django's test environment, or a
-        call inside a transaction on the log's database, which the writer's connection
-        could not see into (a user created in it)."""
+    def put(self, row: dict[str, Any]) -> bool:
+        """Queue ``row``, a ``ToolCall``'s field values (or drop it, counted, when the queue
+        is full) and return True; return False, queuing nothing, when its request is to write
+        it after its response: no queue (``CALL_LOG_QUEUE_SIZE = 0``), the process stopping,
+        Django's test environment, or a call inside a transaction on the log's database,
+        which the writer's connection could not see into (a user created in it)."""
         size = mcp_settings.CALL_LOG_QUEUE_SIZE
         if not size or self._closed or under_tests() or _in_transaction():
             return False
@@ -426,7 +428,10 @@ class Queue:
                 dropped, self._dropping = self._dropping, 0
             if dropped:
                 logger.warning("The call log's queue was full: %d calls were not logged", dropped)
-            write(batch, reconnect=reconnect)
+            if batch:
+                from .models import ToolCall
+
+                write([ToolCall(**values) for values in batch], reconnect=reconnect)
             return len(batch)
 
     def flush(self) -> None:

@@ -215,7 +215,7 @@ def rows(count):
     from django.utils import timezone
 
     return [
-        ToolCall(tool_name=f"t{i}", started_at=timezone.now(), duration_ms=1.0)
+        {"tool_name": f"t{i}", "started_at": timezone.now(), "duration_ms": 1.0}
         for i in range(count)
     ]
 
