@@ -5,6 +5,7 @@ right after their calls (docs/calllog.md)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sqlite3
@@ -39,7 +40,8 @@ def call(url: str, turn: int) -> None:
 
 
 def logged(database: Path) -> int:
-    with sqlite3.connect(database) as connection:
+    # closing(): sqlite3's own context manager commits, but never closes the connection.
+    with contextlib.closing(sqlite3.connect(database)) as connection:
         return connection.execute("SELECT count(*) FROM mcp_tools_toolcall").fetchone()[0]
 
 
