@@ -7,20 +7,12 @@ fixtures of tests/services.py set the variables read here.
 
 import os
 
+from tests.postgres_settings import DATABASES as POSTGRES
 from tests.settings import *  # noqa: F403
 
 ROOT_URLCONF = "tests.scale_urls"
 
-DATABASES = {
-    "default": {
-        "ENGINE": "django.db.backends.postgresql",
-        "HOST": os.environ["MCP_TESTS_POSTGRES_HOST"],
-        "PORT": os.environ["MCP_TESTS_POSTGRES_PORT"],
-        "USER": os.environ["MCP_TESTS_POSTGRES_USER"],
-        "PASSWORD": os.environ["MCP_TESTS_POSTGRES_PASSWORD"],
-        "NAME": os.environ["MCP_TESTS_POSTGRES_NAME"],
-    }
-}
+DATABASES = POSTGRES
 
 CACHES = {
     "default": {
