@@ -90,6 +90,19 @@ DEFAULTS: dict[str, Any] = {
     "INPUT_TIMEOUT": 300,
     "INPUT_STATE_MAX_AGE": 900,
     "MAX_INPUT_BYTES": 64 * 1024,
+    # Tasks (docs/tasks.md): what runs a task's view (a class with ``enqueue(task_id)``; the
+    # default uses Django's tasks framework, its TASKS setting's default backend), how long
+    # a call of a task tool may take to answer inline before it is answered with a task, in
+    # seconds, how long a task is kept from its creation, in seconds (its ``ttlMs``), how
+    # often a client should poll it, in milliseconds, how long a worker's hold on a running
+    # task lasts unless renewed, in seconds (a task whose worker died fails after it), and
+    # the tasks one caller may have working at once.
+    "TASK_EXECUTOR": "mcp_tools.executors.DjangoTasksExecutor",
+    "TASK_IMMEDIATE_SECONDS": 0.5,
+    "TASK_TTL": 24 * 60 * 60,
+    "TASK_POLL_INTERVAL_MS": 1000,
+    "TASK_LEASE_SECONDS": 30,
+    "MAX_TASKS_PER_CALLER": 20,
     # How a tool's view is called (docs/dispatch.md): "middleware" runs the view's request
     # through the project's MIDDLEWARE, minus the classes whose effect it already carries
     # from the /mcp request; "direct" calls the view alone (then every attribute the
@@ -140,6 +153,7 @@ IMPORT_STRINGS = {
     "THROTTLE_CLASSES",
     "FORMATTER_CLASS",
     "RESULT_PROCESSORS",
+    "TASK_EXECUTOR",
 }
 
 

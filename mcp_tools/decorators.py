@@ -64,6 +64,17 @@ def _headers(headers: object) -> dict[str, str] | None:
     return dict(headers)
 
 
+TASK_SUPPORT = ("optional", "required")
+
+
+def _task(task: object, caller: str) -> str | None:
+    if task is None or task in TASK_SUPPORT:
+        return task  # type: ignore[return-value]
+    raise ImproperlyConfigured(
+        f'{caller}(task=...) takes None, "optional" or "required"; got {task!r}'
+    )
+
+
 def mcp_tool(
     name: str | None = None,
     *,
@@ -83,6 +94,7 @@ def mcp_tool(
     path: str | None = None,
     confirm: bool | str | None = None,
     headers: Mapping[str, str] | None = None,
+    task: str | None = None,
     registry: ToolRegistry | None = None,
 ) -> Callable[[V], V]:
     """Declare a DRF view (or one handler or action of it) as an MCP tool.
@@ -91,7 +103,9 @@ def mcp_tool(
     ``confirm=True`` (or a message such as ``"Delete todo {pk}?"``) asks the user before the
     view runs, where the client can answer (docs/input.md). ``headers={"region": "Region"}``
     has 2026-07-28 clients mirror the ``region`` argument in ``Mcp-Param-Region``, checked
-    against the body (docs/protocol.md).
+    against the body (docs/protocol.md). ``task="optional"`` lets a call that outlasts
+    ``TASK_IMMEDIATE_SECONDS`` run as an MCP task, polled by the client; ``"required"`` refuses
+    clients that can't take a task (docs/tasks.md).
     """
     if name is not None and not isinstance(name, str):
         raise ImproperlyConfigured(
@@ -115,6 +129,7 @@ def mcp_tool(
         path=path,
         confirm=confirm,
         headers=headers,
+        task=task,
     )
     target = registry if registry is not None else default_registry
 
@@ -147,6 +162,7 @@ def expose(
     path: str | None = None,
     confirm: bool | str | None = None,
     headers: Mapping[str, str] | None = None,
+    task: str | None = None,
     registry: ToolRegistry | None = None,
 ) -> V:
     """Declare a DRF view whose source you don't own as tools, as ``@mcp_tool(...)`` would.
@@ -177,6 +193,7 @@ def expose(
         path=path,
         confirm=confirm,
         headers=headers,
+        task=task,
         caller="expose",
     )
     target = registry if registry is not None else default_registry
@@ -260,6 +277,7 @@ def _options(
     tags: Iterable[str],
     confirm: object,
     headers: object,
+    task: object = None,
     caller: str = "@mcp_tool",
     **options: Any,
 ) -> ToolOptions:
@@ -275,5 +293,6 @@ def _options(
         tags=(tags,) if isinstance(tags, str) else tuple(tags),
         confirm=_confirm(confirm),
         headers=_headers(headers),
+        task=_task(task, caller),
         **options,
     )

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 from django.http import HttpRequest
 from django.utils.translation import get_language
 
-from . import tracing
+from . import task_calls, tracing
 from .authentication import Caller, insufficient_scope
 from .catalog import Catalog, catalog_for
 from .conf import mcp_settings
@@ -207,10 +207,16 @@ def server_info() -> dict[str, Any]:
     return info
 
 
+def capabilities(call: Call) -> dict[str, Any]:
+    """Return the server's capabilities at ``call``'s version: tasks where a tool has them."""
+    served = [tool for tool in call.exchange.catalog if call.endpoint.serves(tool)]
+    return {**CAPABILITIES, **task_calls.capabilities(call, served)}
+
+
 def initialize(call: Call) -> dict[str, Any]:
     result: dict[str, Any] = {
         "protocolVersion": call.version,
-        "capabilities": CAPABILITIES,
+        "capabilities": capabilities(call),
         "serverInfo": server_info(),
     }
     if mcp_settings.INSTRUCTIONS:
@@ -221,7 +227,7 @@ def initialize(call: Call) -> dict[str, Any]:
 def discover(call: Call) -> dict[str, Any]:
     result: dict[str, Any] = {
         "supportedVersions": list(versions.SUPPORTED_VERSIONS),
-        "capabilities": CAPABILITIES,
+        "capabilities": capabilities(call),
         # Nothing here depends on the caller: any cache may share it.
         "cacheScope": "public",
         "ttlMs": mcp_settings.CACHE_TTL_MS,
@@ -307,15 +313,29 @@ def _call_tool(call: Call) -> ToolResult | InputRequiredResult | Invocation:
     if call.era.modern and tool.headers:
         # Before anything runs: an intermediary may have routed on the headers (-32020).
         headers.check(tool.headers, arguments, call.request.META, repeated_headers(call.request))
+    as_task = task_calls.decide(call, tool)  # before anything runs: -32021, -32601
+    invocation = prepare(call, plan, arguments)
+    if isinstance(invocation, Invocation) and as_task:
+        return task_calls.start(call, invocation)  # a task, or its result within the window
+    return invocation
+
+
+def prepare(
+    call: Call, plan: CallPlan, arguments: dict[str, Any]
+) -> ToolResult | InputRequiredResult | Invocation:
+    """Make the ``Invocation`` of a call of ``plan``'s tool and prepare it: returns what
+    ended the call before its view runs, else the invocation, its view still to run (here,
+    in a streaming worker, or in a task's worker)."""
     inputs = None
     if call.era.modern:  # only 2026-07-28 can ask the client for input (docs/input.md)
         capabilities = call.message.meta.get(versions.CLIENT_CAPABILITIES_META_KEY)
-        inputs = receive(params, capabilities, Binding.of(tool.name, arguments, call.caller))
+        binding = Binding.of(plan.tool.name, arguments, call.caller)
+        inputs = receive(call.message.params, capabilities, binding)
     invocation = call.invocation = Invocation(call, plan, arguments, inputs)
     ended = invocation.prepare()
     if ended is not None:
         return ended  # refused, declined or asking before the view ran: nothing to stream
-    return invocation  # the view is still to run, here or in a streaming worker
+    return invocation
 
 
 def repeated_headers(request: HttpRequest) -> frozenset[str]:
@@ -343,6 +363,11 @@ HANDSHAKE_HANDLERS: dict[str, Handler] = {
     "logging/setLevel": set_level,
     "tools/list": list_tools,
     "tools/call": call_tool,
+    # 2025-11-25's experimental tasks (other versions answer -32601).
+    "tasks/get": task_calls.experimental_get,
+    "tasks/result": task_calls.experimental_result,
+    "tasks/list": task_calls.experimental_list,
+    "tasks/cancel": task_calls.experimental_cancel,
 }
 
 #: method → handler, for requests of the modern era (2026-07-28): no handshake, no ping.
@@ -350,4 +375,8 @@ MODERN_HANDLERS: dict[str, Handler] = {
     "server/discover": discover,
     "tools/list": list_tools,
     "tools/call": call_tool,
+    # The tasks extension (its tasks/result and tasks/list are gone: -32601).
+    "tasks/get": task_calls.get_task,
+    "tasks/update": task_calls.update_task,
+    "tasks/cancel": task_calls.cancel_task,
 }

@@ -176,6 +176,86 @@ class ToolCall(models.Model):
         return f"{self.tool_name} at {self.started_at:%Y-%m-%d %H:%M:%S}"
 
 
+class ToolTask(models.Model):
+    """One tool call run as an MCP task (docs/tasks.md): what was asked, by whom, where it
+    stands, and what it answered, kept until ``expires_at``.
+
+    The row is written, with its job enqueued in the same transaction, before the client
+    gets its handle; a worker runs the view as the caller and holds the task by its lease
+    (``leased_until``) while it runs.
+    """
+
+    WORKING = "working"
+    INPUT_REQUIRED = "input_required"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+    STATUSES = [
+        (WORKING, _("working")),
+        (INPUT_REQUIRED, _("input required")),
+        (COMPLETED, _("completed")),
+        (FAILED, _("failed")),
+        (CANCELLED, _("cancelled")),
+    ]
+    #: The statuses a task never leaves.
+    TERMINAL = frozenset({COMPLETED, FAILED, CANCELLED})
+
+    id = models.CharField(_("task id"), max_length=64, primary_key=True)
+    tool_name = models.CharField(_("tool"), max_length=64, db_index=True)
+    #: Who may see the task: ``request_state.caller_key`` of its caller.
+    caller = models.CharField(_("caller"), max_length=200)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("user"),
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="+",
+    )
+    endpoint_path = models.CharField(_("endpoint"), max_length=200)
+    protocol_version = models.CharField(_("protocol version"), max_length=16)
+    client_name = models.CharField(_("client"), max_length=200, blank=True)
+    #: The ``tools/call`` params the view runs with (arguments, input responses, request state).
+    params = models.JSONField(_("call"), default=dict)
+    #: What of the /mcp request the worker's request copies (host, scheme, client address).
+    environ = models.JSONField(default=dict)
+    status = models.CharField(_("status"), max_length=16, choices=STATUSES, default=WORKING)
+    status_message = models.CharField(_("status message"), max_length=500, blank=True)
+    result = models.JSONField(_("result"), null=True, blank=True)
+    error = models.JSONField(_("error"), null=True, blank=True)
+    input_requests = models.JSONField(_("input requests"), null=True, blank=True)
+    #: The signed state of the round that asked (never sent: the task's id stands for it).
+    request_state = models.TextField(blank=True)
+    created_at = models.DateTimeField(_("created"), db_index=True)
+    updated_at = models.DateTimeField(_("updated"))
+    expires_at = models.DateTimeField(_("expires"), db_index=True)
+    started_at = models.DateTimeField(_("started"), null=True, blank=True)
+    finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
+    leased_until = models.DateTimeField(_("leased until"), null=True, blank=True)
+    worker = models.CharField(_("worker"), max_length=200, blank=True)
+    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
+    #: Run again, rather than failed, when its worker dies: its tool is idempotent.
+    retryable = models.BooleanField(_("retryable"), default=False)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = _("tool task")
+        verbose_name_plural = _("tool tasks")
+        indexes = [
+            # A caller's working tasks (MAX_TASKS_PER_CALLER, the 2025-11-25 tasks/list).
+            models.Index(fields=["caller", "status"], name="mcp_tooltask_caller"),
+            # The reaper: running tasks whose lease ran out.
+            models.Index(fields=["status", "leased_until"], name="mcp_tooltask_leases"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tool_name} task {self.id}"
+
+    @property
+    def terminal(self) -> bool:
+        return self.status in self.TERMINAL
+
+
 class AdminStateVersion(models.Model):
     """The admin state's version number: one row, bumped by every publish (docs/admin.md).
 

@@ -50,6 +50,9 @@ class ToolOptions:
     confirm: bool | str | None = None
     #: Arguments mirrored in ``Mcp-Param-<Name>`` headers: argument name → header name.
     headers: dict[str, str] | None = None
+    #: Whether a call may run as an MCP task (docs/tasks.md): None (never), ``"optional"``
+    #: (when the client can take one) or ``"required"`` (refused where it can't).
+    task: str | None = None
 
 
 @dataclass(frozen=True, repr=False)
@@ -177,4 +180,7 @@ class Tool:
             definition["_meta"] = self.options.meta
         if self.output_schema is not None:
             definition["outputSchema"] = self.output_schema  # unwrapped; projection wraps it
+        if self.options.task is not None:
+            # Only 2025-11-25 carries it; 2026-07-28's server decides call by call.
+            definition["execution"] = {"taskSupport": self.options.task}
         return definition

@@ -42,7 +42,15 @@ CLIENT_INFO_META_KEY = "io.modelcontextprotocol/clientInfo"
 SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
 
 #: Request params naming what the call is about, mirrored in the ``Mcp-Name`` header.
-NAME_BEARING_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+NAME_BEARING_METHODS = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    # The tasks extension's methods name their task (its id) in Mcp-Name too.
+    "tasks/get": "taskId",
+    "tasks/update": "taskId",
+    "tasks/cancel": "taskId",
+}
 
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 

@@ -1,0 +1,253 @@
+"""A task's run, in a worker: its view called as the caller, through the endpoint's pipeline.
+
+``run(task_id)`` is what a worker's job does (``mcp_tools.jobs``, or an executor of the
+project's). It takes the task by its lease, made the worker's for ``TASK_LEASE_SECONDS`` and
+renewed while the view runs, so that a worker that dies lets the task be failed (or run
+again, where its tool is idempotent) once the lease runs out. The call is then made again as
+the endpoint makes it: the user re-loaded from the database and the tool's visibility asked
+again (an admin who disabled the tool, or took the user out of its groups, stops it), the
+arguments checked, the view run through the project's middleware, its response formatted,
+masked, enforced and reported to the call log as an inline call's is (docs/tasks.md).
+
+A running view learns of a cancellation at its next ``report_progress``, which raises
+``ClientDisconnected``; its ``message`` is the task's ``statusMessage`` meanwhile.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import math
+import os
+import socket
+import threading
+import time
+from datetime import timedelta
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.handlers.wsgi import WSGIRequest
+from django.db import connections
+from django.db.models import F, Q
+
+from . import server, tasks, tracing
+from .authentication import Caller, unauthenticated_user
+from .conf import mcp_settings
+from .exceptions import ClientDisconnected
+from .handlers import Call, Exchange, prepare
+from .invocation import Invocation
+from .models import ToolTask
+from .protocol.jsonrpc import INTERNAL_ERROR, JSONRPCError, parse_message
+from .protocol.results import InputRequiredResult
+from .protocol.versions import MODERN_VERSIONS, Era
+from .views import endpoint_at
+
+logger = logging.getLogger("mcp_tools")
+
+#: How often a running view's ``report_progress`` reads whether its task was cancelled.
+CANCEL_CHECK_SECONDS = 0.5
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"
+
+
+def run(task_id: str) -> None:
+    """Run the task ``task_id`` if it is working and no live worker holds it."""
+    worker = worker_name()
+    lease = timedelta(seconds=mcp_settings.TASK_LEASE_SECONDS)
+    stamp = tasks.now()
+    taken = (
+        ToolTask.objects.filter(pk=task_id, status=ToolTask.WORKING, expires_at__gt=stamp)
+        .filter(Q(leased_until__isnull=True) | Q(leased_until__lt=stamp))
+        .update(
+            leased_until=stamp + lease,
+            worker=worker,
+            attempts=F("attempts") + 1,
+            started_at=stamp,
+            updated_at=stamp,
+        )
+    )
+    if not taken:
+        return  # cancelled, expired, gone, or held by another worker
+    task = ToolTask.objects.get(pk=task_id)
+    with Lease(task_id, worker, lease):
+        try:
+            ended = execute(task)
+        except Exception as exc:  # a fault of the server's, not the view's: failed
+            error = server.fault(exc, request_for(task))
+            ended = {"status": ToolTask.FAILED, "error": error_object(error)}
+    stamp = tasks.now()
+    fields: dict[str, Any] = {"updated_at": stamp, "leased_until": None, **ended}
+    if ended["status"] in ToolTask.TERMINAL:
+        fields["finished_at"] = stamp
+    # Only while still ours and working: a cancellation or the reaper had the last word.
+    ToolTask.objects.filter(pk=task_id, status=ToolTask.WORKING, worker=worker).update(**fields)
+
+
+def execute(task: ToolTask) -> dict[str, Any]:
+    """Make the task's call as its endpoint would and return the task's fields it ends with."""
+    request = request_for(task)
+    caller = caller_for(task)
+    if caller is None:
+        error = JSONRPCError(-32001, "Unauthorized: the user this task runs as can't sign in")
+        return {"status": ToolTask.FAILED, "error": error_object(error)}
+    request.user = caller.user
+    endpoint = endpoint_at(task.endpoint_path)
+    if endpoint is None:
+        error = JSONRPCError(INTERNAL_ERROR, "Internal error: the task's endpoint is gone")
+        return {"status": ToolTask.FAILED, "error": error_object(error)}
+    params = {**task.params, "name": task.tool_name}
+    message = parse_message({"jsonrpc": "2.0", "id": 0, "method": "tools/call", "params": params})
+    version = task.protocol_version
+    trace = tracing.begin(message, request)
+    call = Call(
+        Exchange(request, caller, endpoint),
+        message,
+        Era(version, version in MODERN_VERSIONS),
+        trace,
+    )
+    try:
+        with trace.active():
+            ended = call_as_endpoint(call, task)
+    except JSONRPCError as error:
+        trace.error(error)
+        ended = {"status": ToolTask.FAILED, "error": error_object(error)}
+    trace.end()
+    return ended
+
+
+def call_as_endpoint(call: Call, task: ToolTask) -> dict[str, Any]:
+    arguments = call.message.params.get("arguments") or {}
+    plan = call.exchange.plan(task.tool_name)
+    if plan is None:  # disabled, or hidden from the user since: as the endpoint answers it
+        raise call.exchange.refusal(task.tool_name)
+    prepared = prepare(call, plan, arguments)
+    if isinstance(prepared, Invocation):
+        prepared.stay_inline()
+        result = prepared.run(TaskNotifier(task.id))
+    else:
+        result = prepared
+    if isinstance(result, InputRequiredResult):
+        return {
+            "status": ToolTask.INPUT_REQUIRED,
+            "input_requests": result.input_requests,
+            "request_state": result.request_state,
+            "status_message": "Waiting for the client's input",
+        }
+    answer = server.complete(call, result)  # bounded, projected and reported as inline
+    body = json.loads(answer.body)
+    if "error" in body:
+        return {"status": ToolTask.FAILED, "error": body["error"]}
+    return {"status": ToolTask.COMPLETED, "result": body["result"]}
+
+
+def error_object(error: JSONRPCError) -> dict[str, Any]:
+    wire: dict[str, Any] = {"code": error.code, "message": error.message}
+    if error.data is not None:
+        wire["data"] = error.data
+    return wire
+
+
+def request_for(task: ToolTask) -> WSGIRequest:
+    """Return the /mcp request the task's call would have come in: the stored headers and
+    address of its client, without its credentials."""
+    environ: dict[str, Any] = dict(task.environ)
+    host = environ.get("HTTP_HOST", "localhost")
+    environ.setdefault("SERVER_NAME", host.split(":")[0])
+    environ.setdefault("SERVER_PORT", "443" if environ.get("wsgi.url_scheme") == "https" else "80")
+    environ.update(
+        {
+            "REQUEST_METHOD": "POST",
+            "PATH_INFO": task.endpoint_path,
+            "CONTENT_TYPE": "application/json",
+            "CONTENT_LENGTH": "0",
+            "wsgi.input": io.BytesIO(),
+        }
+    )
+    environ.setdefault("wsgi.url_scheme", "http")
+    return WSGIRequest(environ)
+
+
+def caller_for(task: ToolTask) -> Caller | None:
+    """Return the caller the task runs as: its user re-loaded (None if it can no longer sign
+    in), or nobody for an anonymous caller's task."""
+    if task.user_id is None:
+        return Caller.acting_as(unauthenticated_user())
+    user = get_user_model()._default_manager.filter(pk=task.user_id).first()
+    if user is None or not getattr(user, "is_active", True):
+        return None
+    return Caller.acting_as(user)
+
+
+class TaskNotifier:
+    """What a task's view reports to (``report_progress``, ``log_message``): its progress
+    message becomes the task's ``statusMessage``; a cancellation stops the view."""
+
+    #: Never past a deadline: a task runs for as long as its view does.
+    expired = False
+    deadline = math.inf
+
+    def __init__(self, task_id: str) -> None:
+        self.task_id = task_id
+        self._checked = 0.0
+
+    def progress(self, progress: float, total: float | None, message: str | None) -> None:
+        if message:
+            ToolTask.objects.filter(pk=self.task_id, status=ToolTask.WORKING).update(
+                status_message=message[:500], updated_at=tasks.now()
+            )
+        self.check()
+
+    def log(self, level: str, data: Any) -> None:
+        self.check()
+
+    def can_ask(self, request: dict[str, Any]) -> bool:
+        return False  # a task asks by its status (input_required), never on a stream
+
+    def check(self) -> None:
+        now = time.monotonic()
+        if now - self._checked < CANCEL_CHECK_SECONDS:
+            return
+        self._checked = now
+        status = ToolTask.objects.filter(pk=self.task_id).values_list("status", flat=True).first()
+        if status != ToolTask.WORKING:
+            raise ClientDisconnected("The task was cancelled")
+
+    def close(self) -> None:
+        pass
+
+
+class Lease:
+    """Renew a running task's lease every third of ``TASK_LEASE_SECONDS``, on a thread of
+    its own, until the view returns."""
+
+    def __init__(self, task_id: str, worker: str, lease: timedelta) -> None:
+        self.task_id = task_id
+        self.worker = worker
+        self.lease = lease
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(
+            target=self._renew, name=f"mcp-tools-lease-{task_id[:8]}", daemon=True
+        )
+
+    def __enter__(self) -> Lease:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stopped.set()
+        self.thread.join()
+
+    def _renew(self) -> None:
+        interval = self.lease.total_seconds() / 3
+        try:
+            while not self.stopped.wait(interval):
+                ToolTask.objects.filter(
+                    pk=self.task_id, worker=self.worker, status=ToolTask.WORKING
+                ).update(leased_until=tasks.now() + self.lease)
+        except Exception:
+            logger.exception("The lease of task %s could not be renewed", self.task_id)
+        finally:
+            connections.close_all()

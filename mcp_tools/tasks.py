@@ -1,0 +1,371 @@
+"""MCP tasks: a tool call answered with a handle, run by a worker, polled by its client.
+
+A task is a ``ToolTask`` row (docs/tasks.md). ``create`` writes it, with its job enqueued in
+the same transaction, before the client gets its handle, and then waits at most
+``TASK_IMMEDIATE_SECONDS`` for the worker: a call that ends (or asks for input) within it
+is answered inline, as if no task had been made. ``find`` reads a task for the caller it
+belongs to (another caller's id is an unknown task), fails one whose worker died (its lease
+ran out) and forgets one past its TTL. ``cancel`` and ``update`` are the client's two ways
+to change a task; the running view sees a cancellation at its next ``report_progress``.
+
+The wire forms are here too: 2026-07-28's extension (``io.modelcontextprotocol/tasks``:
+a flat ``CreateTaskResult``, ``tasks/get`` with the result inlined) and 2025-11-25's
+experimental tasks (``{"task": {...}}``, ``ttl`` and ``pollInterval``).
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q
+from django.http import HttpRequest
+from django.utils import timezone
+
+from .conf import mcp_settings
+from .inner_requests import client_environ
+from .models import ToolTask
+from .protocol import inputs
+from .protocol.jsonrpc import INVALID_PARAMS, MISSING_CAPABILITY, JSONRPCError, clip
+from .protocol.versions import CLIENT_CAPABILITIES_META_KEY
+from .request_state import caller_key
+
+#: The extension's identifier, declared by the client per request and by the server in
+#: ``server/discover``.
+EXTENSION = "io.modelcontextprotocol/tasks"
+#: The 2025-11-25 ``_meta`` key that names the task a message belongs to.
+RELATED_TASK_META_KEY = "io.modelcontextprotocol/related-task"
+#: The version whose experimental tasks this serves besides the extension.
+EXPERIMENTAL_VERSION = "2025-11-25"
+#: Headers of the /mcp request never written to a task's row: its credentials. The worker
+#: acts as the user the task belongs to (docs/tasks.md#who-runs-the-view).
+SECRET_HEADERS = frozenset({"HTTP_AUTHORIZATION", "HTTP_COOKIE", "HTTP_PROXY_AUTHORIZATION"})
+#: The longest a task id from a client is read as one (ours are 32 characters).
+MAX_TASK_ID_LENGTH = 64
+
+
+def declares_extension(meta: Mapping[str, Any]) -> bool:
+    """Return whether a 2026-07-28 request's ``_meta`` declares the tasks extension."""
+    capabilities = meta.get(CLIENT_CAPABILITIES_META_KEY)
+    extensions = capabilities.get("extensions") if isinstance(capabilities, dict) else None
+    return isinstance(extensions, dict) and isinstance(extensions.get(EXTENSION), dict)
+
+
+def missing_extension(what: str) -> JSONRPCError:
+    """Return -32021 for a request that needs the tasks extension its client did not declare."""
+    return JSONRPCError(
+        MISSING_CAPABILITY,
+        f"Missing required client capability: {what} needs the {EXTENSION} extension",
+        data={"requiredCapabilities": {"extensions": {EXTENSION: {}}}},
+    )
+
+
+def executor() -> Any:
+    """Return the ``TASK_EXECUTOR`` instance, made once per settings generation."""
+    generation = mcp_settings.generation
+    made = _executors.get(generation)
+    if made is None:
+        _executors.clear()
+        made = _executors[generation] = mcp_settings.TASK_EXECUTOR()
+    return made
+
+
+_executors: dict[int, Any] = {}
+
+
+def now() -> datetime:
+    return timezone.now()
+
+
+# --- creating a task -----------------------------------------------------------------------
+
+
+def create(
+    request: HttpRequest,
+    caller: Any,
+    tool_name: str,
+    params: Mapping[str, Any],
+    *,
+    version: str,
+    client_name: str,
+    ttl_ms: int | None = None,
+    retryable: bool = False,
+) -> ToolTask:
+    """Write a task for ``tool_name`` called with ``params`` by ``caller`` and enqueue its run.
+
+    The row and the job are committed together, before this returns, so a ``tasks/get``
+    for the id always finds the task. Raises ``JSONRPCError`` when the caller has
+    ``MAX_TASKS_PER_CALLER`` tasks working already.
+    """
+    key = caller_key(caller)
+    limit = mcp_settings.MAX_TASKS_PER_CALLER
+    started = now()
+    active = Q(status__in=(ToolTask.WORKING, ToolTask.INPUT_REQUIRED), expires_at__gt=started)
+    if limit is not None and ToolTask.objects.filter(active, caller=key).count() >= limit:
+        raise JSONRPCError(
+            INVALID_PARAMS,
+            f"Too many tasks: this caller has {limit} tasks working (MAX_TASKS_PER_CALLER); "
+            "wait for one to finish, or cancel one",
+        )
+    ttl = mcp_settings.TASK_TTL if ttl_ms is None else min(ttl_ms / 1000, mcp_settings.TASK_TTL)
+    task = ToolTask(
+        id=secrets.token_hex(16),
+        tool_name=tool_name,
+        caller=key,
+        user=caller.user if caller.is_authenticated else None,
+        endpoint_path=request.path_info,
+        protocol_version=version,
+        client_name=client_name,
+        params=dict(params),
+        environ=stored_environ(request),
+        retryable=retryable,
+        created_at=started,
+        updated_at=started,
+        expires_at=started + timedelta(seconds=ttl),
+    )
+    run = executor()
+    if run.immediate:  # runs the view now, on this thread: outside any transaction of ours
+        task.save(force_insert=True)
+        run.enqueue(task.id)
+    else:
+        with transaction.atomic(using=ToolTask.objects.db):
+            task.save(force_insert=True)
+            run.enqueue(task.id)
+    return task
+
+
+def stored_environ(request: HttpRequest) -> dict[str, str]:
+    """Return what of the /mcp request the worker's request copies: the client's headers
+    and address (not its credentials), the host, the scheme and the script prefix."""
+    environ = {
+        key: value
+        for key, value in client_environ(request.META).items()
+        if key not in SECRET_HEADERS and isinstance(value, str)
+    }
+    environ["SCRIPT_NAME"] = request.META.get("SCRIPT_NAME", "")
+    environ["wsgi.url_scheme"] = request.scheme or "http"
+    return environ
+
+
+def wait_briefly(task: ToolTask) -> ToolTask:
+    """Return ``task`` as it stands once it ended or asked for input, or once
+    ``TASK_IMMEDIATE_SECONDS`` passed: the server's decision to answer inline or with the
+    task is what the work did in that time."""
+    deadline = time.monotonic() + mcp_settings.TASK_IMMEDIATE_SECONDS
+    pause = 0.01
+    while task.status == ToolTask.WORKING:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        time.sleep(min(pause, left))
+        pause = min(pause * 2, 0.1)
+        task.refresh_from_db()
+    return task
+
+
+def discard(task: ToolTask) -> None:
+    """Forget a task whose call is answered inline (it ended or asked within the window)."""
+    ToolTask.objects.filter(pk=task.pk).delete()
+
+
+# --- reading and changing a task -----------------------------------------------------------
+
+
+def find(caller: Any, task_id: Any) -> ToolTask:
+    """Return the caller's task ``task_id``; raise -32602 for any other: unknown, malformed,
+    another caller's, or past its TTL (then deleted). A working task whose lease ran out
+    (its worker died) is failed first, or enqueued again where its tool is idempotent."""
+    if not isinstance(task_id, str) or not task_id or len(task_id) > MAX_TASK_ID_LENGTH:
+        raise JSONRPCError(INVALID_PARAMS, "Invalid params: taskId must be a task's id")
+    task = ToolTask.objects.filter(pk=task_id, caller=caller_key(caller)).first()
+    if task is None:
+        raise JSONRPCError(INVALID_PARAMS, f"Unknown task: {clip(task_id)}")
+    if task.expires_at <= now():
+        task.delete()
+        raise JSONRPCError(INVALID_PARAMS, f"Unknown task: {clip(task_id)}")
+    leased = task.leased_until
+    if task.status == ToolTask.WORKING and leased is not None and leased <= now():
+        reap(task)
+        task.refresh_from_db()
+    return task
+
+
+#: The runs a retryable task gets in all before a dead worker fails it.
+MAX_ATTEMPTS = 3
+
+
+def reap(task: ToolTask) -> None:
+    """Fail ``task``, whose worker stopped renewing its lease (it died), unless another
+    worker took it meanwhile; a task of an idempotent tool is enqueued again instead, up to
+    ``MAX_ATTEMPTS`` runs."""
+    stamp = now()
+    lost = ToolTask.objects.filter(
+        pk=task.pk, status=ToolTask.WORKING, leased_until=task.leased_until
+    )
+    if task.retryable and task.attempts < MAX_ATTEMPTS:
+        if lost.update(leased_until=None, worker="", updated_at=stamp):
+            executor().enqueue(task.pk)
+        return
+    lost.update(
+        status=ToolTask.FAILED,
+        error=lost_worker_error(task),
+        status_message="The worker running this task stopped",
+        leased_until=None,
+        updated_at=stamp,
+        finished_at=stamp,
+    )
+
+
+def lost_worker_error(task: ToolTask) -> dict[str, Any]:
+    return {
+        "code": -32603,
+        "message": (
+            f"Internal error: the worker running this task ({task.worker or 'unknown'}) "
+            "stopped before it finished"
+        ),
+    }
+
+
+def reap_expired_leases() -> int:
+    """Fail every working task whose lease ran out; return how many (``mcp_prune``)."""
+    count = 0
+    for task in ToolTask.objects.filter(status=ToolTask.WORKING, leased_until__lt=now()):
+        reap(task)
+        count += 1
+    return count
+
+
+def cancel(task: ToolTask) -> None:
+    """Mark ``task`` cancelled unless it ended already (idempotent). Its running view is
+    stopped at its next ``report_progress`` (``ClientDisconnected``)."""
+    stamp = now()
+    ToolTask.objects.filter(pk=task.pk).exclude(status__in=ToolTask.TERMINAL).update(
+        status=ToolTask.CANCELLED,
+        status_message="Cancelled by the client",
+        input_requests=None,
+        updated_at=stamp,
+        finished_at=stamp,
+    )
+
+
+def update(task: ToolTask, responses: Any) -> None:
+    """Take the client's ``inputResponses`` for a task waiting for input.
+
+    Answers to keys the task is not waiting for are ignored. Once every outstanding key is
+    answered, the task is working again and its view runs again with the answers, as a
+    2026-07-28 retry would; until then it keeps waiting for the others.
+    """
+    try:
+        answered = inputs.check_responses(responses)
+    except ValueError as exc:
+        raise JSONRPCError(INVALID_PARAMS, f"Invalid params: {exc}") from None
+    with transaction.atomic(using=ToolTask.objects.db):
+        task = ToolTask.objects.select_for_update().get(pk=task.pk)
+        if task.status != ToolTask.INPUT_REQUIRED:
+            return  # nothing outstanding: every key is unknown or answered, so all ignored
+        outstanding = dict(task.input_requests or {})
+        taken = {key: value for key, value in answered.items() if key in outstanding}
+        if not taken:
+            return
+        params = dict(task.params)
+        params["inputResponses"] = {**(params.get("inputResponses") or {}), **taken}
+        params["requestState"] = task.request_state
+        left = {key: value for key, value in outstanding.items() if key not in taken}
+        task.params = params
+        task.updated_at = now()
+        if left:
+            task.input_requests = left
+            task.save(update_fields=["params", "input_requests", "updated_at"])
+            return
+        task.status = ToolTask.WORKING
+        task.input_requests = None
+        task.status_message = ""
+        task.save(
+            update_fields=["params", "input_requests", "status", "status_message", "updated_at"]
+        )
+        run = executor()
+        if not run.immediate:
+            run.enqueue(task.id)
+    if run.immediate:
+        run.enqueue(task.id)
+
+
+def list_for(caller: Any, *, start: int, size: int) -> list[ToolTask]:
+    """Return the caller's tasks not past their TTL, newest first (2025-11-25 ``tasks/list``).
+
+    An anonymous caller has no tasks to list: its tasks are anyone's who knows their id, so
+    listing them would show them to every anonymous client.
+    """
+    if not caller.is_authenticated:
+        return []
+    tasks = ToolTask.objects.filter(caller=caller_key(caller), expires_at__gt=now())
+    return list(tasks.order_by("-created_at", "pk")[start : start + size])
+
+
+def prune() -> int:
+    """Delete the tasks past their TTL; return how many (``mcp_prune``)."""
+    deleted, _ = ToolTask.objects.filter(expires_at__lte=now()).delete()
+    return deleted
+
+
+# --- wire forms ----------------------------------------------------------------------------
+
+
+def iso(stamp: datetime) -> str:
+    return stamp.isoformat().replace("+00:00", "Z")
+
+
+def ttl_ms(task: ToolTask) -> int:
+    return max(1, int((task.expires_at - task.created_at).total_seconds() * 1000))
+
+
+def handle(task: ToolTask) -> dict[str, Any]:
+    """Return the ``Task`` fields of ``task`` (2026-07-28's extension)."""
+    wire: dict[str, Any] = {
+        "taskId": task.id,
+        "status": task.status,
+        "createdAt": iso(task.created_at),
+        "lastUpdatedAt": iso(task.updated_at),
+        "ttlMs": ttl_ms(task),
+        "pollIntervalMs": int(mcp_settings.TASK_POLL_INTERVAL_MS),
+    }
+    if task.status_message:
+        wire["statusMessage"] = task.status_message
+    return wire
+
+
+def created(task: ToolTask) -> dict[str, Any]:
+    """Return the ``CreateTaskResult`` of ``task``: flat, ``resultType: "task"``."""
+    return {"resultType": "task", **handle(task)}
+
+
+def detailed(task: ToolTask) -> dict[str, Any]:
+    """Return the ``tasks/get`` result of ``task``: its handle with what its status carries
+    (the result, the error, the input requests)."""
+    wire = handle(task)
+    if task.status == ToolTask.COMPLETED:
+        wire["result"] = task.result
+    elif task.status == ToolTask.FAILED:
+        wire["error"] = task.error
+    elif task.status == ToolTask.INPUT_REQUIRED:
+        wire["inputRequests"] = task.input_requests
+    return wire
+
+
+def experimental(task: ToolTask) -> dict[str, Any]:
+    """Return the 2025-11-25 ``Task`` of ``task`` (``ttl`` and ``pollInterval``)."""
+    wire: dict[str, Any] = {
+        "taskId": task.id,
+        "status": task.status,
+        "createdAt": iso(task.created_at),
+        "lastUpdatedAt": iso(task.updated_at),
+        "ttl": ttl_ms(task),
+        "pollInterval": int(mcp_settings.TASK_POLL_INTERVAL_MS),
+    }
+    if task.status_message:
+        wire["statusMessage"] = task.status_message
+    return wire

@@ -1,0 +1,84 @@
+"""Slow views, written as DRF users write them, declared as MCP tasks (tests/test_tasks.py)."""
+
+import time
+
+from rest_framework import serializers
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from mcp_tools import ToolError, elicit, mcp_tool, report_progress
+
+NAME_FORM = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+
+
+class ExportSerializer(serializers.Serializer):
+    rows = serializers.IntegerField(min_value=0, max_value=1000)
+    seconds = serializers.FloatField(min_value=0, max_value=120, default=0)
+
+
+class ExportView(APIView):
+    """Export the caller's rows, slowly: a report of ``rows`` lines."""
+
+    serializer_class = ExportSerializer
+    permission_classes = [IsAuthenticated]
+
+    @mcp_tool("export_rows", task="optional")
+    def post(self, request):
+        serializer = self.serializer_class(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        rows, seconds = serializer.validated_data["rows"], serializer.validated_data["seconds"]
+        steps = max(1, int(seconds / 0.05))
+        for step in range(steps):
+            time.sleep(seconds / steps)
+            report_progress(request, step + 1, steps, f"{step + 1} of {steps} done")
+        return Response({"user": request.user.username, "lines": [f"row {n}" for n in range(rows)]})
+
+
+class RequiredSerializer(serializers.Serializer):
+    word = serializers.CharField()
+
+
+class RequiredTaskView(APIView):
+    """Shout a word, as a task only."""
+
+    serializer_class = RequiredSerializer
+
+    @mcp_tool("shout_task", task="required")
+    def post(self, request):
+        return Response({"shout": request.data["word"].upper()})
+
+
+class FailingView(APIView):
+    """Fail as a tool: the model reads why."""
+
+    @mcp_tool("failing_task", task="optional")
+    def post(self, request):
+        raise ToolError("The export service refused the job")
+
+
+class CrashingView(APIView):
+    """Crash: a fault of the server, masked."""
+
+    @mcp_tool("crashing_task", task="optional")
+    def post(self, request):
+        raise RuntimeError("secret detail")
+
+
+class AskingView(APIView):
+    """Ask the user's name, then greet them."""
+
+    @mcp_tool("asking_task", task="optional")
+    def post(self, request):
+        name = elicit(request, "name", "Who are you?", NAME_FORM)
+        if name["action"] != "accept":
+            return Response({"greeting": None})
+        return Response({"greeting": f"Hello, {name['content']['name']}!"})
+
+
+class PlainView(APIView):
+    """Never a task."""
+
+    @mcp_tool("plain_tool")
+    def post(self, request):
+        return Response({"plain": True})
