@@ -26,10 +26,13 @@ import time
 from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.handlers.wsgi import WSGIRequest
 from django.db import connections
 from django.db.models import F, Q
+from django.urls import get_script_prefix, set_script_prefix
+from django.utils import translation
 
 from . import server, tasks, tracing
 from .authentication import Caller, unauthenticated_user
@@ -72,12 +75,18 @@ def run(task_id: str) -> None:
     if not taken:
         return  # cancelled, expired, gone, or held by another worker
     task = ToolTask.objects.get(pk=task_id)
-    with Lease(task_id, worker, lease):
-        try:
-            ended = execute(task)
-        except Exception as exc:  # a fault of the server's, not the view's: failed
-            error = server.fault(exc, request_for(task))
-            ended = {"status": ToolTask.FAILED, "error": error_object(error)}
+    language = task.environ.get(tasks.LANGUAGE_KEY) or settings.LANGUAGE_CODE
+    prefix = get_script_prefix()
+    set_script_prefix(task.environ.get("SCRIPT_NAME") or "/")
+    try:
+        with Lease(task_id, worker, lease), translation.override(language):
+            try:
+                ended = execute(task)
+            except Exception as exc:  # a fault of the server's, not the view's: failed
+                error = server.fault(exc, request_for(task))
+                ended = {"status": ToolTask.FAILED, "error": error_object(error)}
+    finally:
+        set_script_prefix(prefix)
     stamp = tasks.now()
     fields: dict[str, Any] = {"updated_at": stamp, "leased_until": None, **ended}
     if ended["status"] in ToolTask.TERMINAL:
@@ -94,7 +103,7 @@ def execute(task: ToolTask) -> dict[str, Any]:
         error = JSONRPCError(-32001, "Unauthorized: the user this task runs as can't sign in")
         return {"status": ToolTask.FAILED, "error": error_object(error)}
     request.user = caller.user
-    endpoint = endpoint_at(task.endpoint_path)
+    endpoint = endpoint_at(task.endpoint_path, getattr(request, "urlconf", None))
     if endpoint is None:
         error = JSONRPCError(INTERNAL_ERROR, "Internal error: the task's endpoint is gone")
         return {"status": ToolTask.FAILED, "error": error_object(error)}
@@ -154,6 +163,8 @@ def request_for(task: ToolTask) -> WSGIRequest:
     """Return the /mcp request the task's call would have come in: the stored headers and
     address of its client, without its credentials."""
     environ: dict[str, Any] = dict(task.environ)
+    environ.pop(tasks.LANGUAGE_KEY, None)
+    urlconf = environ.pop(tasks.URLCONF_KEY, None)
     host = environ.get("HTTP_HOST", "localhost")
     environ.setdefault("SERVER_NAME", host.split(":")[0])
     environ.setdefault("SERVER_PORT", "443" if environ.get("wsgi.url_scheme") == "https" else "80")
@@ -167,7 +178,10 @@ def request_for(task: ToolTask) -> WSGIRequest:
         }
     )
     environ.setdefault("wsgi.url_scheme", "http")
-    return WSGIRequest(environ)
+    request = WSGIRequest(environ)
+    if urlconf is not None:
+        request.urlconf = urlconf
+    return request
 
 
 def caller_for(task: ToolTask) -> Caller | None:

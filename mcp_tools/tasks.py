@@ -24,7 +24,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Q
 from django.http import HttpRequest
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from .conf import mcp_settings
 from .inner_requests import client_environ
@@ -148,7 +148,18 @@ def stored_environ(request: HttpRequest) -> dict[str, str]:
     }
     environ["SCRIPT_NAME"] = request.META.get("SCRIPT_NAME", "")
     environ["wsgi.url_scheme"] = request.scheme or "http"
+    # What the /mcp request's middleware chose for it: the view runs in the same language
+    # and URLconf in the worker.
+    environ[LANGUAGE_KEY] = translation.get_language() or ""
+    urlconf = getattr(request, "urlconf", None)
+    if isinstance(urlconf, str):
+        environ[URLCONF_KEY] = urlconf
     return environ
+
+
+#: Keys of a task's stored environ that are not the request's own: its language, URLconf.
+LANGUAGE_KEY = "mcp_tools.language"
+URLCONF_KEY = "mcp_tools.urlconf"
 
 
 def wait_briefly(task: ToolTask) -> ToolTask:

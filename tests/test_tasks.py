@@ -12,7 +12,8 @@ import time
 from datetime import timedelta
 
 import pytest
-from django.utils import timezone
+from django.urls import set_script_prefix
+from django.utils import timezone, translation
 
 from mcp_tools import task_runs, tasks
 from mcp_tools.executors import TaskExecutor
@@ -323,6 +324,33 @@ class TestTheExtension:
         run_enqueued()
         failed = ToolTask.objects.get(pk=task_id)
         assert failed.status == "failed" and failed.error["code"] == -32602
+
+    def test_the_worker_runs_in_the_requests_language_host_and_headers(self, alice, settings):
+        settings.MIDDLEWARE = [*settings.MIDDLEWARE, "django.middleware.locale.LocaleMiddleware"]
+        agent = MCPClient(
+            headers={
+                "Authorization": f"Token {alice.token}",
+                "Accept-Language": "fr",
+                "X-Tenant": "acme",
+            },
+            protocol_version=MODERN,
+            client_capabilities=EXTENSION,
+            HTTP_HOST="shop.example",
+            SCRIPT_NAME="/shop",
+        )
+        settings.ALLOWED_HOSTS = ["shop.example", "testserver"]
+        task_id = agent.call_tool("where_task")["taskId"]
+        # A worker's own thread: its language and script prefix are the defaults.
+        with translation.override("en"):
+            set_script_prefix("/")
+            run_enqueued()
+        done = ToolTask.objects.get(pk=task_id).result["structuredContent"]
+        assert done == {
+            "language": "fr",
+            "url": "/shop/k/where/",
+            "host": "shop.example",
+            "tenant": "acme",
+        }
 
     def test_discover_advertises_the_extension(self, agent):
         capabilities = agent.discover()["capabilities"]

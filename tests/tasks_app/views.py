@@ -82,3 +82,21 @@ class PlainView(APIView):
     @mcp_tool("plain_tool")
     def post(self, request):
         return Response({"plain": True})
+
+
+class WhereView(APIView):
+    """Say the language, script prefix and URL the view runs with."""
+
+    @mcp_tool("where_task", task="optional")
+    def post(self, request):
+        from django.urls import reverse
+        from django.utils import translation
+
+        return Response(
+            {
+                "language": translation.get_language(),
+                "url": reverse("where"),
+                "host": request.get_host(),
+                "tenant": request.headers.get("X-Tenant"),
+            }
+        )
