@@ -12,14 +12,18 @@ import time
 from datetime import timedelta
 
 import pytest
+from django.db import connections
 from django.urls import set_script_prefix
 from django.utils import timezone, translation
 
 from mcp_tools import task_runs, tasks
+from mcp_tools.catalog import publish
 from mcp_tools.executors import TaskExecutor
-from mcp_tools.models import ToolCall, ToolTask
+from mcp_tools.models import ExposedTool, ToolCall, ToolTask
+from mcp_tools.sync import sync_tools
 from mcp_tools.test import MCPClient, MCPError
 from tests.helpers import MODERN
+from tests.tasks_app import views as task_views
 
 pytestmark = pytest.mark.django_db
 
@@ -39,6 +43,14 @@ class RecordingExecutor(TaskExecutor):
 def run_enqueued() -> None:
     while RecordingExecutor.enqueued:
         task_runs.run(RecordingExecutor.enqueued.pop(0))
+
+
+def run_in_a_thread() -> None:
+    """Run the enqueued jobs as a worker's thread does, closing its connections after."""
+    try:
+        run_enqueued()
+    finally:
+        connections.close_all()
 
 
 RECORDED = {
@@ -228,7 +240,7 @@ class TestTheExtension:
     @pytest.mark.django_db(transaction=True)
     def test_cancel_stops_a_running_view(self, agent):
         task_id = agent.call_tool("export_rows", {"rows": 1, "seconds": 20})["taskId"]
-        worker = threading.Thread(target=run_enqueued)
+        worker = threading.Thread(target=run_in_a_thread)
         started = time.monotonic()
         worker.start()
         deadline = time.monotonic() + 10
@@ -312,18 +324,14 @@ class TestTheExtension:
         assert failed.status == "failed" and failed.error["code"] == -32001
 
     def test_a_tool_disabled_meanwhile_is_refused_by_the_worker(self, agent):
-        from mcp_tools.models import ExposedTool
-        from mcp_tools.sync import sync_tools
-
         task_id = agent.call_tool("export_rows", {"rows": 1})["taskId"]
-        sync_tools()
-        ExposedTool.objects.filter(name="export_rows").update(enabled=False)
-        from mcp_tools.catalog import publish
-
+        sync_tools(task_views.registry)
+        assert ExposedTool.objects.filter(name="export_rows").update(enabled=False) == 1
         publish()
         run_enqueued()
         failed = ToolTask.objects.get(pk=task_id)
         assert failed.status == "failed" and failed.error["code"] == -32602
+        assert "Unknown tool" in failed.error["message"]
 
     def test_the_worker_runs_in_the_requests_language_host_and_headers(self, alice, settings):
         settings.MIDDLEWARE = [*settings.MIDDLEWARE, "django.middleware.locale.LocaleMiddleware"]

@@ -1,6 +1,10 @@
 from django.urls import include, path
 
+from mcp_tools.views import MCPView
+
 from . import views
+
+endpoint = MCPView.as_view(registry=views.registry)
 
 urlpatterns = [
     path("k/export/", views.ExportView.as_view()),
@@ -10,5 +14,5 @@ urlpatterns = [
     path("k/ask/", views.AskingView.as_view()),
     path("k/plain/", views.PlainView.as_view()),
     path("k/where/", views.WhereView.as_view(), name="where"),
-    path("", include("mcp_tools.urls")),
+    path("", include(([path("mcp", endpoint, name="endpoint")], "mcp_tools"))),
 ]
