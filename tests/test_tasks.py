@@ -333,7 +333,12 @@ class TestTheExtension:
         assert failed.status == "failed" and failed.error["code"] == -32602
         assert "Unknown tool" in failed.error["message"]
 
-    def test_the_worker_runs_in_the_requests_language_host_and_headers(self, alice, settings):
+    def test_the_worker_runs_in_the_requests_language_host_and_headers(
+        self, alice, settings, request
+    ):
+        # LocaleMiddleware leaves the language it chose active on the thread: not for the
+        # tests after this one.
+        request.addfinalizer(lambda: translation.activate(settings.LANGUAGE_CODE))
         settings.MIDDLEWARE = [*settings.MIDDLEWARE, "django.middleware.locale.LocaleMiddleware"]
         agent = MCPClient(
             headers={
