@@ -9,9 +9,10 @@ overview's p50 and p95 are interpolated (``percentile``) within a stated bound. 
 day of ``TIME_ZONE``, whatever time zone a request has activated, so that every writer and
 every reader cuts the days at the same midnight.
 
-The rows of a batch are counted here in Python, then each table gets one statement, run
-once per summary row (``executemany``): on PostgreSQL and SQLite an ``INSERT … ON CONFLICT
-DO UPDATE`` that adds to the row other writers have made; elsewhere an ``UPDATE`` of the row
+The rows of a batch are counted here in Python, then each table gets one statement with
+every summary row the batch adds to (a few hundred at most): on PostgreSQL and SQLite an
+``INSERT … VALUES (…), (…) ON CONFLICT DO UPDATE`` that adds to the rows other writers have
+made; elsewhere an ``UPDATE`` of the row
 and, when there is none yet, an ``INSERT`` (in a savepoint, the ``UPDATE`` again when
 another writer inserted it first). The rows are taken in one order, the key's, so that two
 writers adding to the same rows wait for each other rather than deadlock.
@@ -32,7 +33,7 @@ from typing import Any
 from django.conf import settings
 from django.db import IntegrityError, connections, transaction
 from django.db.models import Case, Count, F, IntegerField, Max, Min, Value, When
-from django.db.models.functions import Cast, Floor, Greatest, Log
+from django.db.models.functions import Cast, Floor, Greatest, Ln
 from django.utils import timezone
 
 # The histogram ---------------------------------------------------------------------------
@@ -46,8 +47,8 @@ FLOOR_MS = 0.01
 CEILING_MS = 1_000_000.0
 BUCKETS = PER_DECADE * round(math.log10(CEILING_MS / FLOOR_MS)) + 2  # 130
 #: Added before rounding down, in buckets: a duration on an edge (1 ms, 10 ms, …) goes to
-#: the bucket above it whether Python or the database took its logarithm (SQLite's, through
-#: Django, is ``log(x, 10)``: 2.9999999999999996 for 1,000).
+#: the bucket above it whether Python or the database took its logarithm (the database's is
+#: ``ln(x) / ln(10)``: 2.9999999999999996 for 1,000).
 EDGE = 1e-6
 
 
@@ -200,9 +201,14 @@ def added(days: dict[DayKey, Counted], latencies: dict[LatencyKey, int], using: 
     if connection.vendor in UPSERTING:
         with connection.cursor() as cursor:
             for model, rows in ((ToolCallDay, day_rows), (ToolCallLatency, latency_rows)):
-                if rows:
-                    sql, fields = _upsert(model, using)
-                    cursor.executemany(sql, [_prepared(row, fields, connection) for row in rows])
+                fields = _fields(model)
+                # A statement per table (per chunk of rows): one round trip, where a
+                # statement per row took more than the batch's INSERT into the log.
+                chunk = max(1, MAX_PARAMETERS // len(fields))
+                for start in range(0, len(rows), chunk):
+                    part = rows[start : start + chunk]
+                    params = [each for row in part for each in _prepared(row, fields, connection)]
+                    cursor.execute(_upsert(model, using, len(part)), params)
         return
     for model, rows in ((ToolCallDay, day_rows), (ToolCallLatency, latency_rows)):
         for row in rows:
@@ -222,12 +228,22 @@ COLUMNS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] = {
 }
 
 
+#: The most parameters of one upsert: under SQLite's oldest limit (999).
+MAX_PARAMETERS = 900
+
+
+def _fields(model: Any) -> list[Any]:
+    """The fields of ``model`` the summary fills: its key, then its figures."""
+    key, figures = COLUMNS[model.__name__]
+    return [model._meta.get_field(name) for name in (*key, *(name for name, _ in figures))]
+
+
 @cache
-def _upsert(model: Any, using: str) -> tuple[str, list[Any]]:
-    """The upsert of ``model`` on database ``using``, and the fields it fills."""
+def _upsert(model: Any, using: str, rows: int) -> str:
+    """The upsert of ``rows`` rows of ``model`` on database ``using``: one ``INSERT`` of
+    their values that adds each to the row of its key where there is one."""
     key, figures = COLUMNS[model.__name__]
     meta = model._meta
-    fields = [meta.get_field(name) for name in (*key, *(name for name, _ in figures))]
     quote = connections[using].ops.quote_name
     table = quote(meta.db_table)
     greatest = UPSERTING[connections[using].vendor]
@@ -238,14 +254,15 @@ def _upsert(model: Any, using: str) -> tuple[str, list[Any]]:
             sets.append(f"{column} = {table}.{column} + EXCLUDED.{column}")
         else:
             sets.append(f"{column} = {greatest}({table}.{column}, EXCLUDED.{column})")
-    sql = "INSERT INTO {} ({}) VALUES ({}) ON CONFLICT ({}) DO UPDATE SET {}".format(
+    fields = _fields(model)
+    values = "({})".format(", ".join(["%s"] * len(fields)))
+    return "INSERT INTO {} ({}) VALUES {} ON CONFLICT ({}) DO UPDATE SET {}".format(
         table,
         ", ".join(quote(field.column) for field in fields),
-        ", ".join(["%s"] * len(fields)),
+        ", ".join([values] * rows),
         ", ".join(quote(meta.get_field(name).column) for name in key),
         ", ".join(sets),
     )
-    return sql, fields
 
 
 def _prepared(row: tuple[Any, ...], fields: list[Any], connection: Any) -> list[Any]:
@@ -278,7 +295,9 @@ def _update_or_insert(model: Any, row: tuple[Any, ...], using: str) -> None:
 
 def bucket_of_duration() -> Any:
     """``bucket(duration_ms)`` as an expression the database computes."""
-    offset = Log(Value(10.0), F("duration_ms")) * Value(float(PER_DECADE)) + Value(
+    # ln, not Django's Log(10, …): PostgreSQL's two-argument log is numeric's, many times
+    # slower over a large log than the double's ln.
+    offset = Ln(F("duration_ms")) * Value(PER_DECADE / math.log(10)) + Value(
         1 - PER_DECADE * math.log10(FLOOR_MS) + EDGE
     )
     return Case(

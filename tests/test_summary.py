@@ -17,6 +17,7 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 from django.db.models import QuerySet
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -316,13 +317,18 @@ def test_the_overview_says_when_the_summary_lacks_days_the_log_holds(client, dja
 def test_the_upsert_is_one_statement_per_table():
     # tests/test_summary_postgres.py says which database this run is for.
     assert connection.vendor == os.environ.get("MCP_TESTS_SUMMARY_VENDOR", connection.vendor)
-    sql, fields = summary._upsert(ToolCallDay, "default")
+    sql = summary._upsert(ToolCallDay, "default", 2)
     assert sql.startswith('INSERT INTO "mcp_tools_toolcallday"') and "ON CONFLICT" in sql
-    assert [field.name for field in fields][:5] == [
-        "day",
-        "tool_name",
-        "outcome",
-        "client_name",
-        "protocol_version",
-    ]
-    assert connection.vendor in summary.UPSERTING
+    assert sql.count("(%s, %s, %s, %s, %s, %s, %s, %s)") == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_batch_adds_to_each_table_in_one_statement_per_chunk():
+    rows = [call(tool=f"tool_{index}", duration=1.0 + index) for index in range(150)]
+    # The log's INSERT; the summary's: 150 days' rows in two chunks of 112, 150 latencies
+    # in one of 225; the savepoint's or transaction's own statements besides.
+    with CaptureQueriesContext(connection) as queries:
+        calllog.write(rows)
+    upserts = [query["sql"] for query in queries.captured_queries if "ON CONFLICT" in query["sql"]]
+    assert len(upserts) == 3
+    assert (days(), latencies()) == expected(rows)
