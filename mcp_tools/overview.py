@@ -182,9 +182,9 @@ def per_tool(counts: list[dict[str, Any]], latencies: Any) -> list[ToolFigures]:
         histograms.setdefault(row["tool_name"], {})[row["bucket"]] = row["calls"]
     for name, histogram in histograms.items():
         if name in tools:
-            figures = tools[name]
-            figures.p50 = summary.percentile(histogram, 0.5, figures.slowest)
-            figures.p95 = summary.percentile(histogram, 0.95, figures.slowest)
+            timed = tools[name]
+            timed.p50 = summary.percentile(histogram, 0.5, timed.slowest)
+            timed.p95 = summary.percentile(histogram, 0.95, timed.slowest)
     return list(tools.values())
 
 

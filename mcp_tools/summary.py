@@ -322,11 +322,15 @@ def rebuild(first: date, last: date, using: str) -> int:
     """Make the summary of each day from ``first`` to ``last`` from the log's rows of that
     day, in place of what it held; return the calls counted.
 
-    Each day in a transaction of its own: its summary rows deleted, the log's rows of the
-    day counted by the database, the counts added as the writer adds a batch's. A batch the
-    writer writes meanwhile is counted once: before the deletion, the day's count includes
-    it; after, the writer's addition waits for this transaction (it adds to rows this one
-    deleted or makes) and then adds to what this one made, which could not see it.
+    Each day in a transaction of its own: the summary's tables locked against writers
+    (PostgreSQL; SQLite has one writer at a time), the day's summary rows deleted, the log's
+    rows of the day counted by the database, the counts added as the writer adds a batch's.
+    A batch the writer writes meanwhile is counted once: one that added to the summary
+    before the lock is committed once the lock is taken, and counted from the log; one that
+    had not waits for this transaction, and adds to what it made, which could not see its
+    rows. The lock (not the rows' own, taken by the deletion in whatever order the table is
+    read) keeps a writer that holds some of the day's rows and waits for others from
+    deadlocking with the deletion.
     """
     from .models import ToolCall, ToolCallDay, ToolCallLatency
 
@@ -339,6 +343,7 @@ def rebuild(first: date, last: date, using: str) -> int:
             .order_by()
         )
         with transaction.atomic(using=using):
+            _lock_against_writers(using)
             ToolCallDay.objects.using(using).filter(day=day).delete()
             ToolCallLatency.objects.using(using).filter(day=day).delete()
             days = {
@@ -363,3 +368,18 @@ def rebuild(first: date, last: date, using: str) -> int:
         counted += sum(each.calls for each in days.values())
         day += timedelta(1)
     return counted
+
+
+def _lock_against_writers(using: str) -> None:
+    """Make the writers' additions to the summary wait for this transaction (PostgreSQL's
+    ``SHARE ROW EXCLUSIVE``: reads go on, ``INSERT`` and ``UPDATE`` wait)."""
+    from .models import ToolCallDay, ToolCallLatency
+
+    connection = connections[using]
+    if connection.vendor != "postgresql":
+        return
+    tables = ", ".join(
+        connection.ops.quote_name(model._meta.db_table) for model in (ToolCallDay, ToolCallLatency)
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(f"LOCK TABLE {tables} IN SHARE ROW EXCLUSIVE MODE")

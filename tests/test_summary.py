@@ -11,11 +11,12 @@ import io
 import math
 import os
 import random
+import threading
 from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
-from django.db import connection
+from django.db import connection, connections
 from django.db.models import QuerySet
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -253,6 +254,37 @@ def test_mcp_summarize_makes_the_summary_the_writer_would_have_made(capsys):
         assert abs(last - want_days[key][2]) < timedelta(milliseconds=1)
     call_command("mcp_summarize")  # again: in place of what it made, not added to it
     assert (days(), latencies()) == (built_days, built_latencies)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="concurrent writers")
+@pytest.mark.django_db(transaction=True)
+def test_mcp_summarize_while_the_writer_writes_counts_each_call_once(caplog):
+    ToolCall.objects.bulk_create(some_calls(300, seed=3))  # logged before the summary
+    stop, batches = threading.Event(), []
+
+    def write():
+        try:
+            while not stop.is_set():
+                calllog.write(some_calls(40, seed=100 + len(batches)))
+                batches.append(True)
+        finally:
+            connections.close_all()
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        for _ in range(4):
+            call_command("mcp_summarize", stdout=io.StringIO())
+    finally:
+        stop.set()
+        writer.join()
+    assert batches and "could not be written" not in caplog.text
+    logged = list(ToolCall.objects.all())
+    want_days, want_latencies = expected(logged)
+    assert latencies() == want_latencies
+    assert {key: calls for key, (calls, _, _) in days().items()} == {
+        key: calls for key, (calls, _, _) in want_days.items()
+    }
 
 
 @pytest.mark.django_db(transaction=True)
