@@ -10,15 +10,15 @@ day of ``TIME_ZONE``, whatever time zone a request has activated, so that every 
 every reader cuts the days at the same midnight.
 
 The rows of a batch are counted here in Python, then each table gets one statement with
-every summary row the batch adds to (a few hundred at most): on PostgreSQL and SQLite an
+every summary row the batch adds to (one per 900 parameters): on PostgreSQL and SQLite an
 ``INSERT … VALUES (…), (…) ON CONFLICT DO UPDATE`` that adds to the rows other writers have
-made; elsewhere an ``UPDATE`` of the row
-and, when there is none yet, an ``INSERT`` (in a savepoint, the ``UPDATE`` again when
-another writer inserted it first). The rows are taken in one order, the key's, so that two
-writers adding to the same rows wait for each other rather than deadlock.
+made; elsewhere an ``UPDATE`` of each row and, when there is none yet, an ``INSERT`` (in a
+savepoint, the ``UPDATE`` again when another writer inserted it first). The rows are taken
+in one order, the key's, so that two writers adding to the same rows wait for each other
+rather than deadlock.
 
 ``rebuild`` (``manage.py mcp_summarize``) makes the summary of days from the log's rows,
-with the same buckets computed by the database.
+with the same buckets computed by the database, each day with the writers held off.
 """
 
 from __future__ import annotations
