@@ -1,8 +1,9 @@
 """The call log: a ``ToolCall`` row per tool call (``CALL_LOG``: off, errors or all).
 
 A receiver of ``tool_called``. The row of a call through the endpoint goes to the process's
-``queue``: a daemon thread writes the queued rows in one INSERT per batch, on its own
-database connection, and a clean exit waits (a bounded time) for it to write what is left.
+``queue``: a daemon thread writes the queued rows in one INSERT per batch (and adds them to
+the daily summary the overview reads, in the same transaction), on its own database
+connection, and a clean exit waits (a bounded time) for it to write what is left.
 Where the queue is not for a call (``CALL_LOG_QUEUE_SIZE = 0``, Django's test environment,
 a call inside a transaction on the log's database, the process stopping) its request writes
 its rows once its response has been sent (``hold`` and ``write_after``). Calls from
@@ -36,6 +37,7 @@ from django.db import (
 )
 from django.http import HttpRequest, HttpResponseBase
 
+from . import summary
 from .conf import mcp_settings
 from .protocol.jsonrpc import clip
 
@@ -252,7 +254,8 @@ def _lost(lost: int, rows: int, last: Any, failure: BaseException) -> None:
 
 def insert(rows: list[Any]) -> None:
     """INSERT ``rows`` (``ToolCall`` instances) in one transaction, or one savepoint inside
-    the caller's: one statement run for each (``executemany``).
+    the caller's: one statement run for each (``executemany``), and the rows added to the
+    log's daily summary (``summary.add``: a statement per table).
 
     The log's rows need nothing of what the ORM adds to an INSERT (no ``save()``, no signals,
     no primary keys read back): building each row's SQL through ``bulk_create`` costs more
@@ -265,8 +268,12 @@ def insert(rows: list[Any]) -> None:
     connection = connections[using]
     sql, columns = _statement(using)
     params = [_params(row, columns, connection) for row in rows]
-    with transaction.atomic(using=using), connection.cursor() as cursor:
-        cursor.executemany(sql, params)
+    with transaction.atomic(using=using):
+        with connection.cursor() as cursor:
+            cursor.executemany(sql, params)
+        # The daily summary the overview reads, in the same transaction: it counts the
+        # calls the log holds, no more (a batch refused) and no fewer.
+        summary.add(rows, using)
 
 
 def _params(row: Any, columns: list[tuple[Any, type | None]], connection: Any) -> list[Any]:

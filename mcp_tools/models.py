@@ -256,6 +256,60 @@ class ToolTask(models.Model):
         return self.status in self.TERMINAL
 
 
+class ToolCallDay(models.Model):
+    """The call log's calls of one day (``TIME_ZONE``'s), counted by tool, outcome, client
+    and protocol version: what the overview reads instead of the log (docs/admin.md).
+
+    Kept by the log's writer in the transaction of each batch it writes (``summary``);
+    ``mcp_summarize`` builds it from the log's rows.
+    """
+
+    day = models.DateField(_("day"))
+    tool_name = models.CharField(_("tool"), max_length=64)
+    outcome = models.CharField(_("outcome"), max_length=8, choices=ToolCall.OUTCOMES)
+    client_name = models.CharField(_("client"), max_length=200, blank=True)
+    protocol_version = models.CharField(_("protocol version"), max_length=16, blank=True)
+    calls = models.PositiveBigIntegerField(_("calls"), default=0)
+    slowest_ms = models.FloatField(_("slowest (ms)"))
+    last_at = models.DateTimeField(_("last call"))
+
+    class Meta:
+        verbose_name = _("day of tool calls")
+        verbose_name_plural = _("days of tool calls")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["day", "tool_name", "outcome", "client_name", "protocol_version"],
+                name="mcp_toolcallday_key",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tool_name} on {self.day}: {self.calls} {self.outcome}"
+
+
+class ToolCallLatency(models.Model):
+    """How many calls of a tool on one day took a duration in one bucket of a fixed,
+    log-spaced histogram (``summary.BUCKETS``): the overview's p50 and p95 are read from
+    it, within the bound docs/admin.md states."""
+
+    day = models.DateField(_("day"))
+    tool_name = models.CharField(_("tool"), max_length=64)
+    bucket = models.PositiveSmallIntegerField(_("bucket"))
+    calls = models.PositiveBigIntegerField(_("calls"), default=0)
+
+    class Meta:
+        verbose_name = _("latency of tool calls")
+        verbose_name_plural = _("latencies of tool calls")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["day", "tool_name", "bucket"], name="mcp_toolcalllatency_key"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tool_name} on {self.day}, bucket {self.bucket}: {self.calls}"
+
+
 class AdminStateVersion(models.Model):
     """The admin state's version number: one row, bumped by every publish (docs/admin.md).
 

@@ -1,49 +1,37 @@
 """The admin's overview of the call log: its figures over a window of days (docs/admin.md).
 
-Four queries, three of them one scan each of the window's rows (``started_at`` from its
-first midnight, by the ``started_at`` index or, for most of the table, sequentially): calls
-by tool, day and outcome (the chart, the busiest tools); p50 and p95 per tool; clients;
-then the latest failures,
-ten rows read backwards by the ``is_error, -started_at`` index. Percentiles are
-PostgreSQL's ``percentile_cont``; elsewhere the same interpolation, two rows read per tool
-and percentile. The chart is SVG drawn here, coloured by the admin's CSS variables (its dark
-theme redefines them): no script, no CDN.
+The figures are read from the log's daily summary (``summary``: a few rows per tool and
+day, kept by the log's writer), not from the log's rows: calls by tool, day and outcome
+(the chart, the busiest tools); the latency histograms, from which p50 and p95 per tool are
+interpolated; the clients. So the page's time grows with the tools and days of the window,
+not with its calls. The latest failures are the log's own, ten rows read backwards by the
+``is_error, -started_at`` index; one more row of the log, by ``started_at``, says whether
+the summary lacks days the log holds (a site that has not run ``mcp_summarize``). The chart
+is SVG drawn here, coloured by the admin's CSS variables (its dark theme redefines them): no
+script, no CDN.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
-from django.conf import settings
-from django.db import connection
-from django.db.models import Aggregate, Count, FloatField, Max, Q
-from django.db.models.functions import TruncDate
-from django.utils import timezone
+from django.db.models import Max, Min, Q, Sum
+from django.db.models.functions import Coalesce
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
-from .models import ToolCall
+from . import summary
+from .models import ToolCall, ToolCallDay, ToolCallLatency
 
 #: The windows the page offers, in days; the first figure is the default.
 WINDOWS = (14, 1, 7, 30, 90)
 DEFAULT_WINDOW = WINDOWS[0]
 #: Rows of the busiest and slowest tools, of clients and of the latest errors.
 TOP = 10
-
-
-class Percentile(Aggregate):
-    """PostgreSQL's ``percentile_cont(fraction) WITHIN GROUP (ORDER BY expression)``."""
-
-    function = "PERCENTILE_CONT"
-    template = "%(function)s(%(fraction)s) WITHIN GROUP (ORDER BY %(expressions)s)"
-    output_field = FloatField()
-
-    def __init__(self, expression: str, fraction: float, **extra: Any) -> None:
-        super().__init__(expression, fraction=float(fraction), **extra)
 
 
 @dataclass
@@ -87,21 +75,20 @@ def window_days(value: str | None) -> tuple[int, str | None]:
 
 
 def window_start(days: int) -> datetime:
-    """Return the first midnight of the last ``days`` days, today included (local time)."""
-    # USE_TZ = False: the database holds local times, naive; so do these.
-    today = timezone.localdate() if settings.USE_TZ else date.today()
-    start = datetime.combine(today - timedelta(days=days - 1), time.min)
-    return timezone.make_aware(start) if settings.USE_TZ else start
+    """Return the first midnight of the last ``days`` days, today included, in
+    ``TIME_ZONE``: the days of the summary."""
+    return summary.midnight(summary.today() - timedelta(days=days - 1))
 
 
 def figures(days_asked: str | None) -> dict[str, Any]:
     """Return what the overview page shows, for the window ``?days=`` asks."""
     days, error = window_days(days_asked)
     since = window_start(days)
-    window = ToolCall.objects.filter(started_at__gte=since).order_by()
+    first = since.date()
+    window = ToolCallDay.objects.filter(day__gte=first).order_by()
     counts = counted(window)
-    per_day = daily(counts, since, days)
-    tools = per_tool(window, counts)
+    per_day = daily(counts, first, days)
+    tools = per_tool(counts, ToolCallLatency.objects.filter(day__gte=first).order_by())
     busiest = sorted(tools, key=lambda tool: (-tool.calls, tool.name))[:TOP]
     timed = [tool for tool in tools if tool.p95 is not None]
     slowest = sorted(timed, key=lambda tool: (-(tool.p95 or 0.0), tool.name))[:TOP]
@@ -112,7 +99,7 @@ def figures(days_asked: str | None) -> dict[str, Any]:
         "since": since,
         "per_day": per_day,
         "totals": Day(
-            since.date(),
+            first,
             sum(d.ok for d in per_day),
             sum(d.error for d in per_day),
             sum(d.refused for d in per_day),
@@ -124,6 +111,7 @@ def figures(days_asked: str | None) -> dict[str, Any]:
         "slowest": bars(slowest, lambda tool: tool.p95 or 0.0, "{:,.1f} ms"),
         "clients": clients(window),
         "latest_errors": latest_errors(since),
+        "unsummarized": unsummarized(since, window),
     }
 
 
@@ -139,19 +127,35 @@ def latest_errors(since: datetime) -> list[ToolCall]:
     return calls
 
 
+def unsummarized(since: datetime, window: Any) -> date | None:
+    """Return the first day of the window the log holds calls of and the summary does not
+    begin by (a log older than the summary: ``mcp_summarize`` not run), or None: one row of
+    the log read by its ``started_at`` index, one of the summary by its key."""
+    oldest = (
+        ToolCall.objects.filter(started_at__gte=since)
+        .order_by("started_at")
+        .values_list("started_at", flat=True)
+        .first()
+    )
+    if oldest is None:
+        return None
+    day = summary.day_of(oldest)
+    summarized = window.aggregate(first=Min("day"))["first"]
+    return day if summarized is None or day < summarized else None
+
+
 def counted(window: Any) -> list[dict[str, Any]]:
     """Return the window's calls counted by tool, day and outcome, with the slowest of each:
-    one scan (in parallel where PostgreSQL can), and a few hundred rows."""
+    the summary's rows of the window, a few per tool and day, added up."""
     return list(
-        window.annotate(day=TruncDate("started_at"))
-        .values("tool_name", "day", "outcome")
-        .annotate(calls=Count("pk"), slowest=Max("duration_ms"))
+        window.values("tool_name", "day", "outcome").annotate(
+            calls=Sum("calls"), slowest=Max("slowest_ms")
+        )
     )
 
 
-def daily(counts: list[dict[str, Any]], since: datetime, days: int) -> list[Day]:
+def daily(counts: list[dict[str, Any]], first: date, days: int) -> list[Day]:
     """Return the calls of each day of the window by outcome, days without calls included."""
-    first = since.date()
     per_day = [Day(first + timedelta(days=offset)) for offset in range(days)]
     by_day = {day.day: day for day in per_day}
     for row in counts:
@@ -161,8 +165,9 @@ def daily(counts: list[dict[str, Any]], since: datetime, days: int) -> list[Day]
     return per_day
 
 
-def per_tool(window: Any, counts: list[dict[str, Any]]) -> list[ToolFigures]:
-    """Return each tool's calls, failures, p50, p95 and slowest duration in the window."""
+def per_tool(counts: list[dict[str, Any]], latencies: Any) -> list[ToolFigures]:
+    """Return each tool's calls, failures, p50, p95 and slowest duration in the window: the
+    percentiles interpolated from the tool's histogram over the window (``summary``)."""
     tools: dict[str, ToolFigures] = {}
     for row in counts:
         tool = tools.setdefault(
@@ -172,41 +177,27 @@ def per_tool(window: Any, counts: list[dict[str, Any]]) -> list[ToolFigures]:
         if row["outcome"] != ToolCall.OK:
             tool.failures += row["calls"]
         tool.slowest = max(tool.slowest or row["slowest"], row["slowest"])
-    if connection.vendor == "postgresql":
-        percentiles = window.values("tool_name").annotate(
-            p50=Percentile("duration_ms", 0.5), p95=Percentile("duration_ms", 0.95)
-        )
-        for row in percentiles:
-            if row["tool_name"] in tools:
-                tools[row["tool_name"]].p50 = row["p50"]
-                tools[row["tool_name"]].p95 = row["p95"]
-    else:
-        for tool in tools.values():
-            of_tool = window.filter(tool_name=tool.name)
-            tool.p50 = interpolated(of_tool, tool.calls, 0.5)
-            tool.p95 = interpolated(of_tool, tool.calls, 0.95)
+    histograms: dict[str, dict[int, int]] = {}
+    for row in latencies.values("tool_name", "bucket").annotate(calls=Sum("calls")):
+        histograms.setdefault(row["tool_name"], {})[row["bucket"]] = row["calls"]
+    for name, histogram in histograms.items():
+        if name in tools:
+            timed = tools[name]
+            timed.p50 = summary.percentile(histogram, 0.5, timed.slowest)
+            timed.p95 = summary.percentile(histogram, 0.95, timed.slowest)
     return list(tools.values())
-
-
-def interpolated(rows: Any, count: int, fraction: float) -> float | None:
-    """Return ``percentile_cont(fraction)`` of the rows' durations, as PostgreSQL would:
-    linear between the two nearest ranks, two rows read."""
-    if count == 0:
-        return None
-    position = fraction * (count - 1)
-    low = math.floor(position)
-    pair = list(rows.order_by("duration_ms").values_list("duration_ms", flat=True)[low : low + 2])
-    if len(pair) == 1:
-        return pair[0]
-    return pair[0] + (pair[1] - pair[0]) * (position - low)
 
 
 def clients(window: Any) -> list[dict[str, Any]]:
     """Return the busiest clients of the window, by name and protocol version."""
     return list(
         window.values("client_name", "protocol_version")
-        .annotate(calls=Count("pk"), failures=Count("pk", filter=Q(is_error=True)))
-        .annotate(last=Max("started_at"))
+        .annotate(
+            # Before ``calls`` is the sum's name: this one adds up the column.
+            failures=Coalesce(Sum("calls", filter=~Q(outcome=ToolCall.OK)), 0),
+            calls=Sum("calls"),
+            last=Max("last_at"),
+        )
         .order_by("-calls", "client_name", "protocol_version")[:TOP]
     )
 

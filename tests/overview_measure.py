@@ -1,5 +1,6 @@
 """The admin overview on a PostgreSQL call log of ``ROWS`` rows: its queries, their plans,
-and the page's time (docs/admin.md#the-overview).
+and the page's time (docs/admin.md#the-overview); the time ``mcp_summarize`` takes to build
+the daily summary the page reads, and what keeping it adds to the writer's batches.
 
 Run by tests/test_overview_postgres.py as ``python -m tests.overview_measure ROWS`` with
 ``DJANGO_SETTINGS_MODULE=tests.postgres_settings``; prints one JSON object. The rows are
@@ -9,6 +10,7 @@ made by one ``INSERT … SELECT`` over ``generate_series``: 40 tools (a few busy
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 import time
@@ -47,11 +49,25 @@ def main(rows: int) -> None:
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
+    from mcp_tools.models import ToolCallDay, ToolCallLatency
+
     call_command("migrate", verbosity=0)
     with connection.cursor() as cursor:
-        cursor.execute("TRUNCATE mcp_tools_toolcall")
+        cursor.execute(
+            "TRUNCATE mcp_tools_toolcall, mcp_tools_toolcallday, mcp_tools_toolcalllatency"
+        )
         cursor.execute(FILL, [rows])
         cursor.execute("VACUUM ANALYZE mcp_tools_toolcall")
+    started = time.perf_counter()
+    call_command("mcp_summarize", stdout=io.StringIO())
+    summarize_ms = (time.perf_counter() - started) * 1000
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE mcp_tools_toolcallday")
+        cursor.execute("VACUUM ANALYZE mcp_tools_toolcalllatency")
+    summary_rows = {
+        "days": ToolCallDay.objects.count(),
+        "latencies": ToolCallLatency.objects.count(),
+    }
     user_model = get_user_model()
     root = user_model.objects.filter(username="root").first() or (
         user_model.objects.create_superuser("root", "root@example.com", "root-pw")
@@ -81,6 +97,10 @@ def main(rows: int) -> None:
         {"name": tool.name, "calls": tool.calls, "p50": tool.p50, "p95": tool.p95}
         for tool in context["tools"]
     ]
+    clients = [
+        {key: row[key] for key in ("client_name", "protocol_version", "calls", "failures")}
+        for row in context["clients"]
+    ]
     print(
         json.dumps(
             {
@@ -92,9 +112,62 @@ def main(rows: int) -> None:
                 "tools": tools,
                 "window_calls": context["totals"].calls,
                 "since": context["since"].isoformat(),
+                "clients": clients,
+                "unsummarized": str(context["unsummarized"] or ""),
+                "summarize_ms": summarize_ms,
+                "summary_rows": summary_rows,
+                "writer_ms": writer_times(),
             }
         )
     )
+
+
+def writer_times(batches: int = 20, size: int = 500) -> dict[str, float]:
+    """The median time of one batch of ``size`` rows written as the queue's writer writes
+    them (``calllog.insert``), with the summary kept and without: what it adds per batch."""
+    import random
+    import statistics
+    from datetime import timedelta
+    from unittest import mock
+
+    from django.utils import timezone
+
+    from mcp_tools import calllog, summary
+    from mcp_tools.models import ToolCall, ToolCallDay, ToolCallLatency
+
+    generator = random.Random(26)
+    now = timezone.now()
+
+    def batch() -> list[ToolCall]:
+        return [
+            ToolCall(
+                tool_name=f"writer_{int(generator.random() ** 2 * 40):02d}",
+                started_at=now - timedelta(seconds=generator.random()),
+                duration_ms=round(generator.lognormvariate(2, 1), 3),
+                outcome="ok",
+                client_name=generator.choice(["claude-code/2.1", "cursor/1.4"]),
+                protocol_version="2025-11-25",
+                argument_names=["pk"],
+            )
+            for _ in range(size)
+        ]
+
+    def timed() -> float:
+        times = []
+        for _ in range(batches):
+            rows = batch()
+            started = time.perf_counter()
+            calllog.insert(rows)
+            times.append((time.perf_counter() - started) * 1000)
+        return statistics.median(times)
+
+    with_summary = timed()
+    with mock.patch.object(summary, "add", lambda rows, using: None):
+        without = timed()
+    # Not the page's: the tests compare its figures with the log's.
+    for model in (ToolCall, ToolCallDay, ToolCallLatency):
+        model.objects.filter(tool_name__startswith="writer_").delete()
+    return {"batch": size, "with_summary": with_summary, "without": without}
 
 
 if __name__ == "__main__":

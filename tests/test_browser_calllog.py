@@ -86,6 +86,7 @@ def fits(browser, selector):
 
 @pytest.fixture
 def logged_calls(alice):
+    from mcp_tools import summary
     from mcp_tools.models import ToolCall
 
     now = timezone.now()
@@ -141,6 +142,7 @@ def logged_calls(alice):
         ),
     ]
     ToolCall.objects.bulk_create(rows)
+    summary.add(rows, "default")  # as the log's writer does, for the overview
     return rows
 
 

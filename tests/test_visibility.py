@@ -268,11 +268,11 @@ def test_tools_hidden_by_the_admin_are_refused_with_the_work_of_an_unknown_name(
             answers[name] = mcp.answer_of(mcp.send(mcp.message("tools/call", {"name": name})))
         reads = [each["sql"] for each in queries.captured_queries]
         # Less the call log's write after the answer: its INSERT (executemany: "1 times:
-        # INSERT ..."), in a savepoint.
+        # INSERT ...") and its daily summary's, in a savepoint.
         reads = [
             sql
             for sql in reads
-            if 'INSERT INTO "mcp_tools_toolcall"' not in sql
+            if 'INSERT INTO "mcp_tools_toolcall' not in sql
             and not sql.startswith(("SAVEPOINT", "RELEASE SAVEPOINT"))
         ]
         assert len(reads) == 2  # the token, the caller's groups

@@ -1,4 +1,5 @@
-"""Delete old rows of the call log, in batches."""
+"""Delete old rows of the call log, in batches, and the days of its summary that are older
+than them and than the overview's longest window."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from mcp_tools.models import ToolCall
+from mcp_tools import summary
+from mcp_tools.models import ToolCall, ToolCallDay, ToolCallLatency
+from mcp_tools.overview import WINDOWS
 
 BATCH = 1000
 
@@ -16,7 +19,8 @@ BATCH = 1000
 class Command(BaseCommand):
     help = (
         "Delete the logged tool calls older than --days days (default 30), 1,000 at a time. "
-        "Asks first when that is every row (--days 0, or no newer row); --noinput for scripts."
+        "Asks first when that is every row (--days 0, or no newer row); --noinput for scripts. "
+        "The daily summary the overview reads keeps the days of its longest window (90)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -52,11 +56,21 @@ class Command(BaseCommand):
             if not batch:
                 break
             deleted += ToolCall.objects.filter(pk__in=batch).delete()[0]
+        self.prune_summary(cutoff)
         noun = "logged call" if deleted == 1 else "logged calls"
         if days == 0:
             self.stdout.write(f"Deleted {deleted} {noun}: the call log is empty.")
         else:
             self.stdout.write(f"Deleted {deleted} {noun} older than {days} days.")
+
+    def prune_summary(self, cutoff: Any) -> None:
+        """Delete the summary's days before both the cutoff's day and the overview's
+        longest window: the overview's figures are of the calls made, not of the rows
+        kept, so its 30- and 90-day windows stay whole when the log keeps fewer days
+        (docs/admin.md#the-overview)."""
+        kept = min(summary.day_of(cutoff), summary.today() - timedelta(days=max(WINDOWS) - 1))
+        ToolCallDay.objects.filter(day__lt=kept).delete()
+        ToolCallLatency.objects.filter(day__lt=kept).delete()
 
     def confirmed(self, count: int) -> bool:
         """Ask before deleting the whole log; only "yes" goes on."""
