@@ -8,7 +8,8 @@ import os
 
 from tests.settings import *  # noqa: F403
 
-INSTALLED_APPS = [*INSTALLED_APPS, "mcp_tools.contrib.celery"]  # noqa: F405
+# tests/settings.py installs mcp_tools.contrib.celery: the worker's autodiscover_tasks()
+# registers its task from there.
 ROOT_URLCONF = "tests.tasks_app.urls"
 MCP_TOOLS = {  # noqa: F405
     **MCP_TOOLS,  # noqa: F405

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import httpx2
 import pytest
+from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 
 from mcp_tools import tasks
@@ -126,6 +127,15 @@ class TestTheMessage:
         assert result["resultType"] == "complete"
         assert result["structuredContent"] == {"user": "alice", "lines": ["row 0"]}
         assert not ToolTask.objects.exists() and taken(app) == []
+
+
+def test_the_app_must_be_installed(settings):
+    # Without it no worker registers the task: every message would be dropped, unread.
+    settings.INSTALLED_APPS = [
+        name for name in settings.INSTALLED_APPS if name != "mcp_tools.contrib.celery"
+    ]
+    with pytest.raises(ImproperlyConfigured, match="add 'mcp_tools.contrib.celery'"):
+        CeleryExecutor()
 
 
 @pytest.fixture

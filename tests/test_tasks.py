@@ -313,9 +313,10 @@ class TestTheExtension:
     def test_a_tool_disabled_meanwhile_is_refused_by_the_worker(self, agent):
         from mcp_tools.models import ExposedTool
         from mcp_tools.sync import sync_tools
+        from tests.tasks_app.views import registry
 
         task_id = agent.call_tool("export_rows", {"rows": 1})["taskId"]
-        sync_tools()
+        sync_tools(registry)
         ExposedTool.objects.filter(name="export_rows").update(enabled=False)
         from mcp_tools.catalog import publish
 

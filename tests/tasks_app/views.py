@@ -1,4 +1,9 @@
-"""Slow views, written as DRF users write them, declared as MCP tasks (tests/test_tasks.py)."""
+"""Slow views, written as DRF users write them, declared as MCP tasks (tests/test_tasks.py).
+
+Their tools are a registry's of their own, served by this app's URLconf alone: in the
+default registry they would be tools no URL pattern of the test project routes to
+(mcp_tools.W001) once a test has imported them.
+"""
 
 import time
 
@@ -8,6 +13,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from mcp_tools import ToolError, elicit, mcp_tool, report_progress
+from mcp_tools.registry import ToolRegistry
+
+registry = ToolRegistry()
 
 NAME_FORM = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
 
@@ -23,7 +31,7 @@ class ExportView(APIView):
     serializer_class = ExportSerializer
     permission_classes = [IsAuthenticated]
 
-    @mcp_tool("export_rows", task="optional")
+    @mcp_tool("export_rows", task="optional", registry=registry)
     def post(self, request):
         serializer = self.serializer_class(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -44,7 +52,7 @@ class RequiredTaskView(APIView):
 
     serializer_class = RequiredSerializer
 
-    @mcp_tool("shout_task", task="required")
+    @mcp_tool("shout_task", task="required", registry=registry)
     def post(self, request):
         return Response({"shout": request.data["word"].upper()})
 
@@ -52,7 +60,7 @@ class RequiredTaskView(APIView):
 class FailingView(APIView):
     """Fail as a tool: the model reads why."""
 
-    @mcp_tool("failing_task", task="optional")
+    @mcp_tool("failing_task", task="optional", registry=registry)
     def post(self, request):
         raise ToolError("The export service refused the job")
 
@@ -60,7 +68,7 @@ class FailingView(APIView):
 class CrashingView(APIView):
     """Crash: a fault of the server, masked."""
 
-    @mcp_tool("crashing_task", task="optional")
+    @mcp_tool("crashing_task", task="optional", registry=registry)
     def post(self, request):
         raise RuntimeError("secret detail")
 
@@ -68,7 +76,7 @@ class CrashingView(APIView):
 class AskingView(APIView):
     """Ask the user's name, then greet them."""
 
-    @mcp_tool("asking_task", task="optional")
+    @mcp_tool("asking_task", task="optional", registry=registry)
     def post(self, request):
         name = elicit(request, "name", "Who are you?", NAME_FORM)
         if name["action"] != "accept":
@@ -79,6 +87,6 @@ class AskingView(APIView):
 class PlainView(APIView):
     """Never a task."""
 
-    @mcp_tool("plain_tool")
+    @mcp_tool("plain_tool", registry=registry)
     def post(self, request):
         return Response({"plain": True})

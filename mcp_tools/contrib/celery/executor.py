@@ -20,6 +20,8 @@ import logging
 from functools import partial
 from typing import Any
 
+from django.apps import apps
+from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 
 from mcp_tools import errors, tasks
@@ -43,6 +45,14 @@ class CeleryExecutor(TaskExecutor):
     """
 
     def __init__(self) -> None:
+        if not apps.is_installed("mcp_tools.contrib.celery"):
+            # Else the web process sends, and a worker, whose autodiscover_tasks() never
+            # imported the task, drops each message as unregistered: tasks working forever.
+            raise ImproperlyConfigured(
+                "TASK_EXECUTOR is the Celery executor: add 'mcp_tools.contrib.celery' to "
+                "INSTALLED_APPS, so that the Celery app's autodiscover_tasks() registers "
+                "its task in the workers"
+            )
         from .tasks import run_tool_task
 
         self.job = run_tool_task
