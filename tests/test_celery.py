@@ -177,7 +177,11 @@ class TestABrokerOutage:
 # -- A real worker -------------------------------------------------------------------------
 
 SETTINGS = "tests.celery_settings"
-WSGI = "tests.celery_wsgi:application"
+#: Each server's entry point into the Celery test project.
+ENTRY_POINTS = {
+    "gunicorn": "tests.celery_web:application",
+    "uvicorn": "tests.celery_web:asgi_application",
+}
 #: Bounds of every wait of the end-to-end test.
 READY_TIMEOUT = 60.0
 DONE_TIMEOUT = 60.0
@@ -257,7 +261,8 @@ class Agent:
 
 
 @pytest.mark.e2e
-def test_a_real_celery_worker_runs_a_task_sent_while_it_was_down(redis, tmp_path):
+@pytest.mark.parametrize("kind", ["gunicorn", "uvicorn"])
+def test_a_real_celery_worker_runs_a_task_sent_while_it_was_down(kind, redis, tmp_path):
     database = migrated_database(SETTINGS, tmp_path)
     environ = {
         **os.environ,
@@ -269,7 +274,7 @@ def test_a_real_celery_worker_runs_a_task_sent_while_it_was_down(redis, tmp_path
     }
     token = make_user(environ)
     shared = {key: environ[key] for key in ("MCP_TESTS_REDIS_URL", "MCP_TESTS_CACHE")}
-    served = running("gunicorn", SETTINGS, env=shared, database=database, application=WSGI)
+    served = running(kind, SETTINGS, env=shared, database=database, application=ENTRY_POINTS[kind])
     with served as (url, _):
         agent = Agent(url, token)
         # No worker yet: the handle comes back, and the message waits in Redis.
