@@ -270,7 +270,7 @@ def test_a_real_celery_worker_runs_a_task_sent_while_it_was_down(kind, redis, tm
         "DJANGO_SETTINGS_MODULE": SETTINGS,
         "MCP_TESTS_DATABASE": str(database),
         "MCP_TESTS_CACHE": str(tmp_path / "cache"),  # the admin state's stamp, shared
-        "PYTHONPATH": str(REPO),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
     }
     token = make_user(environ)
     shared = {key: environ[key] for key in ("MCP_TESTS_REDIS_URL", "MCP_TESTS_CACHE")}
