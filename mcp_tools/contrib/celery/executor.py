@@ -16,7 +16,6 @@ the error in its answer or at its next ``tasks/get``, and may call again (docs/t
 
 from __future__ import annotations
 
-import logging
 from functools import partial
 from typing import Any
 
@@ -30,8 +29,6 @@ from mcp_tools.executors import TaskExecutor
 from mcp_tools.models import ToolTask
 from mcp_tools.protocol.jsonrpc import INTERNAL_ERROR, JSONRPCError
 from mcp_tools.task_runs import error_object
-
-logger = logging.getLogger("mcp_tools")
 
 
 class CeleryExecutor(TaskExecutor):
