@@ -19,6 +19,8 @@ INSTALLED_APPS = [
     "oauth2_provider",
     "mcp_tools",
     "mcp_tools.contrib.oauth",
+    # The Celery executor's app (tests/test_celery.py); it imports Celery only when used.
+    "mcp_tools.contrib.celery",
     "demo_project.todos",
     "tests.testapp",
     "tests.results_app",

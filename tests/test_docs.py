@@ -12,7 +12,8 @@
   source ``seed_demo`` and the demo's page print) makes for the same URL and token.
 - Commands that are not run name real programs and options: ``manage.py`` commands through
   their own parsers, gunicorn and uvicorn through theirs, ``claude mcp add`` against the
-  options of Claude Code's documentation, ``pip install`` against this package's extras.
+  options of Claude Code's documentation, ``celery`` through Celery's own parsers, ``pip
+  install`` against this package's extras.
 """
 
 from __future__ import annotations
@@ -251,6 +252,29 @@ def pytest_help() -> str:
     return done.stdout
 
 
+def package_extras() -> dict[str, list[str]]:
+    import tomllib
+
+    with (REPO / "pyproject.toml").open("rb") as file:
+        return tomllib.load(file)["project"]["optional-dependencies"]
+
+
+def check_celery(args: list[str]) -> None:
+    """Parse ``celery [options] command [options]`` with Celery's own click commands (an
+    app of its own for the option callbacks; ``-A`` is read, not imported)."""
+    from celery import Celery
+    from celery.bin.base import CLIContext
+    from celery.bin.celery import celery
+
+    app = Celery("docs", set_as_current=False)
+    context = celery.make_context("celery", list(args), obj=CLIContext(app, True, None))
+    at = next((n for n, word in enumerate(args) if word in celery.list_commands(context)), None)
+    assert at is not None, f"celery has no command in {args}"
+    command = celery.get_command(context, args[at])
+    command.make_context(args[at], list(args[at + 1 :]), parent=context)
+    app.close()
+
+
 def check_command(command: Command) -> None:
     program = command.program
     if program[:2] == ["python", "manage.py"] or program[0] == "django-admin":
@@ -265,10 +289,12 @@ def check_command(command: Command) -> None:
     elif program[:2] == ["pip", "install"]:
         from packaging.requirements import Requirement
 
-        extras = {"oauth", "otel", "spectacular"}
+        extras = set(package_extras()) - {"test", "dev"}
         for word in program[2:]:
             requirement = Requirement(word)
             assert requirement.name == "django-mcp-tools" and requirement.extras <= extras
+    elif program[0] == "celery":
+        check_celery(program[1:])
     elif program[0] == "gunicorn":
         from gunicorn.config import Config
 

@@ -104,9 +104,11 @@ def running(
     env: dict[str, str] | None = None,
     database: Path | None = None,
     workers: int = 1,
+    application: str | None = None,
 ) -> Iterator[tuple[str, subprocess.Popen]]:
     """``serve``, yielding the server's process too, for a test that signals it itself
-    (stopped by PID on exit if it still runs)."""
+    (stopped by PID on exit if it still runs). ``application`` names another entry point
+    (``module:callable``) than the conformance server's."""
     port = free_port()
     folder = Path(tempfile.mkdtemp(prefix="mcp-tools-server-"))
     if database is None:
@@ -120,6 +122,8 @@ def running(
         DATABASE_ENV: str(database),
     }
     command = [sys.executable, *SERVERS[kind]]
+    if application is not None:
+        command[3] = application  # [python, -m, server, entry point, ...]
     if kind == "gunicorn":
         command[command.index("--workers") + 1] = str(workers)
     if kind == "uvicorn":
