@@ -131,6 +131,7 @@ def create(
     if run.immediate:  # runs the view now, on this thread: outside any transaction of ours
         task.save(force_insert=True)
         run.enqueue(task.id)
+        task.refresh_from_db()  # ended, or asking: whatever the window, answered inline
     else:
         with transaction.atomic(using=ToolTask.objects.db):
             task.save(force_insert=True)

@@ -3,6 +3,8 @@
 import os
 import tempfile
 
+import django
+
 SECRET_KEY = "tests-only-secret-key"
 DEBUG = False
 ALLOWED_HOSTS = ["testserver", "127.0.0.1", "localhost"]
@@ -19,6 +21,10 @@ INSTALLED_APPS = [
     "oauth2_provider",
     "mcp_tools",
     "mcp_tools.contrib.oauth",
+    # django-tasks-db's backend and its db_worker (the [tasks] extra, docs/tasks.md); the
+    # suite's own TASKS stay Django's default ImmediateBackend.
+    *(["django_tasks"] if django.VERSION < (6,) else []),
+    "django_tasks_db",
     # The Celery executor's app (tests/test_celery.py); it imports Celery only when used.
     "mcp_tools.contrib.celery",
     "demo_project.todos",

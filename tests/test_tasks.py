@@ -381,6 +381,11 @@ class TestImmediateBackend:
         assert result["structuredContent"] == {"user": "alice", "lines": ["row 0"]}
         assert not ToolTask.objects.exists()  # answered inline: nothing to poll
 
+    def test_a_job_run_as_it_is_enqueued_answers_inline_without_a_window(self, agent, settings):
+        settings.MCP_TOOLS = {"TASK_IMMEDIATE_SECONDS": 0}
+        result = agent.call_tool("export_rows", {"rows": 1})
+        assert result["resultType"] == "complete" and not ToolTask.objects.exists()
+
     def test_an_ask_within_the_window_is_an_inline_round(self, agent):
         asked = agent.call_tool("asking_task")
         assert asked["resultType"] == "input_required" and "taskId" not in asked
