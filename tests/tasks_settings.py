@@ -31,6 +31,14 @@ else:
     # gunicorn's workers and the db_worker write one file: wait for its lock, don't fail.
     DATABASES = {"default": {**DATABASES["default"], "OPTIONS": {"timeout": 30}}}  # noqa: F405
 
+if os.environ.get("MCP_TESTS_CONN_MAX_AGE"):  # persistent connections (bench/tasks.py)
+    DATABASES = {  # noqa: F405
+        "default": {
+            **DATABASES["default"],
+            "CONN_MAX_AGE": int(os.environ["MCP_TESTS_CONN_MAX_AGE"]),
+        }  # noqa: F405
+    }
+
 INSTALLED_APPS = [*INSTALLED_APPS, "django_tasks", "django_tasks_db"]  # noqa: F405
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 ROOT_URLCONF = "tests.tasks_app.urls"
