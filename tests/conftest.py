@@ -113,6 +113,8 @@ E2E_MODULES = {
     "test_per_process_cache",
     "test_results_clients",
     "test_scale_out",
+    "test_task_clients",
+    "test_task_scale_out",
     "test_thirdparty",
     "test_tutorial",
 }

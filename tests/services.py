@@ -184,7 +184,15 @@ def _postgres_ready(server: Postgres) -> bool:
 
 @pytest.fixture(scope="session")
 def postgres() -> Iterator[Postgres]:
-    """Yield a private PostgreSQL on 127.0.0.1 with an empty database, for the session.
+    """Yield a private PostgreSQL on 127.0.0.1 with an empty database, for the session."""
+    with private_postgres() as server:
+        yield server
+
+
+@contextlib.contextmanager
+def private_postgres() -> Iterator[Postgres]:
+    """Run a private PostgreSQL on 127.0.0.1 with an empty database for a ``with`` block
+    (the session's ``postgres``, and bench/tasks.py's).
 
     initdb and postgres run as the ``postgres`` user when we are root; the cluster lives in
     a temporary directory, listens on TCP only (no Unix socket), and takes a random password.

@@ -10,6 +10,9 @@ from typing import Any
 import jsonschema
 
 SCHEMA_ROOT = Path(__file__).resolve().parents[1].parent / "shared" / "mcp-schema"
+#: The tasks extension's schema (tests/mcp-ext-tasks/README.md), for 2026-07-28's tasks.
+EXTENSION_SCHEMA = Path(__file__).resolve().parent / "mcp-ext-tasks" / "schema.json"
+EXTENSION_VERSION = "ext-tasks"
 
 RESULT_DEFINITIONS = {
     "initialize": "InitializeResult",
@@ -18,11 +21,24 @@ RESULT_DEFINITIONS = {
     "tools/call": "CallToolResult",
     "logging/setLevel": "EmptyResult",
     "server/discover": "DiscoverResult",
+    # 2025-11-25's experimental tasks: tasks/result answers what the tools/call would have.
+    "tasks/get": "GetTaskResult",
+    "tasks/result": "CallToolResult",
+    "tasks/list": "ListTasksResult",
+    "tasks/cancel": "CancelTaskResult",
+}
+#: The results of 2026-07-28's tasks extension, defined by its own schema.
+EXTENSION_DEFINITIONS = {
+    "tasks/get": "GetTaskResult",
+    "tasks/update": "UpdateTaskResult",
+    "tasks/cancel": "CancelTaskResult",
 }
 
 
 @cache
 def _schema(version: str) -> dict[str, Any]:
+    if version == EXTENSION_VERSION:
+        return json.loads(EXTENSION_SCHEMA.read_text())
     return json.loads((SCHEMA_ROOT / version / "schema.json").read_text())
 
 
@@ -58,12 +74,25 @@ def validate_exchange(version: str, request: Any, status: int, body: bytes) -> N
         name = "JSONRPCResultResponse"
     validator(version, name).validate(message)
     assert message["id"] == request["id"]
-    definition = RESULT_DEFINITIONS.get(request["method"])
-    assert definition, f"no result definition for {request['method']}"
-    if message["result"].get("resultType") == "input_required":
-        assert version >= "2026-07-28" and request["method"] == "tools/call", message
+    method, result = request["method"], message["result"]
+    if version >= "2026-07-28" and (method in EXTENSION_DEFINITIONS or is_task(result)):
+        # The tasks extension's messages: a task handle for a tools/call, tasks/*.
+        definition = "CreateTaskResult" if method == "tools/call" else EXTENSION_DEFINITIONS[method]
+        validator(EXTENSION_VERSION, definition).validate(result)
+        return
+    definition = RESULT_DEFINITIONS.get(method)
+    assert definition, f"no result definition for {method}"
+    if method == "tools/call" and "task" in (request.get("params") or {}):
+        definition = "CreateTaskResult"  # 2025-11-25's task-augmented call
+    if result.get("resultType") == "input_required":
+        assert version >= "2026-07-28" and method == "tools/call", message
         definition = "InputRequiredResult"  # its inputRequests validate as InputRequest
-    validator(version, definition).validate(message["result"])
+    validator(version, definition).validate(result)
+
+
+def is_task(result: Any) -> bool:
+    """Return whether a 2026-07-28 result is the extension's task handle."""
+    return isinstance(result, dict) and result.get("resultType") == "task"
 
 
 def sse_messages(body: bytes) -> list[Any]:

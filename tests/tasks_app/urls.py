@@ -1,8 +1,18 @@
 from django.urls import include, path
+from rest_framework.throttling import UserRateThrottle
 
 from mcp_tools.views import MCPView
 
 from . import views
+
+
+class BurstThrottle(UserRateThrottle):
+    """What an endpoint that takes task calls from agents might allow one user: the burst
+    test of tests/test_task_clients.py sends more."""
+
+    rate = "50/minute"
+    scope = "mcp-tasks-burst"
+
 
 endpoint = MCPView.as_view(registry=views.registry)
 
@@ -14,5 +24,9 @@ urlpatterns = [
     path("k/ask/", views.AskingView.as_view()),
     path("k/plain/", views.PlainView.as_view()),
     path("k/where/", views.WhereView.as_view(), name="where"),
+    path(
+        "mcp-throttled",
+        MCPView.as_view(registry=views.registry, throttle_classes=[BurstThrottle]),
+    ),
     path("", include(([path("mcp", endpoint, name="endpoint")], "mcp_tools"))),
 ]
