@@ -79,6 +79,7 @@ def record(
     outcome: str | None = None,
     error_message: str = "",
     refusal: str | None = None,
+    task_id: str | None = None,
     **kwargs: Any,
 ) -> None:
     """``tool_called`` receiver: log the call as ``CALL_LOG`` says, once it is complete."""
@@ -106,6 +107,7 @@ def record(
         "arguments": _values(arguments) if mcp_settings.CALL_LOG_ARGUMENTS else None,
         "protocol_version": _fitted(ToolCall, "protocol_version", protocol_version),
         "client_name": _fitted(ToolCall, "client_name", client_name),
+        "task_id": task_id or None,
     }
     pending = getattr(request, PENDING, None)
     if pending is None:

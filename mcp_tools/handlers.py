@@ -169,6 +169,9 @@ class Call:
     trace: tracing.NoTrace = tracing.NO_TRACE
     #: The tool call this request is, once it is one (reported when it is answered).
     invocation: Invocation | None = None
+    #: The ``ToolTask`` this call runs as, in a task worker (``task_runs``): reported with
+    #: the call (``tool_called``'s ``task_id``), so that its logged row links to the task.
+    task_id: str | None = None
 
     @property
     def version(self) -> str:

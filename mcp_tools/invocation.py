@@ -324,6 +324,7 @@ def send_tool_called(
         protocol_version=call.version,
         client_name=call.client_name,
         request=call.request,
+        task_id=call.task_id,
         **ended,
     )
 

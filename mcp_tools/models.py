@@ -161,6 +161,16 @@ class ToolCall(models.Model):
     )
     protocol_version = models.CharField(_("protocol version"), max_length=16, blank=True)
     client_name = models.CharField(_("client"), max_length=200, blank=True)
+    #: The ``ToolTask`` this call ran as, by id: not a foreign key, since a task is deleted
+    #: past its TTL (or at once, when its call was answered inline) and its call stays logged.
+    task_id = models.CharField(
+        _("task"),
+        max_length=64,
+        null=True,
+        blank=True,
+        db_index=True,
+        help_text=_("The task this call ran as, in a task worker; empty for an inline call."),
+    )
 
     class Meta:
         ordering = ["-started_at"]

@@ -13,8 +13,9 @@ from django.dispatch import Signal
 #: docs/input.md); ``outcome`` (``"ok"``, ``"error"``: the view's or the tool's, or
 #: ``"refused"``: the endpoint stopped the call), ``refusal`` (why: ``"invalid_arguments"``,
 #: ``"hidden"``, ``"too_large"``, ``"throttled"``, ``"unconfirmed"``, ``"cancelled"``; else
-#: None) and ``error_message`` (what the model read, "" when ok). A known tool hidden from
-#: the caller, or refused by the endpoint's throttles, is sent too (``status`` None). The
-#: call log is one receiver; it logs complete calls only.
+#: None), ``error_message`` (what the model read, "" when ok) and ``task_id`` (the id of the
+#: ``ToolTask`` the call ran as, in a task worker: docs/tasks.md; None for an inline call).
+#: A known tool hidden from the caller, or refused by the endpoint's throttles, is sent too
+#: (``status`` None). The call log is one receiver; it logs complete calls only.
 #: Its receivers are looked up once per view class, not per call (``use_caching``).
 tool_called = Signal(use_caching=True)

@@ -116,6 +116,7 @@ def execute(task: ToolTask) -> dict[str, Any]:
         message,
         Era(version, version in MODERN_VERSIONS),
         trace,
+        task_id=task.id,
     )
     try:
         with trace.active():

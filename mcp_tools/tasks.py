@@ -251,17 +251,23 @@ def reap_expired_leases() -> int:
     return count
 
 
-def cancel(task: ToolTask) -> None:
-    """Mark ``task`` cancelled unless it ended already (idempotent). Its running view is
-    stopped at its next ``report_progress`` (``ClientDisconnected``)."""
+def cancel(task: ToolTask, message: str = "Cancelled by the client") -> bool:
+    """Mark ``task`` cancelled unless it ended already (idempotent); return whether this
+    cancelled it. Its running view is stopped at its next ``report_progress``
+    (``ClientDisconnected``). ``message`` is its ``statusMessage`` (the admin's says who)."""
     stamp = now()
-    ToolTask.objects.filter(pk=task.pk).exclude(status__in=ToolTask.TERMINAL).update(
-        status=ToolTask.CANCELLED,
-        status_message="Cancelled by the client",
-        input_requests=None,
-        updated_at=stamp,
-        finished_at=stamp,
+    cancelled = (
+        ToolTask.objects.filter(pk=task.pk)
+        .exclude(status__in=ToolTask.TERMINAL)
+        .update(
+            status=ToolTask.CANCELLED,
+            status_message=message[:500],
+            input_requests=None,
+            updated_at=stamp,
+            finished_at=stamp,
+        )
     )
+    return bool(cancelled)
 
 
 def update(task: ToolTask, responses: Any) -> None:

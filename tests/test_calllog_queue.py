@@ -10,6 +10,7 @@ import threading
 
 import pytest
 from django.db import InterfaceError, OperationalError, connection
+from django.utils import timezone
 
 from mcp_tools import calllog
 from mcp_tools.models import ToolCall
@@ -68,6 +69,32 @@ def test_a_served_call_is_queued_and_written_by_the_writer(held, mcp):
     assert len(held) == 1 and logged() == []  # queued: its request wrote nothing
     calllog.flush()
     assert logged() == [("echo", "alice")]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_queued_row_keeps_the_task_its_call_ran_as(held, rf):
+    # A task worker's call, as the signal reports it: its row goes through the queue's
+    # executemany with the task's id (the admin links the two).
+    request = rf.post("/mcp")
+    calllog.hold(request)
+    calllog.record(
+        None,
+        tool="echo",
+        user=None,
+        started_at=timezone.now(),
+        duration_ms=1.0,
+        status=200,
+        is_error=False,
+        error_ref=None,
+        arguments={},
+        protocol_version="2026-07-28",
+        client_name="worker",
+        request=request,
+        task_id="ab" * 16,
+    )
+    assert len(held) == 1
+    calllog.flush()
+    assert list(ToolCall.objects.values_list("tool_name", "task_id")) == [("echo", "ab" * 16)]
 
 
 @pytest.mark.django_db

@@ -125,12 +125,29 @@ class TestTheExtension:
         assert not ToolCall.objects.exists()  # the handle is no call of the view
         run_enqueued()
         call = ToolCall.objects.get()
-        assert (call.tool_name, call.outcome, call.protocol_version) == (
+        assert (call.tool_name, call.outcome, call.protocol_version, call.task_id) == (
             "export_rows",
             "ok",
             MODERN,
+            task_id,  # the logged call knows its task (the admin links them)
         )
         assert agent.rpc("tasks/get", {"taskId": task_id})["status"] == "completed"
+
+    def test_the_tool_called_signal_names_the_task(self, agent):
+        from mcp_tools.signals import tool_called
+
+        seen = []
+        tool_called.connect(lambda **kwargs: seen.append(kwargs), weak=False, dispatch_uid="t")
+        try:
+            task_id = agent.call_tool("export_rows", {"rows": 1})["taskId"]
+            run_enqueued()
+            agent.call_tool("plain_tool")
+        finally:
+            tool_called.disconnect(dispatch_uid="t")
+        assert [(call["tool"], call["task_id"]) for call in seen] == [
+            ("export_rows", task_id),
+            ("plain_tool", None),  # an inline call
+        ]
 
     def test_a_tool_error_completes_with_is_error(self, agent):
         task_id = agent.call_tool("failing_task")["taskId"]
