@@ -210,10 +210,10 @@ def find(caller: Any, task_id: Any) -> ToolTask:
 MAX_ATTEMPTS = 3
 
 
-def reap(task: ToolTask) -> None:
+def reap(task: ToolTask) -> str | None:
     """Fail ``task``, whose worker stopped renewing its lease (it died), unless another
     worker took it meanwhile; a task of an idempotent tool is enqueued again instead, up to
-    ``MAX_ATTEMPTS`` runs."""
+    ``MAX_ATTEMPTS`` runs. Return what was done: ``"failed"``, ``"enqueued"`` or None."""
     stamp = now()
     lost = ToolTask.objects.filter(
         pk=task.pk, status=ToolTask.WORKING, leased_until=task.leased_until
@@ -221,8 +221,9 @@ def reap(task: ToolTask) -> None:
     if task.retryable and task.attempts < MAX_ATTEMPTS:
         if lost.update(leased_until=None, worker="", updated_at=stamp):
             executor().enqueue(task.pk)
-        return
-    lost.update(
+            return "enqueued"
+        return None
+    failed = lost.update(
         status=ToolTask.FAILED,
         error=lost_worker_error(task),
         status_message="The worker running this task stopped",
@@ -230,6 +231,7 @@ def reap(task: ToolTask) -> None:
         updated_at=stamp,
         finished_at=stamp,
     )
+    return "failed" if failed else None
 
 
 def lost_worker_error(task: ToolTask) -> dict[str, Any]:
@@ -242,13 +244,15 @@ def lost_worker_error(task: ToolTask) -> dict[str, Any]:
     }
 
 
-def reap_expired_leases() -> int:
-    """Fail every working task whose lease ran out; return how many (``mcp_prune``)."""
-    count = 0
+def reap_expired_leases() -> dict[str, int]:
+    """Fail every working task whose lease ran out (or enqueue it again, where its tool is
+    idempotent); return how many of each, ``{"failed": n, "enqueued": m}`` (``mcp_prune``)."""
+    done = {"failed": 0, "enqueued": 0}
     for task in ToolTask.objects.filter(status=ToolTask.WORKING, leased_until__lt=now()):
-        reap(task)
-        count += 1
-    return count
+        outcome = reap(task)
+        if outcome is not None:
+            done[outcome] += 1
+    return done
 
 
 def cancel(task: ToolTask, message: str = "Cancelled by the client") -> bool:

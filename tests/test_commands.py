@@ -338,3 +338,70 @@ def test_mcp_prune_without_a_terminal_refuses_to_empty_the_log(monkeypatch):
     with pytest.raises(CommandError, match="nobody could be asked: pass --noinput"):
         run("mcp_prune", "--days", "0")
     assert ToolCall.objects.count() == 1
+
+
+def stored_task(status="working", created_ago=60, ttl=3600, leased_for=None, **fields):
+    """A task created ``created_ago`` seconds ago, kept ``ttl`` seconds, leased until
+    ``leased_for`` seconds from now (negative: the lease ran out)."""
+    import secrets
+
+    from mcp_tools.models import ToolTask
+
+    now = timezone.now()
+    created = now - timedelta(seconds=created_ago)
+    return ToolTask.objects.create(
+        id=secrets.token_hex(16),
+        tool_name="export_rows",
+        caller="anonymous",
+        endpoint_path="/mcp",
+        protocol_version="2026-07-28",
+        status=status,
+        created_at=created,
+        updated_at=created,
+        expires_at=created + timedelta(seconds=ttl),
+        leased_until=None if leased_for is None else now + timedelta(seconds=leased_for),
+        worker="host:1:2" if leased_for is not None else "",
+        **fields,
+    )
+
+
+def test_mcp_prune_fails_the_tasks_of_dead_workers_and_deletes_expired_tasks(settings):
+    from mcp_tools.models import ToolTask
+
+    settings.MCP_TOOLS = {"TASK_EXECUTOR": "tests.test_tasks.RecordingExecutor"}
+    from tests.test_tasks import RecordingExecutor
+
+    RecordingExecutor.enqueued = []
+    dead = stored_task(leased_for=-5)
+    alive = stored_task(leased_for=20)
+    retried = stored_task(leased_for=-5, retryable=True, attempts=1)
+    waiting = stored_task(status="input_required")
+    expired = [stored_task(created_ago=7200), stored_task(status="completed", created_ago=7200)]
+    log_calls(0)
+    out, _ = run("mcp_prune", "--days", "30")
+    assert out.splitlines() == [
+        "Deleted 0 logged calls older than 30 days.",
+        "Failed 1 task whose worker stopped, enqueued 1 again (their tools are idempotent); "
+        "deleted 2 tasks past their TTL.",
+    ]
+    statuses = dict(ToolTask.objects.values_list("pk", "status"))
+    assert statuses == {
+        dead.pk: "failed",
+        alive.pk: "working",
+        retried.pk: "working",
+        waiting.pk: "input_required",
+    }
+    assert "host:1:2" in ToolTask.objects.get(pk=dead.pk).error["message"]
+    assert RecordingExecutor.enqueued == [retried.pk]
+    assert not ToolTask.objects.filter(pk__in=[task.pk for task in expired]).exists()
+    out, _ = run("mcp_prune", "--days", "30")
+    assert (
+        out.splitlines()[1]
+        == "Failed 0 tasks whose worker stopped; deleted 0 tasks past their TTL."
+    )
+
+
+def test_mcp_prune_says_nothing_of_tasks_in_a_project_without_any():
+    log_calls(0, 40)
+    out, _ = run("mcp_prune", "--days", "30")
+    assert out.strip() == "Deleted 1 logged call older than 30 days."

@@ -1,5 +1,6 @@
 """Delete old rows of the call log, in batches, and the days of its summary that are older
-than them and than the overview's longest window."""
+than them and than the overview's longest window; fail the tasks of dead workers and delete
+the tasks past their TTL (docs/tasks.md)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from mcp_tools import summary
-from mcp_tools.models import ToolCall, ToolCallDay, ToolCallLatency
+from mcp_tools import summary, tasks
+from mcp_tools.models import ToolCall, ToolCallDay, ToolCallLatency, ToolTask
 from mcp_tools.overview import WINDOWS
 
 BATCH = 1000
@@ -20,7 +21,9 @@ class Command(BaseCommand):
     help = (
         "Delete the logged tool calls older than --days days (default 30), 1,000 at a time. "
         "Asks first when that is every row (--days 0, or no newer row); --noinput for scripts. "
-        "The daily summary the overview reads keeps the days of its longest window (90)."
+        "The daily summary the overview reads keeps the days of its longest window (90). "
+        "Also fails the MCP tasks whose worker stopped (their lease ran out) and deletes the "
+        "tasks past their TTL."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -38,6 +41,24 @@ class Command(BaseCommand):
     def handle(self, *args: Any, days: int, interactive: bool = True, **options: Any) -> None:
         if days < 0:
             raise CommandError("--days must be 0 or more.")
+        self.prune_calls(days, interactive)
+        self.prune_tasks()
+
+    def prune_tasks(self) -> None:
+        """Fail (or run again) the tasks whose lease ran out, then delete those past their
+        TTL; said only in a project that has tasks."""
+        reaped = tasks.reap_expired_leases()
+        deleted = tasks.prune()
+        if not (deleted or any(reaped.values()) or ToolTask.objects.exists()):
+            return
+        failed, enqueued = reaped["failed"], reaped["enqueued"]
+        said = f"Failed {failed} {plural(failed, 'task')} whose worker stopped"
+        if enqueued:
+            said += f", enqueued {enqueued} again (their tools are idempotent)"
+        said += f"; deleted {deleted} {plural(deleted, 'task')} past their TTL."
+        self.stdout.write(said)
+
+    def prune_calls(self, days: int, interactive: bool) -> None:
         try:
             cutoff = timezone.now() - timedelta(days=days)
         except OverflowError:  # before year 1: no row is that old
@@ -85,3 +106,7 @@ class Command(BaseCommand):
             raise CommandError(
                 "The call log would be emptied and nobody could be asked: pass --noinput."
             ) from None
+
+
+def plural(count: int, noun: str) -> str:
+    return noun if count == 1 else f"{noun}s"
