@@ -432,6 +432,57 @@ def check_settings(app_configs: Configs = None, **kwargs: object) -> list[checks
     return messages
 
 
+@checks.register("mcp_tools")
+def check_tasks(
+    app_configs: Configs = None, registry: ToolRegistry | None = None, **kwargs: object
+) -> list[checks.CheckMessage]:
+    """Report what keeps the tools declared with ``task=`` from running as tasks: an
+    executor that can't be imported, Django's tasks framework missing under the default
+    executor, or its ``ImmediateBackend`` in production (docs/tasks.md#executors)."""
+    from django.conf import settings
+    from django.core.exceptions import ImproperlyConfigured
+    from django.utils.module_loading import import_string
+
+    from .conf import DEFAULTS, mcp_settings
+    from .executors import DjangoTasksExecutor, tasks_framework
+
+    value = mcp_settings.user_settings.get("TASK_EXECUTOR", DEFAULTS["TASK_EXECUTOR"])
+    try:
+        executor = import_string(value) if isinstance(value, str) else value
+    except ImportError as exc:
+        problem = f"can't be imported ({exc})"
+        params = {"value": value, "problem": problem}
+        return [check_message(ToolProblem("mcp_tools.E071", "TASK_EXECUTOR", params))]
+    if not callable(getattr(executor, "enqueue", None)):
+        params = {"value": value, "problem": "has no enqueue(task_id) method"}
+        return [check_message(ToolProblem("mcp_tools.E071", "TASK_EXECUTOR", params))]
+    names = sorted(
+        {
+            tool.name
+            for each in _registries(registry)
+            for tool in each.inspect()
+            if tool.options.task is not None
+        }
+    )
+    if not names or not (isinstance(executor, type) and issubclass(executor, DjangoTasksExecutor)):
+        return []  # no task tool, or the project's own executor: no framework needed
+    shown = ", ".join(names)
+    try:
+        framework = tasks_framework()
+    except ImproperlyConfigured:
+        params = {"names": shown, "executor": _describe_obj(executor)}
+        return [check_message(ToolProblem("mcp_tools.E070", "TASK_EXECUTOR", params))]
+    if settings.DEBUG:
+        return []  # inline is what runserver wants
+    try:
+        backend = framework.task_backends[framework.DEFAULT_TASK_BACKEND_ALIAS]
+    except Exception:
+        return []  # a TASKS the framework can't build: its own checks say so
+    if type(backend).__name__ != "ImmediateBackend":
+        return []
+    return [check_message(ToolProblem("mcp_tools.W070", "TASKS", {"names": shown}))]
+
+
 def _formatter_problems(value: Any) -> list[checks.CheckMessage]:
     from django.utils.module_loading import import_string
 

@@ -240,6 +240,28 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "exposes nothing.",
         "Remove one of them, or exclude a narrower prefix under {prefix!r}.",
     ),
+    "mcp_tools.E070": (
+        "The tools {names} are declared with task=, and TASK_EXECUTOR ({executor}) runs "
+        "them on Django's tasks framework, but neither django.tasks (Django 6) nor its "
+        "backport django_tasks can be imported: their task calls fail.",
+        'Install the backport: pip install "django-mcp-tools[tasks]" (or use Django 6), or '
+        "set MCP_TOOLS['TASK_EXECUTOR'] to an executor of your own (docs/tasks.md#executors).",
+    ),
+    "mcp_tools.E071": (
+        "MCP_TOOLS['TASK_EXECUTOR'] is {value!r}, which {problem}.",
+        "Name a class with an enqueue(task_id) method by its dotted path, or leave the "
+        "setting out for the default, mcp_tools.executors.DjangoTasksExecutor "
+        '(pip install "django-mcp-tools[tasks]" on Django 5.2).',
+    ),
+    "mcp_tools.W070": (
+        "The default backend of TASKS is Django's ImmediateBackend and DEBUG is off: every "
+        "task call of {names} runs inline, in the web worker that answers it, for as long as "
+        "the tool takes.",
+        "Run the tasks on a worker: TASKS = {{'default': {{'BACKEND': "
+        "'django_tasks_db.DatabaseBackend'}}}} with 'django_tasks' and 'django_tasks_db' in "
+        "INSTALLED_APPS, and manage.py db_worker beside the server (docs/tasks.md#executors). "
+        "Silence mcp_tools.W070 where calling inline is what you want.",
+    ),
     "mcp_tools.E080": (
         "Tool {name!r}: the argument {argument!r} is mirrored in a header named {header}, "
         "which is no HTTP header name (one or more letters, digits or !#$%&'*+-.^_`|~).",

@@ -819,3 +819,86 @@ def test_a_check_message_names_the_view_not_its_callback(settings):
     assert message.obj == view  # still the declared object for code that compares
     assert str(message).startswith(f"{__name__}.echo: (mcp_tools.I001)")
     assert "<function" not in str(message)
+
+
+# -- Tasks (docs/checks.md) -------------------------------------------------------------------
+
+
+@pytest.fixture
+def task_tools(settings):
+    """A registry with one task tool, served by the URLconf."""
+    from mcp_tools.checks import check_tasks
+
+    registry = ToolRegistry()
+    view = mcp_tool("export_rows", registry=registry, task="optional")(
+        type("Export", (APIView,), {"post": lambda self, request: Response()})
+    )
+    module = types.ModuleType("task_urls")
+    module.urlpatterns = [path("export/", view.as_view())]
+    settings.ROOT_URLCONF = module
+    return lambda: [(m.id, m.msg, m.hint) for m in check_tasks(registry=registry)]
+
+
+def test_a_task_tool_without_the_tasks_framework_is_an_error(task_tools, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "django.tasks", None)  # neither can be imported
+    monkeypatch.setitem(sys.modules, "django_tasks", None)
+    ((check_id, message, hint),) = task_tools()
+    assert check_id == "mcp_tools.E070"
+    assert message.startswith("The tools export_rows are declared with task=")
+    assert "DjangoTasksExecutor" in message
+    assert 'pip install "django-mcp-tools[tasks]"' in hint
+
+
+def test_the_project_s_own_executor_needs_no_tasks_framework(task_tools, monkeypatch, settings):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "django.tasks", None)
+    monkeypatch.setitem(sys.modules, "django_tasks", None)
+    settings.MCP_TOOLS = {"TASK_EXECUTOR": "tests.test_tasks.RecordingExecutor"}
+    assert task_tools() == []
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("myproject.nowhere.Executor", "can't be imported (No module named 'myproject')"),
+        ("mcp_tools.executors.tasks_framework", "has no enqueue(task_id) method"),
+    ],
+)
+def test_a_task_executor_that_cant_be_imported_is_an_error(task_tools, settings, value, problem):
+    settings.MCP_TOOLS = {"TASK_EXECUTOR": value}
+    ((check_id, message, hint),) = task_tools()
+    assert (check_id, message) == (
+        "mcp_tools.E071",
+        f"MCP_TOOLS['TASK_EXECUTOR'] is {value!r}, which {problem}.",
+    )
+    assert 'pip install "django-mcp-tools[tasks]"' in hint
+
+
+def test_the_immediate_backend_in_production_is_a_warning(task_tools, settings):
+    settings.DEBUG = False
+    settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
+    ((check_id, message, hint),) = task_tools()
+    assert check_id == "mcp_tools.W070"
+    assert "every task call of export_rows runs inline, in the web worker" in message
+    assert "'BACKEND': 'django_tasks_db.DatabaseBackend'" in hint and "db_worker" in hint
+    settings.DEBUG = True  # runserver: inline is what a developer wants
+    assert task_tools() == []
+
+
+def test_a_worker_backend_is_no_warning(task_tools, settings):
+    settings.DEBUG = False
+    settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"}}
+    assert task_tools() == []
+
+
+def test_no_task_tool_no_task_checks(settings, monkeypatch):
+    import sys
+
+    from mcp_tools.checks import check_tasks
+
+    monkeypatch.setitem(sys.modules, "django_tasks", None)
+    monkeypatch.setitem(sys.modules, "django.tasks", None)
+    assert check_tasks() == []
