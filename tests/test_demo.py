@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import httpx2
 import pytest
@@ -95,7 +96,8 @@ def test_seed_demo_prints_a_configuration_for_each_client(tmp_path):
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
-    """`make demo` as it runs: migrated, seeded, runserver with DEBUG on; (url, token, log)."""
+    """`make demo` as it runs: migrated, seeded, runserver with DEBUG on and its task worker
+    beside it; (url, token, log)."""
     folder = tmp_path_factory.mktemp("demo")
     database = folder / "demo.sqlite3"
     manage(database, "migrate", "--noinput", "-v", "0")
@@ -105,7 +107,14 @@ def demo(tmp_path_factory):
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "demo_project.settings"}
     env.update(DEMO_DATABASE=str(database), DJANGO_DEBUG="1")
     log = folder / "runserver.log"
-    with log.open("w") as stderr:
+    with log.open("w") as stderr, (folder / "worker.log").open("w") as worker_log:
+        worker = subprocess.Popen(
+            [sys.executable, "manage.py", "db_worker", "--no-reload", "--interval", "0.2"],
+            cwd=REPO,
+            env=env,
+            stdout=worker_log,
+            stderr=worker_log,
+        )
         server = subprocess.Popen(
             [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
             cwd=REPO,
@@ -118,6 +127,7 @@ def demo(tmp_path_factory):
             yield url, token, log
         finally:
             stop(server)
+            stop(worker)
 
 
 def test_make_demo_serves_the_showcase_as_it_promises(demo):
@@ -144,6 +154,126 @@ def test_make_demo_serves_the_showcase_as_it_promises(demo):
     assert "django-mcp-tools/errorRef" in (sync.meta or {})
     assert (probe.status_code, probe.headers["Allow"]) == (405, "POST")
     assert "Method Not Allowed" not in log.read_text()
+
+
+# todo_export: a task for a client that can take one, inline for any other ---------------------
+
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+
+
+def post(url, token, client, method, params=None):
+    """Send one 2026-07-28 request as ``client`` (an ``MCPClient``) writes it, over HTTP."""
+    message = client.message(method, params)
+    headers = {**client.headers_for(message), "Authorization": f"Token {token}"}
+    answer = httpx2.post(url, json=message, headers=headers, timeout=60)
+    assert answer.status_code == 200, answer.text
+    if answer.headers["Content-Type"].startswith("text/event-stream"):
+        from tests.wire import sse_messages
+
+        return sse_messages(answer.content)[-1]
+    return answer.json()
+
+
+def modern_client(capabilities):
+    from mcp_tools.test import MCPClient
+
+    return MCPClient(protocol_version="2026-07-28", client_capabilities=capabilities)
+
+
+def test_todo_export_runs_as_a_task_on_the_demo_s_worker(demo):
+    url, token, _ = demo
+    client = modern_client({"extensions": {TASKS_EXTENSION: {}}})
+    created = post(url, token, client, "tools/call", {"name": "todo_export", "arguments": {}})
+    handle = created["result"]
+    assert (handle["resultType"], handle["status"]) == ("task", "working")
+    task = {"taskId": handle["taskId"]}
+    seen = set()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        polled = post(url, token, client, "tasks/get", task)["result"]
+        seen.add(polled.get("statusMessage"))
+        if polled["status"] != "working":
+            break
+        time.sleep(0.2)
+    assert polled["status"] == "completed", polled
+    exported = polled["result"]["structuredContent"]
+    assert exported["count"] == len(exported["todos"]) >= 1  # seed_demo's todos
+    assert any(message and message.startswith("Exporting: ") for message in seen), seen
+
+
+def test_todo_export_runs_inline_for_a_client_without_the_extension(demo):
+    url, token, _ = demo
+    started = time.monotonic()
+    answer = post(
+        url,
+        token,
+        modern_client({}),
+        "tools/call",
+        {"name": "todo_export", "arguments": {"seconds": 1}},
+    )
+    assert time.monotonic() - started >= 1  # the view's time, waited for inline
+    result = answer["result"]
+    assert "resultType" not in result or result["resultType"] == "complete"
+    assert result["isError"] is False and result["structuredContent"]["count"] >= 1
+
+
+def session_processes(session, word):
+    """The PIDs of the processes of ``session`` whose command line has ``word``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue  # ended meanwhile
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[3]) == session and word.encode() in command:
+            found.append(int(entry.name))
+    return found
+
+
+def test_make_demo_starts_a_task_worker_and_stops_it_with_the_server(tmp_path):
+    """`make demo` itself: one command, the server and the worker beside it; when the
+    server stops, however it stops, the worker is stopped by its PID."""
+    import signal
+
+    venv = Path(sys.prefix)
+    port = free_port()
+    env = {**os.environ, "DEMO_DATABASE": str(tmp_path / "demo.sqlite3")}
+    env.pop("DJANGO_SETTINGS_MODULE", None)  # manage.py's own: the demo's settings
+    output = tmp_path / "make.log"
+    with output.open("w") as log:
+        make = subprocess.Popen(
+            # -o: the test's venv is installed already; make must not reinstall into it.
+            ["make", "-o", f"{venv}/.installed", f"VENV={venv}", f"PORT={port}", "demo"],
+            cwd=REPO,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own session: its processes are found by it
+        )
+        try:
+            wait_for_port(port, make, time.monotonic() + 120)
+            worker = int(re.search(r"Task worker: .* PID (\d+)", output.read_text()).group(1))
+            assert session_processes(make.pid, "db_worker") == [worker]
+            # The server ends, not by the terminal's Ctrl-C (which db_worker hears too).
+            servers = session_processes(make.pid, "runserver")
+            assert servers
+            for pid in servers:
+                os.kill(pid, signal.SIGTERM)
+            make.wait(timeout=30)
+        finally:
+            if make.poll() is None:
+                os.killpg(make.pid, signal.SIGKILL)
+                make.wait(timeout=10)
+            left = session_processes(make.pid, "manage.py")
+            for pid in left:  # what a failure left running, by its PID
+                os.kill(pid, signal.SIGKILL)
+    assert left == []
+    with pytest.raises(ProcessLookupError):
+        os.kill(worker, 0)
 
 
 # The landing page at / ------------------------------------------------------------------------

@@ -1,13 +1,15 @@
+import time
+
 from django.db.models import Count, Q
 from rest_framework import viewsets
 from rest_framework.permissions import IsAdminUser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from mcp_tools import mcp_tool
+from mcp_tools import mcp_tool, report_progress
 
 from .models import Todo
-from .serializers import TodoSerializer
+from .serializers import ExportSerializer, TodoSerializer
 
 
 @mcp_tool()
@@ -67,3 +69,26 @@ class TodoStatsView(APIView):
     def get(self, request):
         counts = Todo.objects.aggregate(total=Count("pk"), done=Count("pk", filter=Q(done=True)))
         return Response({**counts, "open": counts["total"] - counts["done"]})
+
+
+@mcp_tool("todo_export", title="Export todos (slow)", task="optional")
+class TodoExportView(APIView):
+    """Export the signed-in user's todos, slowly (a few seconds), reporting its progress.
+
+    Declared task="optional": a client that declares the MCP tasks extension gets a task
+    at once and polls it while `make demo`'s worker (db_worker) runs this view; any other
+    client waits for the answer inline (docs/tasks.md).
+    """
+
+    serializer_class = ExportSerializer
+
+    def post(self, request):
+        serializer = self.serializer_class(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        todos = list(Todo.objects.filter(owner=request.user))
+        steps = 5
+        for step in range(steps):
+            time.sleep(serializer.validated_data["seconds"] / steps)
+            report_progress(request, step + 1, steps, f"Exporting: {step + 1} of {steps} steps")
+        exported = TodoSerializer(todos, many=True).data
+        return Response({"count": len(exported), "todos": exported})
