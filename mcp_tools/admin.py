@@ -855,6 +855,8 @@ class ToolTaskAdmin(admin.ModelAdmin):
     date_hierarchy = "created_at"
     list_select_related = ["user"]
     actions = ["cancel_tasks"]
+    change_form_template = "admin/mcp_tools/tooltask/change_form.html"
+    change_list_template = "admin/mcp_tools/tooltask/change_list.html"
     fieldsets = [
         (None, {"fields": ["id", "tool_link", "shown_caller", "shown_status", "status_message"]}),
         (_("What went wrong"), {"fields": ["failure", "error_reference"]}),
