@@ -857,20 +857,36 @@ class ToolTaskAdmin(admin.ModelAdmin):
     actions = ["cancel_tasks"]
     change_form_template = "admin/mcp_tools/tooltask/change_form.html"
     change_list_template = "admin/mcp_tools/tooltask/change_list.html"
-    fieldsets = [
-        (None, {"fields": ["id", "tool_link", "shown_caller", "shown_status", "status_message"]}),
-        (_("What went wrong"), {"fields": ["failure", "error_reference"]}),
-        (
-            _("When"),
-            {"fields": ["created_at", "started_at", "finished_at", "duration", "expires_at"]},
-        ),
-        (_("The call"), {"fields": ["arguments", "protocol_version", "client_name", "calls"]}),
-        (
-            _("What it answered"),
-            {"fields": ["shown_result", "shown_error", "shown_input_requests"]},
-        ),
-        (_("Its worker"), {"fields": ["worker", "attempts", "leased_until", "retryable"]}),
-    ]
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
+        """The task's page: what it is, what it answered (only what its status carries),
+        what went wrong (when something did), when, the call, and its worker."""
+        answered = [
+            name
+            for name, value in (
+                ("shown_result", obj.result if obj else None),
+                ("shown_error", obj.error if obj else None),
+                ("shown_input_requests", obj.input_requests if obj else None),
+            )
+            if value
+        ]
+        fieldsets: list[Any] = [
+            (
+                None,
+                {"fields": ["id", "tool_link", "shown_caller", "shown_status", "status_message"]},
+            )
+        ]
+        if answered:
+            fieldsets.append((_("What it answered"), {"fields": answered}))
+        if obj is not None and task_failure(obj)[0]:
+            fieldsets.append((_("What went wrong"), {"fields": ["failure", "error_reference"]}))
+        when = ["created_at", "started_at", "finished_at", "duration", "expires_at"]
+        fieldsets += [
+            (_("When"), {"fields": when}),
+            (_("The call"), {"fields": ["arguments", "protocol_version", "client_name", "calls"]}),
+            (_("Its worker"), {"fields": ["worker", "attempts", "leased_until", "retryable"]}),
+        ]
+        return fieldsets
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

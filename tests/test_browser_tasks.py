@@ -174,7 +174,9 @@ def test_a_task_shows_what_it_answered_and_leads_to_its_call(
     assert "web-1:4242:140213" in text and "3.2 s" in text
     assert not operator.find_elements(By.CSS_SELECTOR, ".deletelink, input[name=_save]")
     assert all(ratio >= 4.5 for _, ratio in contrasts(operator, ".mcp-task-status"))
-    save_screenshot(operator, tmp_path, f"admin-task-{theme}-{size[0]}", size)
+    # The whole page in the picture: as wide as tested, as tall as it is.
+    height = operator.execute_script("return document.documentElement.scrollHeight")
+    save_screenshot(operator, tmp_path, f"admin-task-{theme}-{size[0]}", (size[0], height))
     # To the call its run logged, and back.
     operator.find_element(By.LINK_TEXT, "The logged call").click()
     wait_for(operator, "#content-main")
