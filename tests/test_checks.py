@@ -488,8 +488,8 @@ def test_an_open_endpoint_with_tools_anonymous_callers_cant_use_w041(settings):
     found = _auth_messages(settings, urlpatterns)
     assert set(found) == {"mcp_tools.W041"}
     assert found["mcp_tools.W041"].msg.startswith(
-        "The MCP endpoint /open/mcp admits anonymous callers, but 7 of its tools (todo_stats, "
-        "todo_list, todo_create, todo_retrieve, todo_update, ...) refuse them"
+        "The MCP endpoint /open/mcp admits anonymous callers, but 8 of its tools (todo_stats, "
+        "todo_export, todo_list, todo_create, todo_retrieve, ...) refuse them"
     )
     settings.DEBUG = True
     assert _auth_messages(settings, urlpatterns) == {}
@@ -901,4 +901,4 @@ def test_no_task_tool_no_task_checks(settings, monkeypatch):
 
     monkeypatch.setitem(sys.modules, "django_tasks", None)
     monkeypatch.setitem(sys.modules, "django.tasks", None)
-    assert check_tasks() == []
+    assert check_tasks(registry=ToolRegistry()) == []
