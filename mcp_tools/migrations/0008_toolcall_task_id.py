@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('mcp_tools', '0006_tooltask'),
+        ('mcp_tools', '0007_toolcall_summary'),
     ]
 
     operations = [
