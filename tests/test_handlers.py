@@ -40,7 +40,10 @@ def test_initialize_echoes_a_supported_handshake_version(mcp, requested, answere
     result = result_of(response)
     assert result["protocolVersion"] == answered
     assert result["serverInfo"] == SERVER_INFO
-    assert result["capabilities"] == {"tools": {"listChanged": False}, "logging": {}}
+    expected = {"tools": {"listChanged": False}, "logging": {}}
+    if answered == "2025-11-25":  # the test project's todo_export runs as a task
+        expected["tasks"] = {"cancel": {}, "list": {}, "requests": {"tools": {"call": {}}}}
+    assert result["capabilities"] == expected
     assert "Mcp-Session-Id" not in response
 
 
@@ -71,7 +74,12 @@ def test_discover_describes_the_server_statelessly(modern_mcp):
     assert response.status_code == 200 and "Mcp-Session-Id" not in response
     assert result_of(response) == {
         "supportedVersions": ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", MODERN],
-        "capabilities": {"tools": {"listChanged": False}, "logging": {}},
+        "capabilities": {
+            "tools": {"listChanged": False},
+            "logging": {},
+            # The test project's todo_export runs as a task.
+            "extensions": {"io.modelcontextprotocol/tasks": {}},
+        },
         "cacheScope": "public",
         "ttlMs": 60000,
         "resultType": "complete",
