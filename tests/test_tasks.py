@@ -266,9 +266,22 @@ class TestTheExtension:
 
     def test_tasks_update_checks_its_responses(self, agent):
         task_id = agent.call_tool("asking_task")["taskId"]
-        with pytest.raises(MCPError) as refused:
-            agent.rpc("tasks/update", {"taskId": task_id, "inputResponses": {"name": 12}})
-        assert refused.value.code == -32602
+        run_enqueued()
+        for responses in ({"name": 12}, {"name": {"ignored": True}}, ["name"]):
+            with pytest.raises(MCPError) as refused:
+                agent.rpc("tasks/update", {"taskId": task_id, "inputResponses": responses})
+            assert refused.value.code == -32602
+        assert agent.rpc("tasks/get", {"taskId": task_id})["status"] == "input_required"
+
+    def test_tasks_update_ignores_a_key_it_is_not_waiting_for_whatever_it_holds(self, agent):
+        # The conformance suite answers an unknown key with a value that is no result.
+        task_id = agent.call_tool("asking_task")["taskId"]
+        run_enqueued()
+        stray = {"unknown-key": {"ignored": True}, "other": 12}
+        ack = agent.rpc("tasks/update", {"taskId": task_id, "inputResponses": stray})
+        assert ack["resultType"] == "complete" and "status" not in ack
+        waiting = agent.rpc("tasks/get", {"taskId": task_id})
+        assert waiting["status"] == "input_required" and list(waiting["inputRequests"]) == ["name"]
 
     def test_a_dead_workers_task_fails_when_its_lease_runs_out(self, agent):
         task_id = agent.call_tool("export_rows", {"rows": 1})["taskId"]
