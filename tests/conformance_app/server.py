@@ -139,6 +139,31 @@ def running(
         shutil.rmtree(folder, ignore_errors=True)
 
 
+@contextmanager
+def task_worker(
+    database: Path,
+    settings: str = "tests.conformance_app.settings",
+    env: dict[str, str] | None = None,
+) -> Iterator[subprocess.Popen]:
+    """Run django-tasks-db's ``db_worker`` on ``database``, the one a server of ``settings``
+    serves: it runs the tasks the server enqueues. Stopped by its PID on exit.
+
+    It looks for a job every 0.05 s, from the start: a task call that ends or asks within
+    ``TASK_IMMEDIATE_SECONDS`` is answered inline, and the worker must be quick to take it.
+    """
+    environ = {**os.environ, **(env or {}), "DJANGO_SETTINGS_MODULE": settings}
+    environ[DATABASE_ENV] = str(database)
+    command = [sys.executable, "manage.py", "db_worker", "--interval", "0.05"]
+    command += ["--no-startup-delay", "--no-reload", "-v", "0"]
+    process = subprocess.Popen(
+        command, cwd=REPO, env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        yield process
+    finally:
+        stop(process)
+
+
 def node_tool(*parts: str) -> Path:
     """Locate a tool of `make node-tools`; fail under CI, skip locally, when it is missing."""
     root = Path(os.environ.get("MCP_TOOLS_NODE_DIR") or REPO / ".mcp-tools")
