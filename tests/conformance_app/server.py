@@ -146,22 +146,32 @@ def task_worker(
     env: dict[str, str] | None = None,
 ) -> Iterator[subprocess.Popen]:
     """Run django-tasks-db's ``db_worker`` on ``database``, the one a server of ``settings``
-    serves: it runs the tasks the server enqueues. Stopped by its PID on exit.
+    serves: it runs the tasks the server enqueues. Yields once it looks for jobs; stopped by
+    its PID on exit.
 
     It looks for a job every 0.05 s, from the start: a task call that ends or asks within
     ``TASK_IMMEDIATE_SECONDS`` is answered inline, and the worker must be quick to take it.
     """
+    folder = Path(tempfile.mkdtemp(prefix="mcp-tools-worker-"))
+    log = folder / "worker.log"
     environ = {**os.environ, **(env or {}), "DJANGO_SETTINGS_MODULE": settings}
     environ[DATABASE_ENV] = str(database)
     command = [sys.executable, "manage.py", "db_worker", "--interval", "0.05"]
-    command += ["--no-startup-delay", "--no-reload", "-v", "0"]
-    process = subprocess.Popen(
-        command, cwd=REPO, env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
+    command += ["--no-startup-delay", "--no-reload", "-v", "1"]
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            command, cwd=REPO, env=environ, stdout=output, stderr=subprocess.STDOUT
+        )
     try:
+        deadline = time.monotonic() + 60
+        while b"Starting worker" not in log.read_bytes():  # its first line, once Django is up
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the task worker did not start: {log.read_text()[-2000:]}")
+            time.sleep(0.05)
         yield process
     finally:
         stop(process)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def node_tool(*parts: str) -> Path:
