@@ -13,12 +13,11 @@ import os
 import re
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
 
-from tests.conformance_app.server import REPO, migrated_database, node_tool, serve, task_worker
+from tests.conformance_app.server import REPO, migrated_database, node_tool, serve, task_workers
 
 BASELINES = REPO / "tests" / "conformance"
 #: The suites save each scenario's checks under server-<scenario>-<ISO timestamp>/.
@@ -99,10 +98,10 @@ SETTINGS = "tests.conformance_app.settings"
 def server_url(tmp_path_factory):
     """The conformance server, and the workers that run its tasks, on one database."""
     database = migrated_database(SETTINGS, tmp_path_factory.mktemp("conformance"))
-    with ExitStack() as stack:
-        url = stack.enter_context(serve("uvicorn", SETTINGS, database=database))
-        for _ in range(TASK_LANES):
-            stack.enter_context(task_worker(database, SETTINGS))
+    with (
+        serve("uvicorn", SETTINGS, database=database) as url,
+        task_workers(database, SETTINGS, TASK_LANES),
+    ):
         yield f"{url}/mcp"
 
 
