@@ -277,22 +277,26 @@ def cancel(task: ToolTask, message: str = "Cancelled by the client") -> bool:
 def update(task: ToolTask, responses: Any) -> None:
     """Take the client's ``inputResponses`` for a task waiting for input.
 
-    Answers to keys the task is not waiting for are ignored. Once every outstanding key is
-    answered, the task is working again and its view runs again with the answers, as a
-    2026-07-28 retry would; until then it keeps waiting for the others.
+    Answers to keys the task is not waiting for are ignored, whatever they hold (the
+    extension: a server SHOULD ignore them); an answer to an outstanding key must be a
+    result. Once every outstanding key is answered, the task is working again and its view
+    runs again with the answers, as a 2026-07-28 retry would; until then it keeps waiting
+    for the others.
     """
-    try:
-        answered = inputs.check_responses(responses)
-    except ValueError as exc:
-        raise JSONRPCError(INVALID_PARAMS, f"Invalid params: {exc}") from None
+    if not isinstance(responses, dict):
+        raise JSONRPCError(INVALID_PARAMS, "Invalid params: inputResponses must be an object")
     with transaction.atomic(using=ToolTask.objects.db):
         task = ToolTask.objects.select_for_update().get(pk=task.pk)
         if task.status != ToolTask.INPUT_REQUIRED:
             return  # nothing outstanding: every key is unknown or answered, so all ignored
         outstanding = dict(task.input_requests or {})
-        taken = {key: value for key, value in answered.items() if key in outstanding}
+        taken = {key: value for key, value in responses.items() if key in outstanding}
         if not taken:
             return
+        try:
+            inputs.check_responses(taken)
+        except ValueError as exc:
+            raise JSONRPCError(INVALID_PARAMS, f"Invalid params: {exc}") from None
         params = dict(task.params)
         params["inputResponses"] = {**(params.get("inputResponses") or {}), **taken}
         params["requestState"] = task.request_state

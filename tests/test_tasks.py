@@ -6,11 +6,14 @@ executor of most tests only records what it was asked to enqueue.
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 import time
 from datetime import timedelta
+from pathlib import Path
 
+import jsonschema
 import pytest
 from django.db import connections
 from django.urls import set_script_prefix
@@ -296,9 +299,22 @@ class TestTheExtension:
 
     def test_tasks_update_checks_its_responses(self, agent):
         task_id = agent.call_tool("asking_task")["taskId"]
-        with pytest.raises(MCPError) as refused:
-            agent.rpc("tasks/update", {"taskId": task_id, "inputResponses": {"name": 12}})
-        assert refused.value.code == -32602
+        run_enqueued()
+        for responses in ({"name": 12}, {"name": {"ignored": True}}, ["name"]):
+            with pytest.raises(MCPError) as refused:
+                agent.rpc("tasks/update", {"taskId": task_id, "inputResponses": responses})
+            assert refused.value.code == -32602
+        assert agent.rpc("tasks/get", {"taskId": task_id})["status"] == "input_required"
+
+    def test_tasks_update_ignores_a_key_it_is_not_waiting_for_whatever_it_holds(self, agent):
+        # The conformance suite answers an unknown key with a value that is no result.
+        task_id = agent.call_tool("asking_task")["taskId"]
+        run_enqueued()
+        stray = {"unknown-key": {"ignored": True}, "other": 12}
+        ack = agent.rpc("tasks/update", {"taskId": task_id, "inputResponses": stray})
+        assert ack["resultType"] == "complete" and "status" not in ack
+        waiting = agent.rpc("tasks/get", {"taskId": task_id})
+        assert waiting["status"] == "input_required" and list(waiting["inputRequests"]) == ["name"]
 
     def test_a_dead_workers_task_fails_when_its_lease_runs_out(self, agent):
         task_id = agent.call_tool("export_rows", {"rows": 1})["taskId"]
@@ -479,3 +495,66 @@ class TestExperimentalTasks:
             old.call_tool("shout_task", {"word": "a"})
         assert refused.value.code == -32601
         assert "tasks" not in old.initialize()["capabilities"]
+
+
+# --- the extension's own schema ------------------------------------------------------------
+
+#: io.modelcontextprotocol/tasks's schema.json, vendored (tests/schemas/ext-tasks/README.md).
+EXT_TASKS_SCHEMA = json.loads(
+    (Path(__file__).parent / "schemas" / "ext-tasks" / "schema.json").read_text()
+)
+
+
+def ext_tasks_validator(definition):
+    root = {
+        "$schema": EXT_TASKS_SCHEMA["$schema"],
+        "$defs": EXT_TASKS_SCHEMA["$defs"],
+        "$ref": f"#/$defs/{definition}",
+    }
+    return jsonschema.validators.validator_for(root)(root)
+
+
+def valid(definition, value):
+    ext_tasks_validator(definition).validate(value)
+    return value
+
+
+@pytest.mark.usefixtures("recorded")
+class TestTheExtensionsSchema:
+    """What the endpoint sends for tasks at 2026-07-28, against the extension's schema."""
+
+    def test_the_advertised_capability(self, agent):
+        extensions = agent.discover()["capabilities"]["extensions"]
+        valid("TasksExtensionCapability", extensions["io.modelcontextprotocol/tasks"])
+
+    def test_a_task_from_working_to_completed(self, agent):
+        handle = valid("CreateTaskResult", agent.call_tool("export_rows", {"rows": 1}))
+        working = valid("GetTaskResult", agent.rpc("tasks/get", {"taskId": handle["taskId"]}))
+        valid("WorkingTask", working)
+        run_enqueued()
+        done = valid("GetTaskResult", agent.rpc("tasks/get", {"taskId": handle["taskId"]}))
+        valid("CompletedTask", done)
+        cancelled = agent.rpc("tasks/cancel", {"taskId": handle["taskId"]})
+        valid("CancelTaskResult", cancelled)  # idempotent: the same ack for an ended task
+
+    def test_a_task_waiting_for_input_then_updated(self, agent):
+        task_id = agent.call_tool("asking_task")["taskId"]
+        run_enqueued()
+        waiting = valid("GetTaskResult", agent.rpc("tasks/get", {"taskId": task_id}))
+        valid("InputRequiredTask", waiting)
+        answer = {"name": {"action": "accept", "content": {"name": "Alice"}}}
+        ack = agent.rpc("tasks/update", {"taskId": task_id, "inputResponses": answer})
+        valid("UpdateTaskResult", ack)
+
+    def test_a_failed_task(self, alice):
+        agent = client_for(alice, {"extensions": {"io.modelcontextprotocol/tasks": {}}})
+        task_id = agent.call_tool("asking_task")["taskId"]  # no elicitation declared: -32021
+        run_enqueued()
+        failed = valid("GetTaskResult", agent.rpc("tasks/get", {"taskId": task_id}))
+        assert valid("FailedTask", failed)["error"]["code"] == -32021
+
+    def test_a_cancelled_task(self, agent):
+        task_id = agent.call_tool("export_rows", {"rows": 1})["taskId"]
+        valid("CancelTaskResult", agent.rpc("tasks/cancel", {"taskId": task_id}))
+        cancelled = valid("GetTaskResult", agent.rpc("tasks/get", {"taskId": task_id}))
+        valid("CancelledTask", cancelled)

@@ -143,6 +143,49 @@ def running(
         shutil.rmtree(folder, ignore_errors=True)
 
 
+@contextmanager
+def task_workers(
+    database: Path,
+    settings: str = "tests.conformance_app.settings",
+    count: int = 1,
+    env: dict[str, str] | None = None,
+) -> Iterator[list[subprocess.Popen]]:
+    """Run ``count`` django-tasks-db ``db_worker`` processes on ``database``, the one a
+    server of ``settings`` serves: they run the tasks the server enqueues. Yields once each
+    looks for jobs; stopped by their PIDs on exit.
+
+    Each looks for a job every 0.05 s, from the start: a task call that ends or asks within
+    ``TASK_IMMEDIATE_SECONDS`` is answered inline, and a worker must be quick to take it.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="mcp-tools-workers-"))
+    environ = {**os.environ, **(env or {}), "DJANGO_SETTINGS_MODULE": settings}
+    environ[DATABASE_ENV] = str(database)
+    command = [sys.executable, "manage.py", "db_worker", "--interval", "0.05"]
+    command += ["--no-startup-delay", "--no-reload", "-v", "1"]
+    started: list[tuple[subprocess.Popen, Path]] = []
+    try:
+        for number in range(count):  # started together: each takes seconds to set Django up
+            log = folder / f"worker-{number}.log"
+            with log.open("wb") as output:
+                process = subprocess.Popen(
+                    command, cwd=REPO, env=environ, stdout=output, stderr=subprocess.STDOUT
+                )
+            started.append((process, log))
+        deadline = time.monotonic() + 60
+        for process, log in started:
+            while b"Starting worker" not in log.read_bytes():  # its first line, once Django is up
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"a task worker did not start: {log.read_text()[-2000:]}")
+                time.sleep(0.05)
+        yield [process for process, _ in started]
+    finally:
+        for process, _ in started:  # all asked to stop first, then each waited for
+            process.terminate()
+        for process, _ in started:
+            stop(process)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def node_tool(*parts: str) -> Path:
     """Locate a tool of `make node-tools`; fail under CI, skip locally, when it is missing."""
     root = Path(os.environ.get("MCP_TOOLS_NODE_DIR") or REPO / ".mcp-tools")

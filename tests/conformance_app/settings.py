@@ -7,6 +7,8 @@ product's default behaviour.
 import os
 import tempfile
 
+import django
+
 SECRET_KEY = "conformance-only-secret-key"
 DEBUG = False
 ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
@@ -15,6 +17,11 @@ INSTALLED_APPS = [
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "rest_framework",
+    # Tasks run for real: django-tasks-db's queue, drained by the db_worker the tests start
+    # beside the server (tests/conformance_app/server.py). Django 6 has django.tasks; 5.2
+    # needs the backport's app.
+    *(["django_tasks"] if django.VERSION < (6,) else []),
+    "django_tasks_db",
     "mcp_tools",
     "tests.conformance_app",
 ]
@@ -26,8 +33,12 @@ DATABASES = {
     "default": {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": os.environ.get("MCP_TESTS_DATABASE", ":memory:"),
+        # The server and its task worker write the same file: write transactions take the
+        # lock as they begin and wait for it, rather than fail on upgrading a read lock.
+        "OPTIONS": {"transaction_mode": "IMMEDIATE", "timeout": 20},
     }
 }
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # The admin state's version stamp needs a cache the server's workers share.
 CACHES = {
@@ -51,6 +62,8 @@ MCP_TOOLS = {
     "INSTRUCTIONS": "Conformance fixtures.",
     # The suite connects without credentials: anonymous callers, on purpose (no W040).
     "PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    # The product's formatter, but for the fault protocol_error_job stands for.
+    "FORMATTER_CLASS": "tests.conformance_app.formatters.ConformanceFormatter",
 }
 # tests/test_streaming.py shortens the time limit of the servers it starts.
 if os.environ.get("MCP_TOOLS_CALL_TIMEOUT"):
