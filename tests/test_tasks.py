@@ -11,7 +11,6 @@ import re
 import threading
 import time
 from datetime import timedelta
-from pathlib import Path
 
 import jsonschema
 import pytest
@@ -27,6 +26,7 @@ from mcp_tools.sync import sync_tools
 from mcp_tools.test import MCPClient, MCPError
 from tests.helpers import MODERN
 from tests.tasks_app import views as task_views
+from tests.wire import EXTENSION_SCHEMA
 
 pytestmark = pytest.mark.django_db
 
@@ -499,10 +499,8 @@ class TestExperimentalTasks:
 
 # --- the extension's own schema ------------------------------------------------------------
 
-#: io.modelcontextprotocol/tasks's schema.json, vendored (tests/schemas/ext-tasks/README.md).
-EXT_TASKS_SCHEMA = json.loads(
-    (Path(__file__).parent / "schemas" / "ext-tasks" / "schema.json").read_text()
-)
+#: io.modelcontextprotocol/tasks's schema.json, vendored (tests/mcp-ext-tasks/README.md).
+EXT_TASKS_SCHEMA = json.loads(EXTENSION_SCHEMA.read_text())
 
 
 def ext_tasks_validator(definition):
