@@ -9,5 +9,7 @@ urlpatterns = [
     path("k/crash/", views.CrashingView.as_view()),
     path("k/ask/", views.AskingView.as_view()),
     path("k/plain/", views.PlainView.as_view()),
+    path("k/confirmed/", views.ConfirmedView.as_view()),
+    path("k/where/", views.WhereView.as_view()),
     path("", include("mcp_tools.urls")),
 ]

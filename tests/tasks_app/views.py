@@ -82,3 +82,25 @@ class PlainView(APIView):
     @mcp_tool("plain_tool")
     def post(self, request):
         return Response({"plain": True})
+
+
+class ConfirmedView(APIView):
+    """Delete an export, once the user confirmed it (tests/test_tasks_review.py)."""
+
+    @mcp_tool("confirmed_task", task="optional", confirm="Delete the export?")
+    def post(self, request):
+        ConfirmedView.runs += 1
+        return Response({"deleted": True})
+
+    runs = 0
+
+
+class WhereView(APIView):
+    """Say the language and the URL prefix the view runs under (tests/test_tasks_review.py)."""
+
+    @mcp_tool("where_task", task="optional")
+    def post(self, request):
+        from django.urls import get_script_prefix
+        from django.utils import translation
+
+        return Response({"language": translation.get_language(), "prefix": get_script_prefix()})
