@@ -63,6 +63,12 @@ def start(call: Call, invocation: Invocation) -> Any:
     requested = params.get("task") if call.version == tasks.EXPERIMENTAL_VERSION else None
     ttl = requested.get("ttl") if isinstance(requested, dict) else None
     tool = invocation.tool
+    inputs = invocation.inputs
+    if inputs is not None and inputs.held is not None:
+        # This request took the user's acceptance for a run it won't make: the worker's
+        # run takes it, or the user would be asked again (docs/input.md).
+        inputs.held.release()
+        inputs.held = None
     task = tasks.create(
         call.request,
         call.caller,

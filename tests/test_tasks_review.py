@@ -42,3 +42,16 @@ def test_a_confirmed_tool_as_a_task_asks_the_user_once(agent):
     assert done["status"] == "completed", done
     assert done["result"]["structuredContent"] == {"deleted": True}
     assert ConfirmedView.runs == 1
+
+
+def test_a_replayed_acceptance_does_not_run_a_confirmed_task_twice(agent):
+    ConfirmedView.runs = 0
+    asked = agent.call_tool("confirmed_task")
+    retry = {"input_responses": {CONFIRM_KEY: ACCEPT}, "request_state": asked["requestState"]}
+    first = agent.call_tool("confirmed_task", **retry)["taskId"]
+    run_enqueued()
+    replayed = agent.call_tool("confirmed_task", **retry)  # the same yes, sent again
+    assert replayed["resultType"] == "input_required" and "taskId" not in replayed
+    assert list(replayed["inputRequests"]) == [CONFIRM_KEY]
+    assert agent.rpc("tasks/get", {"taskId": first})["status"] == "completed"
+    assert ConfirmedView.runs == 1
