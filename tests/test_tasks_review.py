@@ -55,3 +55,21 @@ def test_a_replayed_acceptance_does_not_run_a_confirmed_task_twice(agent):
     assert list(replayed["inputRequests"]) == [CONFIRM_KEY]
     assert agent.rpc("tasks/get", {"taskId": first})["status"] == "completed"
     assert ConfirmedView.runs == 1
+
+
+def test_a_task_may_wait_for_its_input_longer_than_a_request_states_lifetime(agent, monkeypatch):
+    # A task keeps its request state in its row, never sent: a user who answers after
+    # INPUT_STATE_MAX_AGE (900 s), well within the task's TTL, still gets the task done.
+    import time
+
+    task_id = agent.call_tool("asking_task")["taskId"]
+    run_enqueued()
+    assert agent.rpc("tasks/get", {"taskId": task_id})["status"] == "input_required"
+    later = time.time() + 3600
+    monkeypatch.setattr(time, "time", lambda: later)
+    answer = {"name": {"action": "accept", "content": {"name": "Alice"}}}
+    agent.rpc("tasks/update", {"taskId": task_id, "inputResponses": answer})
+    run_enqueued()
+    done = agent.rpc("tasks/get", {"taskId": task_id})
+    assert done["status"] == "completed", done.get("error")
+    assert done["result"]["structuredContent"] == {"greeting": "Hello, Alice!"}
