@@ -26,6 +26,7 @@ from django.db.models import Q
 from django.http import HttpRequest
 from django.utils import timezone
 
+from . import request_state
 from .conf import mcp_settings
 from .inner_requests import client_environ
 from .models import ToolTask
@@ -273,7 +274,9 @@ def update(task: ToolTask, responses: Any) -> None:
             return
         params = dict(task.params)
         params["inputResponses"] = {**(params.get("inputResponses") or {}), **taken}
-        params["requestState"] = task.request_state
+        # Signed again: the row kept it, so the wait is the task's (TASK_TTL), not a
+        # client-held state's (INPUT_STATE_MAX_AGE).
+        params["requestState"] = request_state.renew(task.request_state)
         left = {key: value for key, value in outstanding.items() if key not in taken}
         task.params = params
         task.updated_at = now()
