@@ -73,3 +73,35 @@ def test_a_task_may_wait_for_its_input_longer_than_a_request_states_lifetime(age
     done = agent.rpc("tasks/get", {"taskId": task_id})
     assert done["status"] == "completed", done.get("error")
     assert done["result"]["structuredContent"] == {"greeting": "Hello, Alice!"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_lease_outlives_one_failed_renewal(agent, monkeypatch):
+    # One database hiccup on the lease's thread must not stop its renewals: the task would
+    # be failed by the next tasks/get while its view still runs.
+    import time
+    from datetime import timedelta
+
+    from django.db import OperationalError
+    from django.utils import timezone
+
+    from mcp_tools import task_runs
+
+    task_id = agent.call_tool("export_rows", {"rows": 1})["taskId"]
+    start = timezone.now()
+    ToolTask.objects.filter(pk=task_id).update(worker="w", leased_until=start)
+    real = ToolTask.objects.filter
+    failures = []
+
+    def flaky(*args, **kwargs):
+        if not failures:
+            failures.append(1)
+            raise OperationalError("server closed the connection unexpectedly")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ToolTask.objects, "filter", flaky)
+    with task_runs.Lease(task_id, "w", timedelta(seconds=0.3)):
+        time.sleep(0.5)  # renewals every 0.1 s: the first fails, the next must come
+    monkeypatch.undo()
+    assert failures
+    assert ToolTask.objects.get(pk=task_id).leased_until > start
