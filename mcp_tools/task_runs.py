@@ -244,10 +244,14 @@ class Lease:
         interval = self.lease.total_seconds() / 3
         try:
             while not self.stopped.wait(interval):
-                ToolTask.objects.filter(
-                    pk=self.task_id, worker=self.worker, status=ToolTask.WORKING
-                ).update(leased_until=tasks.now() + self.lease)
-        except Exception:
-            logger.exception("The lease of task %s could not be renewed", self.task_id)
+                try:
+                    ToolTask.objects.filter(
+                        pk=self.task_id, worker=self.worker, status=ToolTask.WORKING
+                    ).update(leased_until=tasks.now() + self.lease)
+                except Exception:
+                    # Tried again at the next tick, on a new connection: a lease that lapsed
+                    # for one error would fail a task whose view still runs.
+                    logger.exception("The lease of task %s could not be renewed", self.task_id)
+                    connections.close_all()
         finally:
             connections.close_all()
