@@ -105,3 +105,40 @@ def test_a_lease_outlives_one_failed_renewal(agent, monkeypatch):
     monkeypatch.undo()
     assert failures
     assert ToolTask.objects.get(pk=task_id).leased_until > start
+
+
+def test_the_worker_runs_the_view_in_the_language_and_prefix_of_the_call(alice, settings):
+    # The /mcp request's LocaleMiddleware chose French, and its WSGI server the script
+    # prefix; a worker (another process) has neither unless the task carries them.
+    from django.urls import get_script_prefix, set_script_prefix
+    from django.utils import translation
+
+    from mcp_tools.test import MCPClient
+    from tests.helpers import MODERN
+    from tests.test_tasks import EXTENSION
+
+    settings.MIDDLEWARE = [*settings.MIDDLEWARE, "django.middleware.locale.LocaleMiddleware"]
+    french = MCPClient(
+        headers={"Authorization": f"Token {alice.token}", "Accept-Language": "fr"},
+        mcp_path="/mcp",
+        protocol_version=MODERN,
+        client_capabilities=EXTENSION,
+    )
+    inline = MCPClient(
+        headers={"Authorization": f"Token {alice.token}", "Accept-Language": "fr"},
+        mcp_path="/mcp",
+        protocol_version=MODERN,
+    )
+    prefix = get_script_prefix()
+    set_script_prefix("/app/")  # as Django's WSGIHandler does for SCRIPT_NAME=/app
+    try:
+        expected = inline.call_tool("where_task")["structuredContent"]
+        task_id = french.call_tool("where_task")["taskId"]
+    finally:
+        set_script_prefix(prefix)
+        translation.deactivate()
+    assert expected == {"language": "fr", "prefix": "/app/"}
+    run_enqueued()  # a worker: no request of its own set a language or a prefix
+    done = french.rpc("tasks/get", {"taskId": task_id})
+    assert done["result"]["structuredContent"] == expected
+    assert get_script_prefix() == prefix and translation.get_language() == settings.LANGUAGE_CODE
