@@ -139,6 +139,7 @@ def test_the_worker_runs_the_view_in_the_language_and_prefix_of_the_call(alice, 
         translation.deactivate()
     assert expected == {"language": "fr", "prefix": "/app/"}
     run_enqueued()  # a worker: no request of its own set a language or a prefix
+    # ... and its own are back once the task ran (the next job may be another's).
+    assert get_script_prefix() == prefix and translation.get_language() == settings.LANGUAGE_CODE
     done = french.rpc("tasks/get", {"taskId": task_id})
     assert done["result"]["structuredContent"] == expected
-    assert get_script_prefix() == prefix and translation.get_language() == settings.LANGUAGE_CODE
