@@ -15,6 +15,7 @@ A running view learns of a cancellation at its next ``report_progress``, which r
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import logging
@@ -23,6 +24,7 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -30,6 +32,8 @@ from django.contrib.auth import get_user_model
 from django.core.handlers.wsgi import WSGIRequest
 from django.db import connections
 from django.db.models import F, Q
+from django.urls import get_script_prefix, get_urlconf, set_script_prefix, set_urlconf
+from django.utils import translation
 
 from . import server, tasks, tracing
 from .authentication import Caller, unauthenticated_user
@@ -72,7 +76,7 @@ def run(task_id: str) -> None:
     if not taken:
         return  # cancelled, expired, gone, or held by another worker
     task = ToolTask.objects.get(pk=task_id)
-    with Lease(task_id, worker, lease):
+    with Lease(task_id, worker, lease), as_its_request(task):
         try:
             ended = execute(task)
         except Exception as exc:  # a fault of the server's, not the view's: failed
@@ -84,6 +88,24 @@ def run(task_id: str) -> None:
         fields["finished_at"] = stamp
     # Only while still ours and working: a cancellation or the reaper had the last word.
     ToolTask.objects.filter(pk=task_id, status=ToolTask.WORKING, worker=worker).update(**fields)
+
+
+@contextlib.contextmanager
+def as_its_request(task: ToolTask) -> Iterator[None]:
+    """Run with the language, script prefix and URLconf the task's /mcp request had, as a
+    streamed call's thread does; the worker's own are back afterwards (an immediate
+    executor runs the task on the /mcp request's thread)."""
+    environ = task.environ
+    prefix, urlconf = get_script_prefix(), get_urlconf()
+    set_script_prefix(environ.get(tasks.SCRIPT_PREFIX_KEY) or prefix)
+    set_urlconf(environ.get(tasks.URLCONF_KEY) or urlconf)
+    language = environ.get(tasks.LANGUAGE_KEY)
+    try:
+        with translation.override(language) if language else contextlib.nullcontext():
+            yield
+    finally:
+        set_script_prefix(prefix)
+        set_urlconf(urlconf)
 
 
 def execute(task: ToolTask) -> dict[str, Any]:
@@ -167,7 +189,15 @@ def request_for(task: ToolTask) -> WSGIRequest:
         }
     )
     environ.setdefault("wsgi.url_scheme", "http")
-    return WSGIRequest(environ)
+    language = environ.pop(tasks.LANGUAGE_KEY, "")
+    environ.pop(tasks.SCRIPT_PREFIX_KEY, None)
+    urlconf = environ.pop(tasks.URLCONF_KEY, None)
+    request = WSGIRequest(environ)
+    if language:  # what the skipped LocaleMiddleware set on the /mcp request
+        request.LANGUAGE_CODE = language
+    if urlconf:
+        request.urlconf = urlconf
+    return request
 
 
 def caller_for(task: ToolTask) -> Caller | None:

@@ -24,7 +24,8 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Q
 from django.http import HttpRequest
-from django.utils import timezone
+from django.urls import get_script_prefix
+from django.utils import timezone, translation
 
 from . import request_state
 from .conf import mcp_settings
@@ -149,7 +150,21 @@ def stored_environ(request: HttpRequest) -> dict[str, str]:
     }
     environ["SCRIPT_NAME"] = request.META.get("SCRIPT_NAME", "")
     environ["wsgi.url_scheme"] = request.scheme or "http"
+    # The thread state the /mcp request's handler and middleware set, which a worker (another
+    # process) lacks: the language (LocaleMiddleware, skipped for the view), what reverse()
+    # puts before a path, and the request's own URLconf (docs/tasks.md#in-the-worker).
+    environ[LANGUAGE_KEY] = translation.get_language() or ""
+    environ[SCRIPT_PREFIX_KEY] = get_script_prefix()
+    urlconf = getattr(request, "urlconf", None)
+    if isinstance(urlconf, str):
+        environ[URLCONF_KEY] = urlconf
     return environ
+
+
+#: The keys of a task's ``environ`` that are thread state of its /mcp request, not WSGI's.
+LANGUAGE_KEY = "mcp_tools.language"
+SCRIPT_PREFIX_KEY = "mcp_tools.script_prefix"
+URLCONF_KEY = "mcp_tools.urlconf"
 
 
 def wait_briefly(task: ToolTask) -> ToolTask:
