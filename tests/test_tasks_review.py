@@ -143,3 +143,30 @@ def test_the_worker_runs_the_view_in_the_language_and_prefix_of_the_call(alice, 
     assert get_script_prefix() == prefix and translation.get_language() == settings.LANGUAGE_CODE
     done = french.rpc("tasks/get", {"taskId": task_id})
     assert done["result"]["structuredContent"] == expected
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("atomic_requests")
+def test_progress_and_cancel_reach_a_view_in_its_atomic_block(agent):
+    # Under ATOMIC_REQUESTS the view runs in a transaction: the task's row must be written
+    # and read outside it, or its progress shows only once it ends, and a cancellation
+    # waits for its lock (PostgreSQL) or finds the database locked (SQLite).
+    import threading
+    import time
+
+    task_id = agent.call_tool("export_rows", {"rows": 1, "seconds": 6})["taskId"]
+    worker = threading.Thread(target=run_enqueued)
+    started = time.monotonic()
+    worker.start()
+    try:
+        deadline = time.monotonic() + 3
+        message = ""
+        while not message and time.monotonic() < deadline:
+            time.sleep(0.05)
+            message = agent.rpc("tasks/get", {"taskId": task_id}).get("statusMessage", "")
+        assert message.endswith("done")  # the view's progress, while it runs
+        assert agent.rpc("tasks/cancel", {"taskId": task_id})["resultType"] == "complete"
+    finally:
+        worker.join(15)
+    assert time.monotonic() - started < 5  # stopped, before its 6 s
+    assert agent.rpc("tasks/get", {"taskId": task_id})["status"] == "cancelled"
