@@ -49,7 +49,8 @@ from .views import endpoint_at
 
 logger = logging.getLogger("mcp_tools")
 
-#: How often a running view's ``report_progress`` reads whether its task was cancelled.
+#: How often the lease's thread reads whether its task was cancelled, and writes the view's
+#: latest progress message.
 CANCEL_CHECK_SECONDS = 0.5
 
 
@@ -76,14 +77,16 @@ def run(task_id: str) -> None:
     if not taken:
         return  # cancelled, expired, gone, or held by another worker
     task = ToolTask.objects.get(pk=task_id)
-    with Lease(task_id, worker, lease), as_its_request(task):
+    with Lease(task_id, worker, lease) as held, as_its_request(task):
         try:
-            ended = execute(task)
+            ended = execute(task, held)
         except Exception as exc:  # a fault of the server's, not the view's: failed
             error = server.fault(exc, request_for(task))
             ended = {"status": ToolTask.FAILED, "error": error_object(error)}
     stamp = tasks.now()
     fields: dict[str, Any] = {"updated_at": stamp, "leased_until": None, **ended}
+    if held.message is not None:  # the view's last progress, not written by the lease yet
+        fields.setdefault("status_message", held.message)
     if ended["status"] in ToolTask.TERMINAL:
         fields["finished_at"] = stamp
     # Only while still ours and working: a cancellation or the reaper had the last word.
@@ -108,7 +111,7 @@ def as_its_request(task: ToolTask) -> Iterator[None]:
         set_urlconf(urlconf)
 
 
-def execute(task: ToolTask) -> dict[str, Any]:
+def execute(task: ToolTask, lease: Lease) -> dict[str, Any]:
     """Make the task's call as its endpoint would and return the task's fields it ends with."""
     request = request_for(task)
     caller = caller_for(task)
@@ -132,7 +135,7 @@ def execute(task: ToolTask) -> dict[str, Any]:
     )
     try:
         with trace.active():
-            ended = call_as_endpoint(call, task)
+            ended = call_as_endpoint(call, task, lease)
     except JSONRPCError as error:
         trace.error(error)
         ended = {"status": ToolTask.FAILED, "error": error_object(error)}
@@ -140,7 +143,7 @@ def execute(task: ToolTask) -> dict[str, Any]:
     return ended
 
 
-def call_as_endpoint(call: Call, task: ToolTask) -> dict[str, Any]:
+def call_as_endpoint(call: Call, task: ToolTask, lease: Lease) -> dict[str, Any]:
     arguments = call.message.params.get("arguments") or {}
     plan = call.exchange.plan(task.tool_name)
     if plan is None:  # disabled, or hidden from the user since: as the endpoint answers it
@@ -148,7 +151,7 @@ def call_as_endpoint(call: Call, task: ToolTask) -> dict[str, Any]:
     prepared = prepare(call, plan, arguments)
     if isinstance(prepared, Invocation):
         prepared.stay_inline()
-        result = prepared.run(TaskNotifier(task.id))
+        result = prepared.run(TaskNotifier(lease))
     else:
         result = prepared
     if isinstance(result, InputRequiredResult):
@@ -213,21 +216,24 @@ def caller_for(task: ToolTask) -> Caller | None:
 
 class TaskNotifier:
     """What a task's view reports to (``report_progress``, ``log_message``): its progress
-    message becomes the task's ``statusMessage``; a cancellation stops the view."""
+    message becomes the task's ``statusMessage``; a cancellation stops the view.
+
+    Both go through the task's ``Lease``, whose thread has a connection of its own: the view
+    may run in a transaction (``ATOMIC_REQUESTS``), where a write to the task's row would
+    show only once the view ends, and hold the row's lock against the client's
+    ``tasks/cancel`` meanwhile.
+    """
 
     #: Never past a deadline: a task runs for as long as its view does.
     expired = False
     deadline = math.inf
 
-    def __init__(self, task_id: str) -> None:
-        self.task_id = task_id
-        self._checked = 0.0
+    def __init__(self, lease: Lease) -> None:
+        self.lease = lease
 
     def progress(self, progress: float, total: float | None, message: str | None) -> None:
         if message:
-            ToolTask.objects.filter(pk=self.task_id, status=ToolTask.WORKING).update(
-                status_message=message[:500], updated_at=tasks.now()
-            )
+            self.lease.message = message[:500]
         self.check()
 
     def log(self, level: str, data: Any) -> None:
@@ -237,12 +243,7 @@ class TaskNotifier:
         return False  # a task asks by its status (input_required), never on a stream
 
     def check(self) -> None:
-        now = time.monotonic()
-        if now - self._checked < CANCEL_CHECK_SECONDS:
-            return
-        self._checked = now
-        status = ToolTask.objects.filter(pk=self.task_id).values_list("status", flat=True).first()
-        if status != ToolTask.WORKING:
+        if self.lease.lost.is_set():
             raise ClientDisconnected("The task was cancelled")
 
     def close(self) -> None:
@@ -250,13 +251,20 @@ class TaskNotifier:
 
 
 class Lease:
-    """Renew a running task's lease every third of ``TASK_LEASE_SECONDS``, on a thread of
-    its own, until the view returns."""
+    """Hold a running task for its worker until the view returns, on a thread of its own:
+    renew the lease every third of ``TASK_LEASE_SECONDS``, and every
+    ``CANCEL_CHECK_SECONDS`` write the view's latest progress message and read whether the
+    task is still the worker's to run (not cancelled, failed by the reaper, given to
+    another worker or deleted)."""
 
     def __init__(self, task_id: str, worker: str, lease: timedelta) -> None:
         self.task_id = task_id
         self.worker = worker
         self.lease = lease
+        #: The view's latest progress message, until the thread writes it.
+        self.message: str | None = None
+        #: Set once the task is no longer this worker's: the view stops at its next report.
+        self.lost = threading.Event()
         self.stopped = threading.Event()
         self.thread = threading.Thread(
             target=self._renew, name=f"mcp-tools-lease-{task_id[:8]}", daemon=True
@@ -271,13 +279,12 @@ class Lease:
         self.thread.join()
 
     def _renew(self) -> None:
-        interval = self.lease.total_seconds() / 3
+        every = self.lease.total_seconds() / 3
+        renewed = time.monotonic()
         try:
-            while not self.stopped.wait(interval):
+            while not self.stopped.wait(min(CANCEL_CHECK_SECONDS, every)):
                 try:
-                    ToolTask.objects.filter(
-                        pk=self.task_id, worker=self.worker, status=ToolTask.WORKING
-                    ).update(leased_until=tasks.now() + self.lease)
+                    renewed = self._tick(renewed, every)
                 except Exception:
                     # Tried again at the next tick, on a new connection: a lease that lapsed
                     # for one error would fail a task whose view still runs.
@@ -285,3 +292,18 @@ class Lease:
                     connections.close_all()
         finally:
             connections.close_all()
+
+    def _tick(self, renewed: float, every: float) -> float:
+        ours = ToolTask.objects.filter(pk=self.task_id, worker=self.worker, status=ToolTask.WORKING)
+        fields: dict[str, Any] = {}
+        now = time.monotonic()
+        if now - renewed >= every:
+            fields["leased_until"] = tasks.now() + self.lease
+            renewed = now
+        message, self.message = self.message, None
+        if message is not None:
+            fields.update(status_message=message, updated_at=tasks.now())
+        held = ours.update(**fields) if fields else ours.exists()
+        if not held:
+            self.lost.set()
+        return renewed
