@@ -11,8 +11,7 @@ from mcp_tools.input_requests import CONFIRM_KEY
 from mcp_tools.models import ToolTask
 from tests.tasks_app.views import ConfirmedView
 from tests.test_tasks import (  # noqa: F401  (fixtures)
-    RecordingExecutor,
-    agent,
+    client_for,
     fresh_executor,
     recorded,
     run_enqueued,
@@ -23,13 +22,17 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("recorded")]
 ACCEPT = {"action": "accept", "content": {}}
 
 
+@pytest.fixture
+def agent(alice):
+    """alice's 2026-07-28 client, declaring the tasks extension and elicitation."""
+    return client_for(alice)
+
+
 def test_a_confirmed_tool_as_a_task_asks_the_user_once(agent):
     # The confirmation is asked before the task is made (the spec's SHOULD: MRTR first).
     ConfirmedView.runs = 0
     asked = agent.call_tool("confirmed_task")
-    assert asked["resultType"] == "input_required" and list(asked["inputRequests"]) == [
-        CONFIRM_KEY
-    ]
+    assert asked["resultType"] == "input_required" and list(asked["inputRequests"]) == [CONFIRM_KEY]
     handle = agent.call_tool(
         "confirmed_task",
         input_responses={CONFIRM_KEY: ACCEPT},
