@@ -173,3 +173,23 @@ def test_progress_and_cancel_reach_a_view_in_its_atomic_block(agent):
         worker.join(15)
     assert time.monotonic() - started < 5  # stopped, before its 6 s
     assert agent.rpc("tasks/get", {"taskId": task_id})["status"] == "cancelled"
+
+
+def test_a_task_that_waited_in_the_queue_runs_on_the_state_its_call_brought(agent, monkeypatch):
+    # The call's requestState was checked when the task was made; a worker that takes the
+    # task after INPUT_STATE_MAX_AGE (a long queue) must not fail it as expired.
+    import time
+
+    ConfirmedView.runs = 0
+    asked = agent.call_tool("confirmed_task")
+    task_id = agent.call_tool(
+        "confirmed_task",
+        input_responses={CONFIRM_KEY: ACCEPT},
+        request_state=asked["requestState"],
+    )["taskId"]
+    later = time.time() + 3600
+    monkeypatch.setattr(time, "time", lambda: later)
+    run_enqueued()
+    done = agent.rpc("tasks/get", {"taskId": task_id})
+    assert done["status"] == "completed", done.get("error")
+    assert ConfirmedView.runs == 1
