@@ -35,7 +35,7 @@ from django.db.models import F, Q
 from django.urls import get_script_prefix, get_urlconf, set_script_prefix, set_urlconf
 from django.utils import translation
 
-from . import server, tasks, tracing
+from . import request_state, server, tasks, tracing
 from .authentication import Caller, unauthenticated_user
 from .conf import mcp_settings
 from .exceptions import ClientDisconnected
@@ -124,6 +124,11 @@ def execute(task: ToolTask, lease: Lease) -> dict[str, Any]:
         error = JSONRPCError(INTERNAL_ERROR, "Internal error: the task's endpoint is gone")
         return {"status": ToolTask.FAILED, "error": error_object(error)}
     params = {**task.params, "name": task.tool_name}
+    if isinstance(params.get("requestState"), str):
+        # Checked when the task was made, or issued by its last run, and kept in its row
+        # since: the task waited for its worker or its answers within its TTL, which
+        # INPUT_STATE_MAX_AGE (the age of a state a client holds) does not bound.
+        params["requestState"] = request_state.renew(params["requestState"])
     message = parse_message({"jsonrpc": "2.0", "id": 0, "method": "tools/call", "params": params})
     version = task.protocol_version
     trace = tracing.begin(message, request)

@@ -27,7 +27,6 @@ from django.http import HttpRequest
 from django.urls import get_script_prefix
 from django.utils import timezone, translation
 
-from . import request_state
 from .conf import mcp_settings
 from .inner_requests import client_environ
 from .models import ToolTask
@@ -289,9 +288,7 @@ def update(task: ToolTask, responses: Any) -> None:
             return
         params = dict(task.params)
         params["inputResponses"] = {**(params.get("inputResponses") or {}), **taken}
-        # Signed again: the row kept it, so the wait is the task's (TASK_TTL), not a
-        # client-held state's (INPUT_STATE_MAX_AGE).
-        params["requestState"] = request_state.renew(task.request_state)
+        params["requestState"] = task.request_state  # signed again by the run (task_runs)
         left = {key: value for key, value in outstanding.items() if key not in taken}
         task.params = params
         task.updated_at = now()
