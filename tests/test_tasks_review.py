@@ -193,3 +193,27 @@ def test_a_task_that_waited_in_the_queue_runs_on_the_state_its_call_brought(agen
     done = agent.rpc("tasks/get", {"taskId": task_id})
     assert done["status"] == "completed", done.get("error")
     assert ConfirmedView.runs == 1
+
+
+def test_a_huge_ttl_is_capped_not_a_fault(alice):
+    # A 2025-11-25 client's task.ttl is any JSON integer: past a float's range, the server
+    # must still answer with its own TTL, never fail (-32603, HTTP 500).
+    legacy = client_for(alice, {"tasks": {}}, version="2025-11-25")
+    params = {"name": "export_rows", "arguments": {"rows": 1}, "task": {"ttl": 10**400}}
+    created = legacy.rpc("tools/call", params)
+    assert created["task"]["ttl"] == 24 * 3600 * 1000
+
+
+def test_an_answer_that_does_not_fit_its_request_is_no_answer(agent):
+    # A sampling result for an elicitation: the task must keep waiting for that key, or
+    # its next run asks the same key again after a response for it was delivered (the
+    # extension forbids reusing a key).
+    from tests.test_tasks import RecordingExecutor
+
+    task_id = agent.call_tool("asking_task")["taskId"]
+    run_enqueued()
+    sampling = {"role": "assistant", "model": "m", "content": {"type": "text", "text": "x"}}
+    agent.rpc("tasks/update", {"taskId": task_id, "inputResponses": {"name": sampling}})
+    waiting = agent.rpc("tasks/get", {"taskId": task_id})
+    assert waiting["status"] == "input_required" and list(waiting["inputRequests"]) == ["name"]
+    assert RecordingExecutor.enqueued == []
