@@ -112,7 +112,9 @@ def create(
             f"Too many tasks: this caller has {limit} tasks working (MAX_TASKS_PER_CALLER); "
             "wait for one to finish, or cancel one",
         )
-    ttl = mcp_settings.TASK_TTL if ttl_ms is None else min(ttl_ms / 1000, mcp_settings.TASK_TTL)
+    ttl = mcp_settings.TASK_TTL
+    if ttl_ms is not None:  # the client's, any JSON integer: capped before it is a float
+        ttl = min(ttl_ms, ttl * 1000) / 1000
     task = ToolTask(
         id=secrets.token_hex(16),
         tool_name=tool_name,
@@ -283,7 +285,12 @@ def update(task: ToolTask, responses: Any) -> None:
         if task.status != ToolTask.INPUT_REQUIRED:
             return  # nothing outstanding: every key is unknown or answered, so all ignored
         outstanding = dict(task.input_requests or {})
-        taken = {key: value for key, value in answered.items() if key in outstanding}
+        taken = {
+            key: value
+            for key, value in answered.items()
+            # An answer of another kind than asked is none: the key stays outstanding.
+            if key in outstanding and inputs.answers(outstanding[key], value)
+        }
         if not taken:
             return
         params = dict(task.params)
