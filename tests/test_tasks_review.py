@@ -217,3 +217,20 @@ def test_an_answer_that_does_not_fit_its_request_is_no_answer(agent):
     waiting = agent.rpc("tasks/get", {"taskId": task_id})
     assert waiting["status"] == "input_required" and list(waiting["inputRequests"]) == ["name"]
     assert RecordingExecutor.enqueued == []
+
+
+def test_what_a_tasks_view_activates_is_not_the_next_jobs(agent):
+    # A worker runs job after job on one thread, for any user: a time zone (or any context
+    # variable) the view or its middleware set must end with its task, as a streamed call's
+    # does on its thread.
+    from django.utils import timezone
+
+    before = timezone.get_current_timezone_name()
+    task_id = agent.call_tool("tokyo_task")["taskId"]
+    try:
+        run_enqueued()
+        assert timezone.get_current_timezone_name() == before
+    finally:
+        timezone.deactivate()
+    done = agent.rpc("tasks/get", {"taskId": task_id})
+    assert done["result"]["structuredContent"] == {"zone": "Asia/Tokyo"}

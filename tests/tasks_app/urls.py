@@ -11,5 +11,6 @@ urlpatterns = [
     path("k/plain/", views.PlainView.as_view()),
     path("k/confirmed/", views.ConfirmedView.as_view()),
     path("k/where/", views.WhereView.as_view()),
+    path("k/tokyo/", views.TokyoView.as_view()),
     path("", include("mcp_tools.urls")),
 ]

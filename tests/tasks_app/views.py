@@ -104,3 +104,14 @@ class WhereView(APIView):
         from django.utils import translation
 
         return Response({"language": translation.get_language(), "prefix": get_script_prefix()})
+
+
+class TokyoView(APIView):
+    """Answer in the user's time zone, as a project's middleware or view activates it."""
+
+    @mcp_tool("tokyo_task", task="optional")
+    def post(self, request):
+        from django.utils import timezone
+
+        timezone.activate("Asia/Tokyo")
+        return Response({"zone": timezone.get_current_timezone_name()})
