@@ -16,6 +16,7 @@ A running view learns of a cancellation at its next ``report_progress``, which r
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import io
 import json
 import logging
@@ -77,12 +78,11 @@ def run(task_id: str) -> None:
     if not taken:
         return  # cancelled, expired, gone, or held by another worker
     task = ToolTask.objects.get(pk=task_id)
-    with Lease(task_id, worker, lease) as held, as_its_request(task):
-        try:
-            ended = execute(task, held)
-        except Exception as exc:  # a fault of the server's, not the view's: failed
-            error = server.fault(exc, request_for(task))
-            ended = {"status": ToolTask.FAILED, "error": error_object(error)}
+    with Lease(task_id, worker, lease) as held:
+        # In a copy of the worker's context, as a streamed call runs in a context of its own:
+        # what the view or its middleware set (a time zone, a context variable) is not the
+        # next job's, who may be another user.
+        ended = contextvars.copy_context().run(attempt, task, held)
     stamp = tasks.now()
     fields: dict[str, Any] = {"updated_at": stamp, "leased_until": None, **ended}
     if held.message is not None:  # the view's last progress, not written by the lease yet
@@ -91,6 +91,15 @@ def run(task_id: str) -> None:
         fields["finished_at"] = stamp
     # Only while still ours and working: a cancellation or the reaper had the last word.
     ToolTask.objects.filter(pk=task_id, status=ToolTask.WORKING, worker=worker).update(**fields)
+
+
+def attempt(task: ToolTask, lease: Lease) -> dict[str, Any]:
+    with as_its_request(task):
+        try:
+            return execute(task, lease)
+        except Exception as exc:  # a fault of the server's, not the view's: failed
+            error = server.fault(exc, request_for(task))
+            return {"status": ToolTask.FAILED, "error": error_object(error)}
 
 
 @contextlib.contextmanager
