@@ -234,3 +234,17 @@ def test_what_a_tasks_view_activates_is_not_the_next_jobs(agent):
         timezone.deactivate()
     done = agent.rpc("tasks/get", {"taskId": task_id})
     assert done["result"]["structuredContent"] == {"zone": "Asia/Tokyo"}
+
+
+def test_an_operator_calls_a_task_only_tool_inline(alice):
+    # mcp_call (and the admin's Try it) is an operator waiting for the answer: a tool that
+    # runs only as a task for MCP clients runs inline for them, as an optional one does.
+    import io
+    import json
+
+    from django.core.management import call_command
+
+    out = io.StringIO()
+    call_command("mcp_call", "shout_task", "--user", "alice", "--args", '{"word": "hi"}', stdout=out)
+    assert json.loads(out.getvalue())["structuredContent"] == {"shout": "HI"}
+    assert not ToolTask.objects.exists()
