@@ -29,6 +29,8 @@ def decide(call: Call, tool: Tool) -> bool:
     one that can't be served: a ``"required"`` task tool for a client that can't take a
     task (-32021 in 2026-07-28, -32601 before), a 2025-11-25 task for a tool that has none."""
     support = tool.options.task
+    if call.exchange.operator:
+        return False  # mcp_call, the admin's Try it: an operator waits for the answer inline
     params = call.message.params
     if call.era.modern:
         # A legacy ``task`` param means nothing here: the server alone decides.
