@@ -248,3 +248,29 @@ def test_an_operator_calls_a_task_only_tool_inline(alice):
     call_command("mcp_call", "shout_task", "--user", "alice", "--args", '{"word": "hi"}', stdout=out)
     assert json.loads(out.getvalue())["structuredContent"] == {"shout": "HI"}
     assert not ToolTask.objects.exists()
+
+
+def test_no_credential_header_is_written_to_the_tasks_row(alice):
+    # A project's own authentication reads other headers than Authorization: an API key,
+    # a vendor's token, a signature. The row is a database row, kept a day: none of them.
+    from mcp_tools.test import MCPClient
+    from tests.helpers import MODERN
+    from tests.test_tasks import EXTENSION
+
+    sent = {
+        "X-Api-Key": "key-secret",
+        "X-Auth-Token": "token-secret",
+        "X-Amz-Security-Token": "amz-secret",
+        "X-CSRFToken": "csrf-secret",
+        "X-Hub-Signature-256": "sha256=signature-secret",
+        "X-Tenant": "acme",
+    }
+    client = MCPClient(
+        headers={"Authorization": f"Token {alice.token}", **sent},
+        protocol_version=MODERN,
+        client_capabilities=EXTENSION,
+    )
+    task_id = client.call_tool("export_rows", {"rows": 1})["taskId"]
+    stored = ToolTask.objects.get(pk=task_id).environ
+    assert "secret" not in str(stored), stored
+    assert stored["HTTP_X_TENANT"] == "acme"  # a header the project's middleware may need
