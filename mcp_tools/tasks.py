@@ -45,6 +45,10 @@ EXPERIMENTAL_VERSION = "2025-11-25"
 #: Headers of the /mcp request never written to a task's row: its credentials. The worker
 #: acts as the user the task belongs to (docs/tasks.md#who-runs-the-view).
 SECRET_HEADERS = frozenset({"HTTP_AUTHORIZATION", "HTTP_COOKIE", "HTTP_PROXY_AUTHORIZATION"})
+#: Words that name a credential in a header's name (``X-Api-Key``, ``X-Auth-Token``,
+#: ``X-Hub-Signature-256``, ``X-CSRFToken``): a project's own authentication reads such
+#: headers, and none is written to a task's row either.
+SECRET_HEADER_WORDS = ("AUTH", "TOKEN", "SECRET", "PASSWORD", "API_KEY", "APIKEY", "SIGNATURE")
 #: The longest a task id from a client is read as one (ours are 32 characters).
 MAX_TASK_ID_LENGTH = 64
 
@@ -147,7 +151,7 @@ def stored_environ(request: HttpRequest) -> dict[str, str]:
     environ = {
         key: value
         for key, value in client_environ(request.META).items()
-        if key not in SECRET_HEADERS and isinstance(value, str)
+        if isinstance(value, str) and not is_secret_header(key)
     }
     environ["SCRIPT_NAME"] = request.META.get("SCRIPT_NAME", "")
     environ["wsgi.url_scheme"] = request.scheme or "http"
@@ -166,6 +170,13 @@ def stored_environ(request: HttpRequest) -> dict[str, str]:
 LANGUAGE_KEY = "mcp_tools.language"
 SCRIPT_PREFIX_KEY = "mcp_tools.script_prefix"
 URLCONF_KEY = "mcp_tools.urlconf"
+
+
+def is_secret_header(key: str) -> bool:
+    """Return whether the ``META`` key ``key`` may carry a credential (never stored)."""
+    return key in SECRET_HEADERS or (
+        key.startswith("HTTP_") and any(word in key for word in SECRET_HEADER_WORDS)
+    )
 
 
 def wait_briefly(task: ToolTask) -> ToolTask:
