@@ -9,6 +9,7 @@ import pytest
 
 from mcp_tools.input_requests import CONFIRM_KEY
 from mcp_tools.models import ToolTask
+from tests import test_tracing
 from tests.tasks_app.views import ConfirmedView
 from tests.test_tasks import (  # noqa: F401  (fixtures)
     client_for,
@@ -18,6 +19,9 @@ from tests.test_tasks import (  # noqa: F401  (fixtures)
 )
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("recorded")]
+
+#: The OpenTelemetry SDK's recorded spans (tests/test_tracing.py).
+recorder, spans = test_tracing.recorder, test_tracing.spans
 
 ACCEPT = {"action": "accept", "content": {}}
 
@@ -245,7 +249,9 @@ def test_an_operator_calls_a_task_only_tool_inline(alice):
     from django.core.management import call_command
 
     out = io.StringIO()
-    call_command("mcp_call", "shout_task", "--user", "alice", "--args", '{"word": "hi"}', stdout=out)
+    call_command(
+        "mcp_call", "shout_task", "--user", "alice", "--args", '{"word": "hi"}', stdout=out
+    )
     assert json.loads(out.getvalue())["structuredContent"] == {"shout": "HI"}
     assert not ToolTask.objects.exists()
 
@@ -274,3 +280,26 @@ def test_no_credential_header_is_written_to_the_tasks_row(alice):
     stored = ToolTask.objects.get(pk=task_id).environ
     assert "secret" not in str(stored), stored
     assert stored["HTTP_X_TENANT"] == "acme"  # a header the project's middleware may need
+
+
+def test_a_run_that_faults_ends_its_span_as_an_error(agent, spans, monkeypatch):
+    # A fault of the server in the worker (here: answering the result) fails the task with
+    # -32603; its span must end too, recording the error, or no trace shows the run.
+    from opentelemetry.trace import StatusCode
+
+    from mcp_tools import task_runs
+
+    task_id = agent.call_tool("export_rows", {"rows": 1})["taskId"]
+    named = "tools/call export_rows"
+    before = [span for span in spans.finished if span.name == named]
+
+    def broken(call, result):
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(task_runs.server, "complete", broken)
+    run_enqueued()
+    assert ToolTask.objects.get(pk=task_id).error["code"] == -32603
+    ran = [span for span in spans.finished if span.name == named and span not in before]
+    assert len(ran) == 1
+    assert ran[0].status.status_code == StatusCode.ERROR
+    assert ran[0].attributes["error.type"] == "RuntimeError"
