@@ -153,7 +153,12 @@ def execute(task: ToolTask, lease: Lease) -> dict[str, Any]:
     except JSONRPCError as error:
         trace.error(error)
         ended = {"status": ToolTask.FAILED, "error": error_object(error)}
-    trace.end()
+    except Exception as exc:  # a fault of the server's, not the view's: failed, as inline
+        fault = server.fault(exc, request)
+        trace.exception(exc, fault.data["errorRef"])
+        ended = {"status": ToolTask.FAILED, "error": error_object(fault)}
+    finally:
+        trace.end()
     return ended
 
 
