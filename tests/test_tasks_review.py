@@ -303,3 +303,24 @@ def test_a_run_that_faults_ends_its_span_as_an_error(agent, spans, monkeypatch):
     assert len(ran) == 1
     assert ran[0].status.status_code == StatusCode.ERROR
     assert ran[0].attributes["error.type"] == "RuntimeError"
+
+
+def test_mcp_prune_reaps_and_deletes_tasks_as_documented(agent):
+    # docs/tasks.md: "manage.py mcp_prune fails such tasks too, and deletes tasks past their
+    # TTL". A task nobody polls again is otherwise kept for ever.
+    import io
+    from datetime import timedelta
+
+    from django.core.management import call_command
+    from django.utils import timezone
+
+    expired = agent.call_tool("export_rows", {"rows": 1})["taskId"]
+    lapsed = agent.call_tool("export_rows", {"rows": 2})["taskId"]
+    past = timezone.now() - timedelta(seconds=1)
+    ToolTask.objects.filter(pk=expired).update(expires_at=past)
+    ToolTask.objects.filter(pk=lapsed).update(leased_until=past, worker="host:1:1")
+    out = io.StringIO()
+    call_command("mcp_prune", "--noinput", stdout=out)
+    assert not ToolTask.objects.filter(pk=expired).exists()
+    assert ToolTask.objects.get(pk=lapsed).status == "failed"
+    assert "1 task past its TTL" in out.getvalue() and "1 task whose worker" in out.getvalue()
