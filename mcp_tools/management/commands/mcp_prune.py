@@ -1,4 +1,5 @@
-"""Delete old rows of the call log, in batches."""
+"""Delete old rows of the call log, in batches; fail the tasks whose worker died, and delete
+the tasks past their TTL (docs/tasks.md)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
+from mcp_tools import tasks
 from mcp_tools.models import ToolCall
 
 BATCH = 1000
@@ -16,7 +18,8 @@ BATCH = 1000
 class Command(BaseCommand):
     help = (
         "Delete the logged tool calls older than --days days (default 30), 1,000 at a time. "
-        "Asks first when that is every row (--days 0, or no newer row); --noinput for scripts."
+        "Asks first when that is every row (--days 0, or no newer row); --noinput for scripts. "
+        "Fails the MCP tasks whose worker died, and deletes those past their TTL."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -34,6 +37,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, days: int, interactive: bool = True, **options: Any) -> None:
         if days < 0:
             raise CommandError("--days must be 0 or more.")
+        self.prune_tasks()
         try:
             cutoff = timezone.now() - timedelta(days=days)
         except OverflowError:  # before year 1: no row is that old
@@ -57,6 +61,18 @@ class Command(BaseCommand):
             self.stdout.write(f"Deleted {deleted} {noun}: the call log is empty.")
         else:
             self.stdout.write(f"Deleted {deleted} {noun} older than {days} days.")
+
+    def prune_tasks(self) -> None:
+        """Fail the tasks whose lease ran out (their worker died), then delete the tasks
+        past their TTL; say so when there were any."""
+        reaped = tasks.reap_expired_leases()
+        if reaped:
+            noun = "task whose worker" if reaped == 1 else "tasks whose workers"
+            self.stdout.write(f"Failed (or ran again, if idempotent) {reaped} {noun} stopped.")
+        deleted = tasks.prune()
+        if deleted:
+            noun = "task past its TTL" if deleted == 1 else "tasks past their TTL"
+            self.stdout.write(f"Deleted {deleted} {noun}.")
 
     def confirmed(self, count: int) -> bool:
         """Ask before deleting the whole log; only "yes" goes on."""
