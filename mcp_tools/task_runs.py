@@ -322,7 +322,12 @@ class Lease:
         message, self.message = self.message, None
         if message is not None:
             fields.update(status_message=message, updated_at=tasks.now())
-        held = ours.update(**fields) if fields else ours.exists()
-        if not held:
+        if fields:
+            ours.update(**fields)
+        row = ToolTask.objects.filter(pk=self.task_id).values_list("status", "worker").first()
+        # A row this connection can't see is not taken from the worker: one still in the
+        # transaction that made it (an executor that runs the job as it is enqueued), or
+        # deleted past its TTL, whose final write then finds nothing.
+        if row is not None and row != (ToolTask.WORKING, self.worker):
             self.lost.set()
         return renewed

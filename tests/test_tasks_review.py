@@ -324,3 +324,24 @@ def test_mcp_prune_reaps_and_deletes_tasks_as_documented(agent):
     assert not ToolTask.objects.filter(pk=expired).exists()
     assert ToolTask.objects.get(pk=lapsed).status == "failed"
     assert "1 task past its TTL" in out.getvalue() and "1 task whose worker" in out.getvalue()
+
+
+def test_a_lease_stops_its_view_only_for_a_task_it_can_see_taken(agent):
+    # The lease's thread has its own connection: a row it can't see (still in the
+    # transaction that made it, as an executor that runs the job as it is enqueued leaves
+    # it, or a test's) is no cancellation; a task cancelled, or given to another worker, is.
+    from datetime import timedelta
+
+    from mcp_tools import task_runs
+
+    unseen = task_runs.Lease("not-committed-yet", "w", timedelta(seconds=30))
+    unseen._tick(0.0, 10.0)
+    assert not unseen.lost.is_set()
+    task_id = agent.call_tool("export_rows", {"rows": 1})["taskId"]
+    ToolTask.objects.filter(pk=task_id).update(worker="w")
+    held = task_runs.Lease(task_id, "w", timedelta(seconds=30))
+    held._tick(0.0, 10.0)
+    assert not held.lost.is_set()
+    ToolTask.objects.filter(pk=task_id).update(worker="another")
+    held._tick(0.0, 10.0)
+    assert held.lost.is_set()
