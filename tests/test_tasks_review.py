@@ -10,7 +10,6 @@ import pytest
 from mcp_tools.input_requests import CONFIRM_KEY
 from mcp_tools.models import ToolTask
 from tests import test_tracing
-from tests.tasks_app.views import ConfirmedView
 from tests.test_tasks import (  # noqa: F401  (fixtures)
     client_for,
     fresh_executor,
@@ -27,14 +26,24 @@ ACCEPT = {"action": "accept", "content": {}}
 
 
 @pytest.fixture
+def confirmed():
+    """The view of ``confirmed_task``, its runs counted from 0. Imported here, not at the
+    top: collecting this module must not register tests/tasks_app's tools for every test
+    (tests/test_checks.py checks the default registry against tests/urls.py)."""
+    from tests.tasks_app.views import ConfirmedView
+
+    ConfirmedView.runs = 0
+    return ConfirmedView
+
+
+@pytest.fixture
 def agent(alice):
     """alice's 2026-07-28 client, declaring the tasks extension and elicitation."""
     return client_for(alice)
 
 
-def test_a_confirmed_tool_as_a_task_asks_the_user_once(agent):
+def test_a_confirmed_tool_as_a_task_asks_the_user_once(agent, confirmed):
     # The confirmation is asked before the task is made (the spec's SHOULD: MRTR first).
-    ConfirmedView.runs = 0
     asked = agent.call_tool("confirmed_task")
     assert asked["resultType"] == "input_required" and list(asked["inputRequests"]) == [CONFIRM_KEY]
     handle = agent.call_tool(
@@ -48,11 +57,10 @@ def test_a_confirmed_tool_as_a_task_asks_the_user_once(agent):
     done = agent.rpc("tasks/get", {"taskId": handle["taskId"]})
     assert done["status"] == "completed", done
     assert done["result"]["structuredContent"] == {"deleted": True}
-    assert ConfirmedView.runs == 1
+    assert confirmed.runs == 1
 
 
-def test_a_replayed_acceptance_does_not_run_a_confirmed_task_twice(agent):
-    ConfirmedView.runs = 0
+def test_a_replayed_acceptance_does_not_run_a_confirmed_task_twice(agent, confirmed):
     asked = agent.call_tool("confirmed_task")
     retry = {"input_responses": {CONFIRM_KEY: ACCEPT}, "request_state": asked["requestState"]}
     first = agent.call_tool("confirmed_task", **retry)["taskId"]
@@ -61,7 +69,7 @@ def test_a_replayed_acceptance_does_not_run_a_confirmed_task_twice(agent):
     assert replayed["resultType"] == "input_required" and "taskId" not in replayed
     assert list(replayed["inputRequests"]) == [CONFIRM_KEY]
     assert agent.rpc("tasks/get", {"taskId": first})["status"] == "completed"
-    assert ConfirmedView.runs == 1
+    assert confirmed.runs == 1
 
 
 def test_a_task_may_wait_for_its_input_longer_than_a_request_states_lifetime(agent, monkeypatch):
@@ -148,7 +156,10 @@ def test_the_worker_runs_the_view_in_the_language_and_prefix_of_the_call(alice, 
     run_enqueued()  # a worker: no request of its own set a language or a prefix
     # ... and its own are back once the task ran (the next job may be another's).
     assert get_script_prefix() == prefix and translation.get_language() == settings.LANGUAGE_CODE
-    done = french.rpc("tasks/get", {"taskId": task_id})
+    try:
+        done = french.rpc("tasks/get", {"taskId": task_id})
+    finally:
+        translation.deactivate()  # LocaleMiddleware activated French on this thread again
     assert done["result"]["structuredContent"] == expected
 
 
@@ -179,12 +190,13 @@ def test_progress_and_cancel_reach_a_view_in_its_atomic_block(agent):
     assert agent.rpc("tasks/get", {"taskId": task_id})["status"] == "cancelled"
 
 
-def test_a_task_that_waited_in_the_queue_runs_on_the_state_its_call_brought(agent, monkeypatch):
+def test_a_task_that_waited_in_the_queue_runs_on_the_state_its_call_brought(
+    agent, confirmed, monkeypatch
+):
     # The call's requestState was checked when the task was made; a worker that takes the
     # task after INPUT_STATE_MAX_AGE (a long queue) must not fail it as expired.
     import time
 
-    ConfirmedView.runs = 0
     asked = agent.call_tool("confirmed_task")
     task_id = agent.call_tool(
         "confirmed_task",
@@ -196,7 +208,7 @@ def test_a_task_that_waited_in_the_queue_runs_on_the_state_its_call_brought(agen
     run_enqueued()
     done = agent.rpc("tasks/get", {"taskId": task_id})
     assert done["status"] == "completed", done.get("error")
-    assert ConfirmedView.runs == 1
+    assert confirmed.runs == 1
 
 
 def test_a_huge_ttl_is_capped_not_a_fault(alice):
