@@ -126,6 +126,19 @@ def issue(
     return state
 
 
+def renew(state: str) -> str:
+    """Return ``state`` signed again as if issued now: for a state the server kept (a
+    task's, docs/tasks.md), which no client held, whatever time its round waited for the
+    answers. A state this server can't read is returned as it is, for ``read`` to refuse."""
+    try:
+        payload = signing.loads(state, salt=SALT)
+    except (signing.BadSignature, ValueError):
+        return state
+    if not isinstance(payload, dict) or payload.get("v") != VERSION:
+        return state
+    return signing.dumps({**payload, "at": time.time()}, salt=SALT, compress=True)
+
+
 def read(state: object, binding: Binding) -> State:
     """Return what ``state`` carries, after checking it belongs to ``binding``.
 

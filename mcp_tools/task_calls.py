@@ -29,6 +29,8 @@ def decide(call: Call, tool: Tool) -> bool:
     one that can't be served: a ``"required"`` task tool for a client that can't take a
     task (-32021 in 2026-07-28, -32601 before), a 2025-11-25 task for a tool that has none."""
     support = tool.options.task
+    if call.exchange.operator:
+        return False  # mcp_call, the admin's Try it: an operator waits for the answer inline
     params = call.message.params
     if call.era.modern:
         # A legacy ``task`` param means nothing here: the server alone decides.
@@ -63,6 +65,12 @@ def start(call: Call, invocation: Invocation) -> Any:
     requested = params.get("task") if call.version == tasks.EXPERIMENTAL_VERSION else None
     ttl = requested.get("ttl") if isinstance(requested, dict) else None
     tool = invocation.tool
+    inputs = invocation.inputs
+    if inputs is not None and inputs.held is not None:
+        # This request took the user's acceptance for a run it won't make: the worker's
+        # run takes it, or the user would be asked again (docs/input.md).
+        inputs.held.release()
+        inputs.held = None
     task = tasks.create(
         call.request,
         call.caller,

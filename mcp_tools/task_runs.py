@@ -15,6 +15,8 @@ A running view learns of a cancellation at its next ``report_progress``, which r
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import io
 import json
 import logging
@@ -23,18 +25,18 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.handlers.wsgi import WSGIRequest
 from django.db import connections
 from django.db.models import F, Q
-from django.urls import get_script_prefix, set_script_prefix
+from django.urls import get_script_prefix, get_urlconf, set_script_prefix, set_urlconf
 from django.utils import translation
 
-from . import server, tasks, tracing
+from . import request_state, server, tasks, tracing
 from .authentication import Caller, unauthenticated_user
 from .conf import mcp_settings
 from .exceptions import ClientDisconnected
@@ -48,7 +50,8 @@ from .views import endpoint_at
 
 logger = logging.getLogger("mcp_tools")
 
-#: How often a running view's ``report_progress`` reads whether its task was cancelled.
+#: How often the lease's thread reads whether its task was cancelled, and writes the view's
+#: latest progress message.
 CANCEL_CHECK_SECONDS = 0.5
 
 
@@ -75,27 +78,49 @@ def run(task_id: str) -> None:
     if not taken:
         return  # cancelled, expired, gone, or held by another worker
     task = ToolTask.objects.get(pk=task_id)
-    language = task.environ.get(tasks.LANGUAGE_KEY) or settings.LANGUAGE_CODE
-    prefix = get_script_prefix()
-    set_script_prefix(task.environ.get("SCRIPT_NAME") or "/")
-    try:
-        with Lease(task_id, worker, lease), translation.override(language):
-            try:
-                ended = execute(task)
-            except Exception as exc:  # a fault of the server's, not the view's: failed
-                error = server.fault(exc, request_for(task))
-                ended = {"status": ToolTask.FAILED, "error": error_object(error)}
-    finally:
-        set_script_prefix(prefix)
+    with Lease(task_id, worker, lease) as held:
+        # In a copy of the worker's context, as a streamed call runs in a context of its own:
+        # what the view or its middleware set (a time zone, a context variable) is not the
+        # next job's, who may be another user.
+        ended = contextvars.copy_context().run(attempt, task, held)
     stamp = tasks.now()
     fields: dict[str, Any] = {"updated_at": stamp, "leased_until": None, **ended}
+    if held.message is not None:  # the view's last progress, not written by the lease yet
+        fields.setdefault("status_message", held.message)
     if ended["status"] in ToolTask.TERMINAL:
         fields["finished_at"] = stamp
     # Only while still ours and working: a cancellation or the reaper had the last word.
     ToolTask.objects.filter(pk=task_id, status=ToolTask.WORKING, worker=worker).update(**fields)
 
 
-def execute(task: ToolTask) -> dict[str, Any]:
+def attempt(task: ToolTask, lease: Lease) -> dict[str, Any]:
+    with as_its_request(task):
+        try:
+            return execute(task, lease)
+        except Exception as exc:  # a fault of the server's, not the view's: failed
+            error = server.fault(exc, request_for(task))
+            return {"status": ToolTask.FAILED, "error": error_object(error)}
+
+
+@contextlib.contextmanager
+def as_its_request(task: ToolTask) -> Iterator[None]:
+    """Run with the language, script prefix and URLconf the task's /mcp request had, as a
+    streamed call's thread does; the worker's own are back afterwards (an immediate
+    executor runs the task on the /mcp request's thread)."""
+    environ = task.environ
+    prefix, urlconf = get_script_prefix(), get_urlconf()
+    set_script_prefix(environ.get(tasks.SCRIPT_PREFIX_KEY) or prefix)
+    set_urlconf(environ.get(tasks.URLCONF_KEY) or urlconf)
+    language = environ.get(tasks.LANGUAGE_KEY)
+    try:
+        with translation.override(language) if language else contextlib.nullcontext():
+            yield
+    finally:
+        set_script_prefix(prefix)
+        set_urlconf(urlconf)
+
+
+def execute(task: ToolTask, lease: Lease) -> dict[str, Any]:
     """Make the task's call as its endpoint would and return the task's fields it ends with."""
     request = request_for(task)
     caller = caller_for(task)
@@ -108,6 +133,11 @@ def execute(task: ToolTask) -> dict[str, Any]:
         error = JSONRPCError(INTERNAL_ERROR, "Internal error: the task's endpoint is gone")
         return {"status": ToolTask.FAILED, "error": error_object(error)}
     params = {**task.params, "name": task.tool_name}
+    if isinstance(params.get("requestState"), str):
+        # Checked when the task was made, or issued by its last run, and kept in its row
+        # since: the task waited for its worker or its answers within its TTL, which
+        # INPUT_STATE_MAX_AGE (the age of a state a client holds) does not bound.
+        params["requestState"] = request_state.renew(params["requestState"])
     message = parse_message({"jsonrpc": "2.0", "id": 0, "method": "tools/call", "params": params})
     version = task.protocol_version
     trace = tracing.begin(message, request)
@@ -120,15 +150,20 @@ def execute(task: ToolTask) -> dict[str, Any]:
     )
     try:
         with trace.active():
-            ended = call_as_endpoint(call, task)
+            ended = call_as_endpoint(call, task, lease)
     except JSONRPCError as error:
         trace.error(error)
         ended = {"status": ToolTask.FAILED, "error": error_object(error)}
-    trace.end()
+    except Exception as exc:  # a fault of the server's, not the view's: failed, as inline
+        fault = server.fault(exc, request)
+        trace.exception(exc, fault.data["errorRef"])
+        ended = {"status": ToolTask.FAILED, "error": error_object(fault)}
+    finally:
+        trace.end()
     return ended
 
 
-def call_as_endpoint(call: Call, task: ToolTask) -> dict[str, Any]:
+def call_as_endpoint(call: Call, task: ToolTask, lease: Lease) -> dict[str, Any]:
     arguments = call.message.params.get("arguments") or {}
     plan = call.exchange.plan(task.tool_name)
     if plan is None:  # disabled, or hidden from the user since: as the endpoint answers it
@@ -136,7 +171,7 @@ def call_as_endpoint(call: Call, task: ToolTask) -> dict[str, Any]:
     prepared = prepare(call, plan, arguments)
     if isinstance(prepared, Invocation):
         prepared.stay_inline()
-        result = prepared.run(TaskNotifier(task.id))
+        result = prepared.run(TaskNotifier(lease))
     else:
         result = prepared
     if isinstance(result, InputRequiredResult):
@@ -164,8 +199,6 @@ def request_for(task: ToolTask) -> WSGIRequest:
     """Return the /mcp request the task's call would have come in: the stored headers and
     address of its client, without its credentials."""
     environ: dict[str, Any] = dict(task.environ)
-    environ.pop(tasks.LANGUAGE_KEY, None)
-    urlconf = environ.pop(tasks.URLCONF_KEY, None)
     host = environ.get("HTTP_HOST", "localhost")
     environ.setdefault("SERVER_NAME", host.split(":")[0])
     environ.setdefault("SERVER_PORT", "443" if environ.get("wsgi.url_scheme") == "https" else "80")
@@ -179,8 +212,13 @@ def request_for(task: ToolTask) -> WSGIRequest:
         }
     )
     environ.setdefault("wsgi.url_scheme", "http")
+    language = environ.pop(tasks.LANGUAGE_KEY, "")
+    environ.pop(tasks.SCRIPT_PREFIX_KEY, None)
+    urlconf = environ.pop(tasks.URLCONF_KEY, None)
     request = WSGIRequest(environ)
-    if urlconf is not None:
+    if language:  # what the skipped LocaleMiddleware set on the /mcp request
+        request.LANGUAGE_CODE = language
+    if urlconf:
         request.urlconf = urlconf
     return request
 
@@ -198,21 +236,24 @@ def caller_for(task: ToolTask) -> Caller | None:
 
 class TaskNotifier:
     """What a task's view reports to (``report_progress``, ``log_message``): its progress
-    message becomes the task's ``statusMessage``; a cancellation stops the view."""
+    message becomes the task's ``statusMessage``; a cancellation stops the view.
+
+    Both go through the task's ``Lease``, whose thread has a connection of its own: the view
+    may run in a transaction (``ATOMIC_REQUESTS``), where a write to the task's row would
+    show only once the view ends, and hold the row's lock against the client's
+    ``tasks/cancel`` meanwhile.
+    """
 
     #: Never past a deadline: a task runs for as long as its view does.
     expired = False
     deadline = math.inf
 
-    def __init__(self, task_id: str) -> None:
-        self.task_id = task_id
-        self._checked = 0.0
+    def __init__(self, lease: Lease) -> None:
+        self.lease = lease
 
     def progress(self, progress: float, total: float | None, message: str | None) -> None:
         if message:
-            ToolTask.objects.filter(pk=self.task_id, status=ToolTask.WORKING).update(
-                status_message=message[:500], updated_at=tasks.now()
-            )
+            self.lease.message = message[:500]
         self.check()
 
     def log(self, level: str, data: Any) -> None:
@@ -222,12 +263,7 @@ class TaskNotifier:
         return False  # a task asks by its status (input_required), never on a stream
 
     def check(self) -> None:
-        now = time.monotonic()
-        if now - self._checked < CANCEL_CHECK_SECONDS:
-            return
-        self._checked = now
-        status = ToolTask.objects.filter(pk=self.task_id).values_list("status", flat=True).first()
-        if status != ToolTask.WORKING:
+        if self.lease.lost.is_set():
             raise ClientDisconnected("The task was cancelled")
 
     def close(self) -> None:
@@ -235,13 +271,20 @@ class TaskNotifier:
 
 
 class Lease:
-    """Renew a running task's lease every third of ``TASK_LEASE_SECONDS``, on a thread of
-    its own, until the view returns."""
+    """Hold a running task for its worker until the view returns, on a thread of its own:
+    renew the lease every third of ``TASK_LEASE_SECONDS``, and every
+    ``CANCEL_CHECK_SECONDS`` write the view's latest progress message and read whether the
+    task is still the worker's to run (not cancelled, failed by the reaper, given to
+    another worker or deleted)."""
 
     def __init__(self, task_id: str, worker: str, lease: timedelta) -> None:
         self.task_id = task_id
         self.worker = worker
         self.lease = lease
+        #: The view's latest progress message, until the thread writes it.
+        self.message: str | None = None
+        #: Set once the task is no longer this worker's: the view stops at its next report.
+        self.lost = threading.Event()
         self.stopped = threading.Event()
         self.thread = threading.Thread(
             target=self._renew, name=f"mcp-tools-lease-{task_id[:8]}", daemon=True
@@ -256,13 +299,36 @@ class Lease:
         self.thread.join()
 
     def _renew(self) -> None:
-        interval = self.lease.total_seconds() / 3
+        every = self.lease.total_seconds() / 3
+        renewed = time.monotonic()
         try:
-            while not self.stopped.wait(interval):
-                ToolTask.objects.filter(
-                    pk=self.task_id, worker=self.worker, status=ToolTask.WORKING
-                ).update(leased_until=tasks.now() + self.lease)
-        except Exception:
-            logger.exception("The lease of task %s could not be renewed", self.task_id)
+            while not self.stopped.wait(min(CANCEL_CHECK_SECONDS, every)):
+                try:
+                    renewed = self._tick(renewed, every)
+                except Exception:
+                    # Tried again at the next tick, on a new connection: a lease that lapsed
+                    # for one error would fail a task whose view still runs.
+                    logger.exception("The lease of task %s could not be renewed", self.task_id)
+                    connections.close_all()
         finally:
             connections.close_all()
+
+    def _tick(self, renewed: float, every: float) -> float:
+        ours = ToolTask.objects.filter(pk=self.task_id, worker=self.worker, status=ToolTask.WORKING)
+        fields: dict[str, Any] = {}
+        now = time.monotonic()
+        if now - renewed >= every:
+            fields["leased_until"] = tasks.now() + self.lease
+            renewed = now
+        message, self.message = self.message, None
+        if message is not None:
+            fields.update(status_message=message, updated_at=tasks.now())
+        if fields:
+            ours.update(**fields)
+        row = ToolTask.objects.filter(pk=self.task_id).values_list("status", "worker").first()
+        # A row this connection can't see is not taken from the worker: one still in the
+        # transaction that made it (an executor that runs the job as it is enqueued), or
+        # deleted past its TTL, whose final write then finds nothing.
+        if row is not None and row != (ToolTask.WORKING, self.worker):
+            self.lost.set()
+        return renewed

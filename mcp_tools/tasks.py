@@ -24,6 +24,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Q
 from django.http import HttpRequest
+from django.urls import get_script_prefix
 from django.utils import timezone, translation
 
 from .conf import mcp_settings
@@ -44,6 +45,10 @@ EXPERIMENTAL_VERSION = "2025-11-25"
 #: Headers of the /mcp request never written to a task's row: its credentials. The worker
 #: acts as the user the task belongs to (docs/tasks.md#who-runs-the-view).
 SECRET_HEADERS = frozenset({"HTTP_AUTHORIZATION", "HTTP_COOKIE", "HTTP_PROXY_AUTHORIZATION"})
+#: Words that name a credential in a header's name (``X-Api-Key``, ``X-Auth-Token``,
+#: ``X-Hub-Signature-256``, ``X-CSRFToken``): a project's own authentication reads such
+#: headers, and none is written to a task's row either.
+SECRET_HEADER_WORDS = ("AUTH", "TOKEN", "SECRET", "PASSWORD", "API_KEY", "APIKEY", "SIGNATURE")
 #: The longest a task id from a client is read as one (ours are 32 characters).
 MAX_TASK_ID_LENGTH = 64
 
@@ -111,7 +116,9 @@ def create(
             f"Too many tasks: this caller has {limit} tasks working (MAX_TASKS_PER_CALLER); "
             "wait for one to finish, or cancel one",
         )
-    ttl = mcp_settings.TASK_TTL if ttl_ms is None else min(ttl_ms / 1000, mcp_settings.TASK_TTL)
+    ttl = mcp_settings.TASK_TTL
+    if ttl_ms is not None:  # the client's, any JSON integer: capped before it is a float
+        ttl = min(ttl_ms, ttl * 1000) / 1000
     task = ToolTask(
         id=secrets.token_hex(16),
         tool_name=tool_name,
@@ -145,22 +152,32 @@ def stored_environ(request: HttpRequest) -> dict[str, str]:
     environ = {
         key: value
         for key, value in client_environ(request.META).items()
-        if key not in SECRET_HEADERS and isinstance(value, str)
+        if isinstance(value, str) and not is_secret_header(key)
     }
     environ["SCRIPT_NAME"] = request.META.get("SCRIPT_NAME", "")
     environ["wsgi.url_scheme"] = request.scheme or "http"
-    # What the /mcp request's middleware chose for it: the view runs in the same language
-    # and URLconf in the worker.
+    # The thread state the /mcp request's handler and middleware set, which a worker (another
+    # process) lacks: the language (LocaleMiddleware, skipped for the view), what reverse()
+    # puts before a path, and the request's own URLconf (docs/tasks.md#in-the-worker).
     environ[LANGUAGE_KEY] = translation.get_language() or ""
+    environ[SCRIPT_PREFIX_KEY] = get_script_prefix()
     urlconf = getattr(request, "urlconf", None)
     if isinstance(urlconf, str):
         environ[URLCONF_KEY] = urlconf
     return environ
 
 
-#: Keys of a task's stored environ that are not the request's own: its language, URLconf.
+#: The keys of a task's ``environ`` that are thread state of its /mcp request, not WSGI's.
 LANGUAGE_KEY = "mcp_tools.language"
+SCRIPT_PREFIX_KEY = "mcp_tools.script_prefix"
 URLCONF_KEY = "mcp_tools.urlconf"
+
+
+def is_secret_header(key: str) -> bool:
+    """Return whether the ``META`` key ``key`` may carry a credential (never stored)."""
+    return key in SECRET_HEADERS or (
+        key.startswith("HTTP_") and any(word in key for word in SECRET_HEADER_WORDS)
+    )
 
 
 def wait_briefly(task: ToolTask) -> ToolTask:
@@ -291,15 +308,19 @@ def update(task: ToolTask, responses: Any) -> None:
             return  # nothing outstanding: every key is unknown or answered, so all ignored
         outstanding = dict(task.input_requests or {})
         taken = {key: value for key, value in responses.items() if key in outstanding}
-        if not taken:
-            return
         try:
             inputs.check_responses(taken)
         except ValueError as exc:
             raise JSONRPCError(INVALID_PARAMS, f"Invalid params: {exc}") from None
+        # An answer of another kind than asked is none: the key stays outstanding.
+        taken = {
+            key: value for key, value in taken.items() if inputs.answers(outstanding[key], value)
+        }
+        if not taken:
+            return
         params = dict(task.params)
         params["inputResponses"] = {**(params.get("inputResponses") or {}), **taken}
-        params["requestState"] = task.request_state
+        params["requestState"] = task.request_state  # signed again by the run (task_runs)
         left = {key: value for key, value in outstanding.items() if key not in taken}
         task.params = params
         task.updated_at = now()

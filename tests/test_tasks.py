@@ -382,7 +382,6 @@ class TestTheExtension:
             protocol_version=MODERN,
             client_capabilities=EXTENSION,
             HTTP_HOST="shop.example",
-            SCRIPT_NAME="/shop",
         )
         settings.ALLOWED_HOSTS = ["shop.example", "testserver"]
         task_id = agent.call_tool("where_task")["taskId"]
@@ -393,7 +392,7 @@ class TestTheExtension:
         done = ToolTask.objects.get(pk=task_id).result["structuredContent"]
         assert done == {
             "language": "fr",
-            "url": "/shop/k/where/",
+            "url": "/k/where/",  # the script prefix: tests/test_tasks_review.py
             "host": "shop.example",
             "tenant": "acme",
         }

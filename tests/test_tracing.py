@@ -44,14 +44,20 @@ class Recorder(SpanProcessor):
         return found[0]
 
 
+#: The one recorder of the process, whichever modules use the fixture (test_tasks_review too).
+_installed: list[Recorder] = []
+
+
 @pytest.fixture(scope="session")
 def recorder():
     """Install the SDK's tracer provider once: OpenTelemetry lets a process set it once."""
-    processor = Recorder()
-    provider = TracerProvider()
-    provider.add_span_processor(processor)
-    trace.set_tracer_provider(provider)
-    return processor
+    if not _installed:
+        processor = Recorder()
+        provider = TracerProvider()
+        provider.add_span_processor(processor)
+        trace.set_tracer_provider(provider)
+        _installed.append(processor)
+    return _installed[0]
 
 
 @pytest.fixture

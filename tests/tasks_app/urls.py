@@ -23,6 +23,9 @@ urlpatterns = [
     path("k/crash/", views.CrashingView.as_view()),
     path("k/ask/", views.AskingView.as_view()),
     path("k/plain/", views.PlainView.as_view()),
+    path("k/confirmed/", views.ConfirmedView.as_view()),
+    path("k/prefix/", views.PrefixView.as_view()),
+    path("k/tokyo/", views.TokyoView.as_view()),
     path("k/where/", views.WhereView.as_view(), name="where"),
     path(
         "mcp-throttled",

@@ -89,6 +89,39 @@ class PlainView(APIView):
         return Response({"plain": True})
 
 
+class ConfirmedView(APIView):
+    """Delete an export, once the user confirmed it (tests/test_tasks_review.py)."""
+
+    @mcp_tool("confirmed_task", task="optional", confirm="Delete the export?", registry=registry)
+    def post(self, request):
+        ConfirmedView.runs += 1
+        return Response({"deleted": True})
+
+    runs = 0
+
+
+class PrefixView(APIView):
+    """Say the language and the URL prefix the view runs under (tests/test_tasks_review.py)."""
+
+    @mcp_tool("prefix_task", task="optional", registry=registry)
+    def post(self, request):
+        from django.urls import get_script_prefix
+        from django.utils import translation
+
+        return Response({"language": translation.get_language(), "prefix": get_script_prefix()})
+
+
+class TokyoView(APIView):
+    """Answer in the user's time zone, as a project's middleware or view activates it."""
+
+    @mcp_tool("tokyo_task", task="optional", registry=registry)
+    def post(self, request):
+        from django.utils import timezone
+
+        timezone.activate("Asia/Tokyo")
+        return Response({"zone": timezone.get_current_timezone_name()})
+
+
 class WhereView(APIView):
     """Say the language, script prefix and URL the view runs with."""
 

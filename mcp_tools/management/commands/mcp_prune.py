@@ -55,7 +55,8 @@ class Command(BaseCommand):
         said = f"Failed {failed} {plural(failed, 'task')} whose worker stopped"
         if enqueued:
             said += f", enqueued {enqueued} again (their tools are idempotent)"
-        said += f"; deleted {deleted} {plural(deleted, 'task')} past their TTL."
+        its = "its" if deleted == 1 else "their"
+        said += f"; deleted {deleted} {plural(deleted, 'task')} past {its} TTL."
         self.stdout.write(said)
 
     def prune_calls(self, days: int, interactive: bool) -> None:
