@@ -31,7 +31,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.handlers.wsgi import WSGIRequest
-from django.db import connections
+from django.db import DatabaseError, connections, transaction
 from django.db.models import F, Q
 from django.urls import get_script_prefix, get_urlconf, set_script_prefix, set_urlconf
 from django.utils import translation
@@ -90,7 +90,15 @@ def run(task_id: str) -> None:
     if ended["status"] in ToolTask.TERMINAL:
         fields["finished_at"] = stamp
     # Only while still ours and working: a cancellation or the reaper had the last word.
-    ToolTask.objects.filter(pk=task_id, status=ToolTask.WORKING, worker=worker).update(**fields)
+    ours = ToolTask.objects.filter(pk=task_id, status=ToolTask.WORKING, worker=worker)
+    try:
+        with transaction.atomic(using=ours.db):
+            ours.update(**fields)
+    except DatabaseError as exc:  # a result the database refuses (U+0000 in jsonb, say)
+        error = server.fault(exc, request_for(task))
+        fields.update(status=ToolTask.FAILED, error=error_object(error), result=None)
+        fields.update(input_requests=None, finished_at=stamp)
+        ours.update(**fields)
 
 
 def attempt(task: ToolTask, lease: Lease) -> dict[str, Any]:

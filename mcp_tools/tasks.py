@@ -106,6 +106,11 @@ def create(
     for the id always finds the task. Raises ``JSONRPCError`` when the caller has
     ``MAX_TASKS_PER_CALLER`` tasks working already.
     """
+    if holds_nul(params):
+        # PostgreSQL's jsonb can't hold U+0000: refused here, not when the row is written.
+        raise JSONRPCError(
+            INVALID_PARAMS, "Invalid params: a task's arguments can't hold the character U+0000"
+        )
     key = caller_key(caller)
     limit = mcp_settings.MAX_TASKS_PER_CALLER
     started = now()
@@ -144,6 +149,18 @@ def create(
             task.save(force_insert=True)
             run.enqueue(task.id)
     return task
+
+
+def holds_nul(value: Any) -> bool:
+    """Return whether a JSON value holds U+0000 in a string or key: PostgreSQL's jsonb
+    can't store it."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(holds_nul(key) or holds_nul(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(holds_nul(item) for item in value)
+    return False
 
 
 def stored_environ(request: HttpRequest) -> dict[str, str]:

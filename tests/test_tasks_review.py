@@ -9,6 +9,7 @@ import pytest
 
 from mcp_tools.input_requests import CONFIRM_KEY
 from mcp_tools.models import ToolTask
+from mcp_tools.test import MCPError
 from tests import test_tracing
 from tests.test_tasks import (  # noqa: F401  (fixtures)
     client_for,
@@ -357,3 +358,33 @@ def test_a_lease_stops_its_view_only_for_a_task_it_can_see_taken(agent):
     ToolTask.objects.filter(pk=task_id).update(worker="another")
     held._tick(0.0, 10.0)
     assert held.lost.is_set()
+
+
+def test_arguments_no_task_row_can_hold_are_refused_not_a_fault(agent):
+    # PostgreSQL's jsonb refuses U+0000: the row would fail to be written, a 500. The
+    # arguments' schema refuses it in a string argument; the call's _meta is the client's.
+    with pytest.raises(MCPError) as refused:
+        agent.call_tool("shout_task", {"word": "a"}, meta={"note": "a\x00b"})
+    assert refused.value.code == -32602 and "U+0000" in refused.value.message
+    assert not ToolTask.objects.exists()
+    escaped = agent.call_tool("shout_task", {"word": "a\\u0000b"})  # the text, not U+0000
+    assert escaped["resultType"] == "task"
+
+
+def test_a_result_the_database_refuses_fails_the_task(agent, monkeypatch):
+    task_id = agent.call_tool("export_rows", {"rows": 1})["taskId"]
+    from django.db import DataError
+    from django.db.models import QuerySet
+
+    update = QuerySet.update
+
+    def refusing(self, **fields):
+        if fields.get("status") == "completed":
+            raise DataError("unsupported Unicode escape sequence")
+        return update(self, **fields)
+
+    monkeypatch.setattr(QuerySet, "update", refusing)
+    run_enqueued()
+    failed = ToolTask.objects.get(pk=task_id)
+    assert failed.status == "failed" and failed.error["code"] == -32603
+    assert failed.result is None and failed.leased_until is None
