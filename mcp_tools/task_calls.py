@@ -109,7 +109,7 @@ def stored_error(task: ToolTask) -> JSONRPCError:
 def _declared_task(call: Call, method: str) -> ToolTask:
     if not tasks.declares_extension(call.message.meta):
         raise tasks.missing_extension(method)
-    return tasks.find(call.caller, call.message.params.get("taskId"))
+    return tasks.find(call.caller, call.message.params.get("taskId"), call.exchange.endpoint_path)
 
 
 def get_task(call: Call) -> dict[str, Any]:
@@ -134,7 +134,7 @@ def _experimental_task(call: Call) -> ToolTask:
     if call.version != tasks.EXPERIMENTAL_VERSION:
         method = call.message.method or ""
         raise JSONRPCError(METHOD_NOT_FOUND, f"Method not found: {clip(method)}")
-    return tasks.find(call.caller, call.message.params.get("taskId"))
+    return tasks.find(call.caller, call.message.params.get("taskId"), call.exchange.endpoint_path)
 
 
 def experimental_get(call: Call) -> dict[str, Any]:
@@ -161,7 +161,7 @@ def experimental_result(call: Call) -> dict[str, Any]:
     while not task.terminal and time.monotonic() < deadline:
         time.sleep(pause)
         pause = min(pause * 2, 0.5)
-        task = tasks.find(call.caller, task.id)
+        task = tasks.find(call.caller, task.id, call.exchange.endpoint_path)
     if task.status == ToolTask.COMPLETED:
         result = dict(task.result or {})
         meta = result.get("_meta")

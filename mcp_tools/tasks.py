@@ -15,6 +15,7 @@ experimental tasks (``{"task": {...}}``, ``ttl`` and ``pollInterval``).
 
 from __future__ import annotations
 
+import re
 import secrets
 import time
 from collections.abc import Mapping
@@ -51,6 +52,8 @@ SECRET_HEADERS = frozenset({"HTTP_AUTHORIZATION", "HTTP_COOKIE", "HTTP_PROXY_AUT
 SECRET_HEADER_WORDS = ("AUTH", "TOKEN", "SECRET", "PASSWORD", "API_KEY", "APIKEY", "SIGNATURE")
 #: The longest a task id from a client is read as one (ours are 32 characters).
 MAX_TASK_ID_LENGTH = 64
+#: What the ids this server makes look like (``secrets.token_hex(16)``).
+TASK_ID = re.compile(r"[0-9a-f]{32}")
 
 
 def declares_extension(meta: Mapping[str, Any]) -> bool:
@@ -221,13 +224,19 @@ def discard(task: ToolTask) -> None:
 # --- reading and changing a task -----------------------------------------------------------
 
 
-def find(caller: Any, task_id: Any) -> ToolTask:
-    """Return the caller's task ``task_id``; raise -32602 for any other: unknown, malformed,
-    another caller's, or past its TTL (then deleted). A working task whose lease ran out
+def find(caller: Any, task_id: Any, endpoint_path: str | None = None) -> ToolTask:
+    """Return the caller's task ``task_id`` made at the endpoint at ``endpoint_path``; raise
+    -32602 for any other: unknown, malformed, another caller's or another endpoint's (whose
+    policy may differ), or past its TTL (then deleted). A working task whose lease ran out
     (its worker died) is failed first, or enqueued again where its tool is idempotent."""
     if not isinstance(task_id, str) or not task_id or len(task_id) > MAX_TASK_ID_LENGTH:
         raise JSONRPCError(INVALID_PARAMS, "Invalid params: taskId must be a task's id")
-    task = ToolTask.objects.filter(pk=task_id, caller=caller_key(caller)).first()
+    if not TASK_ID.fullmatch(task_id):  # never one of ours: not even asked of the database
+        raise JSONRPCError(INVALID_PARAMS, f"Unknown task: {clip(task_id)}")
+    found = ToolTask.objects.filter(pk=task_id, caller=caller_key(caller))
+    if endpoint_path is not None:
+        found = found.filter(endpoint_path=endpoint_path)
+    task = found.first()
     if task is None:
         raise JSONRPCError(INVALID_PARAMS, f"Unknown task: {clip(task_id)}")
     if task.expires_at <= now():

@@ -388,3 +388,29 @@ def test_a_result_the_database_refuses_fails_the_task(agent, monkeypatch):
     failed = ToolTask.objects.get(pk=task_id)
     assert failed.status == "failed" and failed.error["code"] == -32603
     assert failed.result is None and failed.leased_until is None
+
+
+def test_a_task_is_polled_at_the_endpoint_that_made_it(agent, alice):
+    task_id = agent.call_tool("export_rows", {"rows": 1})["taskId"]
+    other = client_for(alice)
+    other.mcp_path = "/mcp-throttled"  # the same tools, another endpoint (another policy)
+    for method in ("tasks/get", "tasks/cancel"):
+        with pytest.raises(MCPError) as refused:
+            other.rpc(method, {"taskId": task_id})
+        assert refused.value.code == -32602
+    assert agent.rpc("tasks/get", {"taskId": task_id})["status"] == "working"
+
+
+@pytest.mark.parametrize("task_id", ["a\x00b", "../etc/passwd", "ABCDEF0123456789ABCDEF0123456789"])
+def test_an_id_unlike_ours_is_unknown_without_a_query(task_id):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from mcp_tools import tasks
+    from mcp_tools.authentication import Caller, unauthenticated_user
+    from mcp_tools.protocol.jsonrpc import JSONRPCError
+
+    with CaptureQueriesContext(connection) as queries, pytest.raises(JSONRPCError) as refused:
+        tasks.find(Caller.acting_as(unauthenticated_user()), task_id)
+    assert refused.value.code == -32602
+    assert len(queries) == 0  # PostgreSQL would refuse U+0000 in the lookup itself
