@@ -47,6 +47,15 @@ print(json.dumps({row.pop("id"): row for row in rows}))
 """
 
 
+CANCEL_ROWS = """
+import sys
+from mcp_tools import tasks
+from mcp_tools.models import ToolTask
+for task in ToolTask.objects.filter(pk__in=sys.argv[1:]):
+    tasks.cancel(task, "Cancelled by the test")
+"""
+
+
 def django_run(environ: dict[str, str], code: str, *args: str) -> str:
     """Run ``code`` in a Django process of the stack's settings; return its output."""
     command = [sys.executable, "-c", "import django; django.setup()\n" + code, *args]
@@ -83,6 +92,10 @@ class TaskStack:
     def task_row(self, task_id: str) -> dict[str, Any] | None:
         """Return the stored status, worker and attempts of a task, as the database has them."""
         return self.task_rows(task_id).get(task_id)
+
+    def cancel(self, *task_ids: str) -> None:
+        """Cancel tasks as an admin would, whichever endpoint made them (one process)."""
+        django_run(self.environ, CANCEL_ROWS, *task_ids)
 
     def task_rows(self, *task_ids: str) -> dict[str, dict[str, Any]]:
         """Return the stored status, worker and attempts of each task, by id (one process)."""

@@ -39,7 +39,7 @@ if os.environ.get("MCP_TESTS_CONN_MAX_AGE"):  # persistent connections (bench/ta
         }  # noqa: F405
     }
 
-INSTALLED_APPS = [*INSTALLED_APPS, "django_tasks", "django_tasks_db"]  # noqa: F405
+# tests.settings installs django-tasks-db (and, before Django 6, the django-tasks backport).
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 ROOT_URLCONF = "tests.tasks_app.urls"
 
