@@ -16,6 +16,7 @@ from tests.test_tasks import (  # noqa: F401  (fixtures)
     fresh_executor,
     recorded,
     run_enqueued,
+    run_in_a_thread,
 )
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("recorded")]
@@ -174,7 +175,7 @@ def test_progress_and_cancel_reach_a_view_in_its_atomic_block(agent):
     import time
 
     task_id = agent.call_tool("export_rows", {"rows": 1, "seconds": 6})["taskId"]
-    worker = threading.Thread(target=run_enqueued)
+    worker = threading.Thread(target=run_in_a_thread)  # its connections closed after
     started = time.monotonic()
     worker.start()
     try:
