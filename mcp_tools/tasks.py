@@ -429,16 +429,10 @@ def detailed(task: ToolTask) -> dict[str, Any]:
     return wire
 
 
+#: 2025-11-25's names of the fields 2026-07-28's extension renamed.
+EXPERIMENTAL_NAMES = {"ttlMs": "ttl", "pollIntervalMs": "pollInterval"}
+
+
 def experimental(task: ToolTask) -> dict[str, Any]:
-    """Return the 2025-11-25 ``Task`` of ``task`` (``ttl`` and ``pollInterval``)."""
-    wire: dict[str, Any] = {
-        "taskId": task.id,
-        "status": task.status,
-        "createdAt": iso(task.created_at),
-        "lastUpdatedAt": iso(task.updated_at),
-        "ttl": ttl_ms(task),
-        "pollInterval": int(mcp_settings.TASK_POLL_INTERVAL_MS),
-    }
-    if task.status_message:
-        wire["statusMessage"] = task.status_message
-    return wire
+    """Return the 2025-11-25 ``Task`` of ``task``: its handle, ``ttl`` and ``pollInterval``."""
+    return {EXPERIMENTAL_NAMES.get(key, key): value for key, value in handle(task).items()}
