@@ -494,6 +494,24 @@ def test_the_readme_quickstart_runs_as_written(quickstart):
     assert "System check identified no issues" in quickstart.manage("check")
 
 
+def test_the_readme_production_settings_leave_only_djangos_deploy_checks(quickstart):
+    """Past mcp_tools' checks (the README replays them with --tag), what `check --deploy`
+    says of "Before the first deploy" is Django's own checklist (HTTPS, HSTS, the secret key)."""
+    done = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy"],
+        cwd=quickstart.folder,
+        env={**quickstart.env, "DJANGO_SETTINGS_MODULE": "mysite.production"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    said = set(re.findall(r"\((\w+\.[EWI]\d{3})\)", done.stdout + done.stderr))
+    # SECURE_HSTS_SECONDS, SECURE_SSL_REDIRECT, SECRET_KEY, SESSION_ and CSRF_COOKIE_SECURE
+    djangos = {"security.W004", "security.W008", "security.W009", "security.W012", "security.W016"}
+    assert said <= djangos, said
+
+
 def test_the_readme_quickstart_claims_about_credentials_hold(quickstart):
     import httpx2
 

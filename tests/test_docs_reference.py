@@ -44,6 +44,29 @@ def test_the_settings_page_lists_every_key_with_its_default():
         assert rows[key] == written(default), key
 
 
+def test_every_page_states_a_settings_default_as_conf_defines_it():
+    """A topic page's table of its settings (docs/tasks.md, calllog.md, oauth.md) has a
+    "Default" column too: it must not drift from DEFAULTS either."""
+    stated = []
+    for page in sorted(DOCS.rglob("*.md")):
+        header: list[str] | None = None
+        for line in page.read_text().splitlines():
+            if not line.startswith("|"):
+                header = None
+                continue
+            cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+            if header is None:
+                header = cells
+                continue
+            key = re.fullmatch(r"`([A-Z_]+)`", cells[0])
+            if page.name != "settings.md" and "Default" in header[1:2] and key:
+                stated.append((page.name, key[1], cells[1].strip("`")))
+    assert len(stated) >= 15
+    for page, key, default in stated:
+        assert key in DEFAULTS, f"{page}: {key} is no setting"
+        assert default == written(DEFAULTS[key]), f"{page}: {key}"
+
+
 def check_ids(text: str) -> set[str]:
     return set(re.findall(r"mcp_tools\.[EWI]\d{3}", text))
 
