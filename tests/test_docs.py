@@ -505,11 +505,12 @@ def test_the_readme_production_settings_leave_only_djangos_deploy_checks(quickst
         text=True,
         timeout=120,
     )
-    assert done.returncode == 0, done.stderr
     said = set(re.findall(r"\((\w+\.[EWI]\d{3})\)", done.stdout + done.stderr))
-    # SECURE_HSTS_SECONDS, SECURE_SSL_REDIRECT, SECRET_KEY, SESSION_ and CSRF_COOKIE_SECURE
+    # SECURE_HSTS_SECONDS, SECURE_SSL_REDIRECT, SECRET_KEY, SESSION_ and CSRF_COOKIE_SECURE;
+    # Django 6.1 adds an error of its own for startproject's console email backend (mail.E001).
     djangos = {"security.W004", "security.W008", "security.W009", "security.W012", "security.W016"}
-    assert said <= djangos, said
+    assert djangos <= said <= djangos | {"mail.E001"}, said
+    assert done.returncode == (1 if "mail.E001" in said else 0), done.stderr
 
 
 def test_the_readme_quickstart_claims_about_credentials_hold(quickstart):
