@@ -110,7 +110,8 @@ $(TOOLS)/.installed: Makefile
 # The distribution as PyPI would get it: a wheel and an sdist (no setuptools deprecation
 # warning), twine's checks, and each installed in a clean venv where a one-file project
 # migrates, passes its checks and calls a tool (tests/packaging/smoke.py, run from outside
-# the checkout so that the installed package is the one imported).
+# the checkout so that the installed package is the one imported). The wheel is installed
+# with the [tasks,celery] extras, whose executors the smoke test then runs; the sdist plain.
 PACKAGE_VENV ?= build/package-venv
 package: $(VENV)/.installed-dev
 	rm -rf dist build
@@ -118,8 +119,9 @@ package: $(VENV)/.installed-dev
 	@! grep -i "deprecat" build.log || { echo "The build warns of a deprecation (build.log)"; exit 1; }
 	$(BIN)/twine check --strict dist/*
 	for dist in dist/*.whl dist/*.tar.gz; do \
+		case $$dist in *.whl) wanted="$$dist[tasks,celery]";; *) wanted=$$dist;; esac; \
 		rm -rf $(PACKAGE_VENV) && $(PYTHON) -m venv $(PACKAGE_VENV) && \
-		$(PACKAGE_VENV)/bin/python -m pip install -q $$dist && \
+		$(PACKAGE_VENV)/bin/python -m pip install -q "$$wanted" && \
 		(cd /tmp && $(abspath $(PACKAGE_VENV))/bin/python $(abspath tests/packaging/smoke.py)) \
 		|| exit 1; \
 	done

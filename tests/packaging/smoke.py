@@ -1,14 +1,21 @@
 """Smoke test of an installed distribution (wheel or sdist) in a clean virtual environment.
 
 Run by ``make package`` from outside the checkout, so that the package imported is the one
-installed: a one-file Django project with one tool, migrated, checked and called.
+installed: a one-file Django project with one tool, migrated, checked and called. Where the
+``[tasks]`` and ``[celery]`` extras are installed (the wheel's run), their executors are
+made and a task's job is run by ``db_worker`` and by Celery; where they are not (the sdist's),
+a line says so.
 """
 
+import importlib.util
 import sys
 from pathlib import Path
 
 import django
 from django.conf import settings
+
+TASKS_EXTRA = importlib.util.find_spec("django_tasks_db") is not None
+CELERY_EXTRA = importlib.util.find_spec("celery") is not None
 
 settings.configure(
     DEBUG=True,
@@ -23,7 +30,12 @@ settings.configure(
         "django.contrib.messages",
         "rest_framework",
         "mcp_tools",
+        # The [tasks] extra: the backport before Django 6, and django-tasks-db.
+        *(["django_tasks"] if TASKS_EXTRA and django.VERSION < (6,) else []),
+        *(["django_tasks_db"] if TASKS_EXTRA else []),
+        *(["mcp_tools.contrib.celery"] if CELERY_EXTRA else []),
     ],
+    TASKS={"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}} if TASKS_EXTRA else {},
     MIDDLEWARE=[
         "django.contrib.sessions.middleware.SessionMiddleware",
         "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -89,3 +101,31 @@ assert [tool["name"] for tool in client.list_tools()] == ["hello"]
 result = client.call_tool("hello")
 assert result["structuredContent"] == {"hello": "world"}, result
 print(f"django-mcp-tools {mcp_tools.__version__} from {installed.parent}: ok", file=sys.stderr)
+
+# A job for a task id no row has: the worker's run finds nothing to do and returns.
+NO_TASK = "0" * 32
+
+if TASKS_EXTRA:
+    from mcp_tools.executors import DjangoTasksExecutor
+    from mcp_tools.jobs import run_tool_task as job
+
+    assert not DjangoTasksExecutor().immediate  # django-tasks-db's backend: a worker runs it
+    enqueued = job.enqueue(NO_TASK)
+    call_command("db_worker", batch=True, reload=False, startup_delay=False, verbosity=0)
+    enqueued.refresh()
+    assert enqueued.status == "SUCCESSFUL", enqueued.status
+    print("[tasks]: DjangoTasksExecutor, a job run by db_worker: ok", file=sys.stderr)
+else:
+    print("[tasks] not installed: mcp_tools.executors' worker path not tried", file=sys.stderr)
+
+if CELERY_EXTRA:
+    from mcp_tools.contrib.celery.executor import CeleryExecutor
+    from mcp_tools.contrib.celery.tasks import NAME
+    from mcp_tools.contrib.celery.tasks import run_tool_task as celery_job
+
+    CeleryExecutor()  # refused unless mcp_tools.contrib.celery is installed
+    assert celery_job.name == NAME
+    assert celery_job.apply((NO_TASK,)).successful()  # run here, no broker
+    print("[celery]: CeleryExecutor, mcp_tools.run_tool_task run: ok", file=sys.stderr)
+else:
+    print("[celery] not installed: mcp_tools.contrib.celery not tried", file=sys.stderr)
