@@ -457,16 +457,21 @@ class Quickstart:
                     self.run(command)
 
     def manage(self, *args: str) -> str:
-        done = subprocess.run(
+        done = self.managed(*args)
+        assert done.returncode == 0, done.stderr
+        return done.stdout + done.stderr
+
+    def managed(self, *args: str, settings: str | None = None) -> subprocess.CompletedProcess:
+        """``manage.py`` run in the project, under ``settings`` if given, whatever it exits with."""
+        env = self.env if settings is None else {**self.env, "DJANGO_SETTINGS_MODULE": settings}
+        return subprocess.run(
             [sys.executable, "manage.py", *args],
             cwd=self.folder,
-            env=self.env,
+            env=env,
             capture_output=True,
             text=True,
             timeout=120,
         )
-        assert done.returncode == 0, done.stderr
-        return done.stdout + done.stderr
 
     def close(self) -> None:
         if self.server is not None:
@@ -497,14 +502,7 @@ def test_the_readme_quickstart_runs_as_written(quickstart):
 def test_the_readme_production_settings_leave_only_djangos_deploy_checks(quickstart):
     """Past mcp_tools' checks (the README replays them with --tag), what `check --deploy`
     says of "Before the first deploy" is Django's own checklist (HTTPS, HSTS, the secret key)."""
-    done = subprocess.run(
-        [sys.executable, "manage.py", "check", "--deploy"],
-        cwd=quickstart.folder,
-        env={**quickstart.env, "DJANGO_SETTINGS_MODULE": "mysite.production"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = quickstart.managed("check", "--deploy", settings="mysite.production")
     said = set(re.findall(r"\((\w+\.[EWI]\d{3})\)", done.stdout + done.stderr))
     # SECURE_HSTS_SECONDS, SECURE_SSL_REDIRECT, SECRET_KEY, SESSION_ and CSRF_COOKIE_SECURE;
     # Django 6.1 adds an error of its own for startproject's console email backend (mail.E001).
