@@ -17,19 +17,24 @@ def written(value: object) -> str:
     return json.dumps(value) if isinstance(value, str) else repr(value)
 
 
+def cells(line: str) -> list[str]:
+    """The cells of a Markdown table's row."""
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
 def settings_rows() -> dict[str, str]:
     """Each key of the settings table, with the default its row states."""
     rows: dict[str, str] = {}
     for line in (DOCS / "settings.md").read_text().splitlines():
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if len(cells) < 3 or not cells[0].startswith("`"):
+        row = cells(line)
+        if len(row) < 3 or not row[0].startswith("`"):
             continue
-        keys = re.findall(r"`([A-Z_]+)`", cells[0])
-        defaults = [default.strip().strip("`") for default in cells[1].split("`, `")]
+        keys = re.findall(r"`([A-Z_]+)`", row[0])
+        defaults = [default.strip().strip("`") for default in row[1].split("`, `")]
         if len(defaults) == len(keys):
             rows.update(zip(keys, defaults, strict=True))
         else:
-            rows.update(dict.fromkeys(keys, cells[1]))
+            rows.update(dict.fromkeys(keys, row[1]))
     return rows
 
 
@@ -54,13 +59,13 @@ def test_every_page_states_a_settings_default_as_conf_defines_it():
             if not line.startswith("|"):
                 header = None
                 continue
-            cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+            row = cells(line)
             if header is None:
-                header = cells
+                header = row
                 continue
-            key = re.fullmatch(r"`([A-Z_]+)`", cells[0])
+            key = re.fullmatch(r"`([A-Z_]+)`", row[0])
             if page.name != "settings.md" and "Default" in header[1:2] and key:
-                stated.append((page.name, key[1], cells[1].strip("`")))
+                stated.append((page.name, key[1], row[1].strip("`")))
     assert len(stated) >= 15
     for page, key, default in stated:
         assert key in DEFAULTS, f"{page}: {key} is no setting"
