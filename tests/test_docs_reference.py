@@ -1,5 +1,6 @@
 """The reference pages name everything they reference: every setting with its default, every
-system check id, and the nav of the site every page (docs/settings.md, docs/checks.md)."""
+system check id, and the nav of the site every page (docs/settings.md, docs/checks.md); the
+comparison names only tests that exist (docs/comparison.md)."""
 
 from __future__ import annotations
 
@@ -89,3 +90,13 @@ def test_the_site_lists_every_page_and_only_pages_that_exist():
     nav = re.findall(r":\s+([\w/.-]+\.md)$", (REPO / "mkdocs.yml").read_text(), re.M)
     pages = {str(path.relative_to(DOCS)) for path in DOCS.rglob("*.md")}
     assert sorted(nav) == sorted(pages)
+
+
+def test_every_test_the_comparison_page_names_exists():
+    """docs/comparison.md names the test behind each claim; a renamed test fails here."""
+    named = re.findall(r"`(tests/[\w/]+\.py)((?:::\w+)*)`", (DOCS / "comparison.md").read_text())
+    assert len(named) >= 30
+    for path, names in named:
+        source = (REPO / path).read_text()
+        for name in filter(None, names.split("::")):
+            assert re.search(rf"^\s*(?:async )?def {name}\(", source, re.M), f"{path}::{name}"
