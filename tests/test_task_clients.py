@@ -2,7 +2,7 @@
 
 - The official TypeScript SDK (1.32) at 2025-11-25, through its experimental tasks API.
 - A raw-HTTP client at 2026-07-28: neither SDK ships the ``io.modelcontextprotocol/tasks``
-  extension yet (docs/clients.md#tasks).
+  extension yet (docs/tasks.md#clients).
 - Bad input at the HTTP level: forged, foreign, expired and malformed task ids, a
   ``tasks/update`` for a task not waiting for input, a burst of task calls against
   ``MAX_TASKS_PER_CALLER`` and an endpoint's throttle.
@@ -203,6 +203,8 @@ def test_a_task_tool_without_the_declared_extension_runs_inline_or_is_refused(st
         "x" * 65,
         "",
     ],
+    # Named, not by value: every pytest-xdist worker must collect the same ids.
+    ids=["forged", "path", "sql", "too-long", "empty"],
 )
 def test_a_forged_or_malformed_task_id_is_invalid_params(raw, task_id):
     for method, params in [
