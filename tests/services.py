@@ -418,7 +418,9 @@ def chromium() -> Iterator[Chrome]:
 
 @pytest.fixture
 def browser(live_server: Any, chromium: Chrome) -> Iterator[Chrome]:
-    """Yield the session's Chromium with no cookies left from an earlier test.
+    """Yield the session's Chromium with no cookies or storage left from an earlier test
+    (admin keeps its theme in localStorage: a test that chose dark must not darken the next,
+    whichever module it is from and whichever order a pytest-xdist worker runs them in).
 
     It takes ``live_server`` first so that the session's live server starts before Chromium
     and stops after it: Chromium keeps idle keep-alive connections to the server, which
@@ -426,4 +428,8 @@ def browser(live_server: Any, chromium: Chrome) -> Iterator[Chrome]:
     """
     yield chromium
     chromium.execute_cdp_cmd("Network.clearBrowserCookies", {})
+    chromium.execute_cdp_cmd(
+        "Storage.clearDataForOrigin",
+        {"origin": live_server.url, "storageTypes": "local_storage,session_storage"},
+    )
     chromium.get("about:blank")
