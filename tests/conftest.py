@@ -120,9 +120,28 @@ E2E_MODULES = {
 }
 
 
+#: Modules whose subject Django's version can't change, run on the first pass only
+#: (``first_pass``; `make test-django6` leaves them out): the bench harness, and what
+#: independent clients read on the wire (the conformance suites, the Inspector, the SDKs'
+#: results, every version's schema, the OAuth flow of the TypeScript SDK against
+#: django-oauth-toolkit). The bytes come from this package's code on both passes, and the
+#: in-process tests that check them against the schemas run on both (docs/contributing.md).
+FIRST_PASS_MODULES = {
+    "test_bench",
+    "test_conformance",
+    "test_inspector_strict",
+    "test_oauth_flow",
+    "test_results_clients",
+    "test_wire_versions",
+}
+
+
 def pytest_collection_modifyitems(config, items):
-    """Mark the end-to-end tests ``e2e``: ``make test-fast`` leaves them out (README)."""
+    """Mark the end-to-end tests ``e2e`` (``make test-fast`` leaves them out, README) and
+    those of ``FIRST_PASS_MODULES`` ``first_pass``."""
     for item in items:
         module = item.module.__name__.rsplit(".", 1)[-1] if item.module else ""
         if module in E2E_MODULES or E2E_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.e2e)
+        if module in FIRST_PASS_MODULES:
+            item.add_marker(pytest.mark.first_pass)
