@@ -29,14 +29,22 @@ demo: $(VENV)/.installed
 	echo "Task worker: manage.py db_worker, PID $$worker (stopped with the server)"; \
 	$(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
+# Each pass runs on PYTEST_WORKERS pytest-xdist workers, a module to a worker (a module's
+# servers start once): most of the suite waits on servers, browsers and Node clients, so
+# two cores keep more than two workers busy. Every server takes a free port and every
+# service (PostgreSQL, Redis, Chromium) is started per worker (tests/services.py).
+PYTEST_WORKERS ?= 3
+XDIST := -n $(PYTEST_WORKERS) --dist loadfile
+
 test: services lint docs package $(TOOLS)/.installed
-	MCP_TOOLS_NODE_DIR=$(abspath $(TOOLS)) $(BIN)/python -m pytest
-	$(MAKE) test-django6
+	MCP_TOOLS_NODE_DIR=$(abspath $(TOOLS)) $(BIN)/python -m pytest -q $(XDIST)
+	$(MAKE) --no-print-directory test-django6
 
 # The inner loop: every test that starts no server, browser or Node client (the `e2e`
-# marker, tests/conftest.py). `make test` stays the gate.
+# marker, tests/conftest.py), with 200 fuzz examples instead of 2,000. `make test` stays
+# the gate.
 test-fast: $(VENV)/.installed-test
-	$(BIN)/python -m pytest -q -m "not e2e"
+	MCP_FUZZ_EXAMPLES=200 $(BIN)/python -m pytest -q $(XDIST) -m "not e2e"
 
 # A long fuzz campaign (docs/reliability.md): tests/test_fuzz.py, which `make test` runs with
 # 2,000 examples, with FUZZ_EXAMPLES, stopped at FUZZ_SECONDS of wall clock whatever the count.
@@ -60,13 +68,12 @@ fuzz-long: $(VENV)/.installed-test
 PYTHON_DJANGO6 ?= $(firstword $(wildcard $(or $(PYENV_ROOT),$(HOME)/.pyenv)/versions/3.13*/bin/python3.13) $(shell command -v python3.13))
 VENV_DJANGO6 ?= .venv-django6
 
-# Two things run once, on the first pass only: the benchmark harness's smoke run
-# (tests/test_bench.py: the bench measures on the first venv's Django) and most of the fuzz
-# budget (500 examples here, 2,000 there), which together were about three of this pass's
-# minutes.
+# What can't differ by Django version runs on the first pass only: the tests marked
+# `first_pass` (tests/conftest.py: the bench harness's smoke run, and what independent
+# clients read on the wire) and most of the fuzz budget (500 examples here, 2,000 there).
 test-django6: services $(VENV_DJANGO6)/.installed $(TOOLS)/.installed
 	MCP_TOOLS_NODE_DIR=$(abspath $(TOOLS)) MCP_FUZZ_EXAMPLES=500 $(VENV_DJANGO6)/bin/python \
-		-m pytest -q --ignore=tests/test_bench.py
+		-m pytest -q $(XDIST) -m "not first_pass"
 
 $(VENV_DJANGO6)/.installed: pyproject.toml
 	@test -n "$(PYTHON_DJANGO6)" || { echo "The Django 6.x run needs Python 3.13: set PYTHON_DJANGO6"; exit 1; }
