@@ -509,6 +509,8 @@ def test_the_readme_production_settings_leave_only_djangos_deploy_checks(quickst
     djangos = {"security.W004", "security.W008", "security.W009", "security.W012", "security.W016"}
     assert djangos <= said <= djangos | {"mail.E001"}, said
     assert done.returncode == (1 if "mail.E001" in said else 0), done.stderr
+    # collectstatic gathered what admin needs once DEBUG is off, where the settings say.
+    assert (quickstart.folder / "staticfiles" / "admin" / "css" / "base.css").is_file()
 
 
 def test_the_readme_quickstart_claims_about_credentials_hold(quickstart):
