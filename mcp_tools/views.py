@@ -231,7 +231,7 @@ class MCPView(View):
         too_long = len(request.META.get("HTTP_AUTHORIZATION", "")) > MAX_AUTHORIZATION_BYTES
         # APIClient.force_authenticate() hands DRF's Request a user through these.
         forced = hasattr(request, "_force_auth_user") or hasattr(request, "_force_auth_token")
-        if not (authenticators or too_long or forced) and self._open() and self._plain_policy():
+        if not (authenticators or too_long or forced) and self._plain_policy() and self._open():
             # What DRF would conclude, without building its request: the views
             # authenticate the copied credentials themselves.
             return Caller(user=unauthenticated_user(), auth=None, authentication_classes=())
@@ -241,6 +241,9 @@ class MCPView(View):
         found = request.__dict__
         middleware_user = found.get("user", found)
         drf_request = self.initialize_request(request, authenticators)
+        # As DRF's dispatch() does: a get_*() hook reads self.request.user, here and when a
+        # batch's further calls are throttled (throttle_call), as the authenticated caller.
+        self.request = drf_request
         try:
             self.initial(drf_request)
         except exceptions.APIException as exc:

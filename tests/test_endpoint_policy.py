@@ -135,6 +135,34 @@ def test_an_endpoint_throttle_counts_every_tools_call_of_a_batch(settings, alice
     assert set(answers) - {"ran"} <= {-32029, "request refused"}
 
 
+def test_a_get_hook_reads_the_authenticated_user_as_on_a_drf_view(settings, alice):
+    # DRF users write get_throttles() from self.request.user: a batch's further calls must
+    # be counted as the token's user, not as the middleware's anonymous one.
+    from demo_project.todos.models import Todo
+
+    class UsersThrottled(MCPView):
+        def get_throttles(self):
+            return [FourPerMinute()] if self.request.user.is_authenticated else []
+
+    module = types.ModuleType("user_hook_urls")
+    module.urlpatterns = [
+        path("api/", include("demo_project.todos.urls")),
+        path("mcp-user-hook", UsersThrottled.as_view()),
+    ]
+    settings.ROOT_URLCONF = module
+    cache.clear()
+    client = MCPClient(mcp_path="/mcp-user-hook", headers={"Authorization": f"Token {alice.token}"})
+    batch = [
+        client.message("tools/call", {"name": "todo_create", "arguments": {"title": "t"}})
+        for _ in range(10)
+    ]
+    response = client.send(batch, headers={"MCP-Protocol-Version": "2025-03-26"})
+    assert response.status_code == 200
+    codes = [answer.get("error", {}).get("code") for answer in json.loads(response.content)]
+    assert codes == [None] * 4 + [-32029] * 6
+    assert Todo.objects.filter(owner=alice).count() == 4
+
+
 def test_the_get_hooks_choose_the_policy(settings, alice):
     class HookedView(MCPView):
         def get_authenticators(self):
