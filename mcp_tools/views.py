@@ -161,8 +161,6 @@ class MCPView(View):
     formatter_class: type[BaseFormatter] | None = None
     #: The scopes a client should ask for (None: ``OAUTH_SCOPES``), docs/oauth.md.
     oauth_scopes: Sequence[str] | None = None
-    #: DRF's request of the /mcp request once the policy admitted it (``throttle_call``).
-    _checked: Request | None = None
 
     @classmethod
     def as_view(cls, **initkwargs: Any) -> Any:
@@ -248,8 +246,6 @@ class MCPView(View):
             self.initial(drf_request)
         except exceptions.APIException as exc:
             raise refusal(drf_request, self, exc) from exc
-        else:
-            self._checked = drf_request
         finally:
             if middleware_user is found:
                 found.pop("user", None)
@@ -345,8 +341,8 @@ class MCPView(View):
         request would, so a batch of twenty calls can't pass a throttle of four a minute.
         Raises the 429 refusal as a ``JSONRPCError`` for that call.
         """
-        checked = self._checked
-        if checked is None:
+        checked = getattr(self, "request", None)
+        if not isinstance(checked, Request):
             return  # no policy ran (an open endpoint with no throttles)
         try:
             self.check_throttles(checked)
