@@ -101,29 +101,35 @@ class FourPerMinute(UserRateThrottle):
     scope = "mcp-endpoint-batch-tests"
 
 
+def mount_with_the_todos(settings, route, view):
+    """Serve the demo's todos and ``view`` at ``/route``, with a fresh throttle history."""
+    module = types.ModuleType(f"{route}_urls")
+    module.urlpatterns = [path("api/", include("demo_project.todos.urls")), path(route, view)]
+    settings.ROOT_URLCONF = module
+    cache.clear()
+
+
+def creates(client, count):
+    """A batch of ``count`` todo_create calls (2025-03-26 is the last version with batches)."""
+    return [
+        client.message("tools/call", {"name": "todo_create", "arguments": {"title": "t"}})
+        for _ in range(count)
+    ]
+
+
 @pytest.mark.parametrize("batches", [1, 4])
 def test_an_endpoint_throttle_counts_every_tools_call_of_a_batch(settings, alice, batches):
     # Four a minute: the batch's request counts once for its first call, each further call
     # once more; past four, each call is refused in the batch, and no view runs for it.
-    from django.core.cache import cache
-
     from demo_project.todos.models import Todo
 
-    module = types.ModuleType("batch_throttled_urls")
-    module.urlpatterns = [
-        path("api/", include("demo_project.todos.urls")),
-        path("mcp-batched", MCPView.as_view(throttle_classes=[FourPerMinute])),
-    ]
-    settings.ROOT_URLCONF = module
-    cache.clear()
+    mount_with_the_todos(settings, "mcp-batched", MCPView.as_view(throttle_classes=[FourPerMinute]))
     client = MCPClient(mcp_path="/mcp-batched", headers={"Authorization": f"Token {alice.token}"})
     answers = []
     for _ in range(batches):
-        batch = [
-            {**client.message("tools/call", {"name": "todo_create", "arguments": {"title": "t"}})}
-            for _ in range(20 // batches)
-        ]
-        response = client.send(batch, headers={"MCP-Protocol-Version": "2025-03-26"})
+        response = client.send(
+            creates(client, 20 // batches), headers={"MCP-Protocol-Version": "2025-03-26"}
+        )
         if response.status_code == 429:  # the batch's request itself, past the limit
             answers.append("request refused")
             continue
@@ -144,19 +150,9 @@ def test_a_get_hook_reads_the_authenticated_user_as_on_a_drf_view(settings, alic
         def get_throttles(self):
             return [FourPerMinute()] if self.request.user.is_authenticated else []
 
-    module = types.ModuleType("user_hook_urls")
-    module.urlpatterns = [
-        path("api/", include("demo_project.todos.urls")),
-        path("mcp-user-hook", UsersThrottled.as_view()),
-    ]
-    settings.ROOT_URLCONF = module
-    cache.clear()
+    mount_with_the_todos(settings, "mcp-user-hook", UsersThrottled.as_view())
     client = MCPClient(mcp_path="/mcp-user-hook", headers={"Authorization": f"Token {alice.token}"})
-    batch = [
-        client.message("tools/call", {"name": "todo_create", "arguments": {"title": "t"}})
-        for _ in range(10)
-    ]
-    response = client.send(batch, headers={"MCP-Protocol-Version": "2025-03-26"})
+    response = client.send(creates(client, 10), headers={"MCP-Protocol-Version": "2025-03-26"})
     assert response.status_code == 200
     codes = [answer.get("error", {}).get("code") for answer in json.loads(response.content)]
     assert codes == [None] * 4 + [-32029] * 6
