@@ -42,7 +42,7 @@ def main() -> None:
     from django.conf import settings
     from django.test.utils import override_settings
 
-    from mcp_tools import calllog
+    from mcp_tools.calllog import writer as calllog
 
     base = dict(settings.MCP_TOOLS)
     spent: dict[str, list[float]] = {mode: [] for mode in MODES}

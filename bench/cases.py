@@ -129,7 +129,7 @@ VARIANTS = [
     Variant("streaming (progressToken)", {}, "trivial", progress_token=True),
     Variant(
         "result processor",
-        mcp_settings(RESULT_PROCESSORS=["mcp_tools.processors.truncate_text"]),
+        mcp_settings(RESULT_PROCESSORS=["mcp_tools.pipeline.processors.truncate_text"]),
         "trivial",
     ),
     # The call log is written by a thread of the worker: its price is the worker's time.

@@ -40,7 +40,7 @@ from bench.servers import HOST, Server  # noqa: E402
 
 WORKERS = 2
 CLIENTS = 16
-#: Written by the endpoint each time the call log can't be written (mcp_tools.calllog).
+#: Written by the endpoint each time the call log can't be written (mcp_tools.calllog.writer).
 LOG_WRITE_FAILED = "The call log could not be written"
 REFUSE_WRITES = (
     "CREATE TRIGGER bench_database_unavailable BEFORE INSERT ON mcp_tools_toolcall "

@@ -88,8 +88,8 @@ def child_overhead(rounds: int, calls: int, clock_name: str) -> dict[str, Any]:
     token = django_setup()
     from django_tasks_db.models import DBTaskResult
 
-    from mcp_tools import task_runs
     from mcp_tools.models import ToolTask
+    from mcp_tools.tasks import runs as task_runs
 
     tasky, plain = clients(token)
     arguments = {"rows": 1, "seconds": 0}

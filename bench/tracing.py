@@ -60,11 +60,11 @@ def child(configuration: str, calls: int, warm: int = 300) -> float:
         params["_meta"] = {"traceparent": TRACEPARENT}
     message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
     tool_call = environ("POST", "/mcp", json.dumps(message).encode(), **MCP_HEADERS)
-    from mcp_tools import tracing
+    from mcp_tools.endpoint import tracing
 
     for _ in range(warm):
         call(tool_call)
-    # The API alone is never imported: nothing in this process uses it (mcp_tools.tracing).
+    # The API alone is never imported: nothing in this process uses it (mcp_tools.endpoint.tracing).
     assert (tracing.trace is None) == (configuration in ("absent", "api"))
     cpu = CLOCKS["cpu"]
     return statistics.median(per_call(call, tool_call, calls, cpu) for _ in range(3)) * 1e6
@@ -86,7 +86,7 @@ def no_op_cost(repeat: int = 200_000) -> float:
     django.setup()
     from django.test import RequestFactory
 
-    from mcp_tools import tracing
+    from mcp_tools.endpoint import tracing
     from mcp_tools.protocol.jsonrpc import parse_message
 
     assert not tracing._loaded()  # as without the package: nothing here imported it

@@ -40,9 +40,9 @@ def main() -> None:
     setup()
     from django.test import RequestFactory
 
-    from mcp_tools.handlers import Exchange
+    from mcp_tools.catalog.visibility import plan_for
+    from mcp_tools.endpoint.handlers import Exchange
     from mcp_tools.views import MCPView
-    from mcp_tools.visibility import plan_for
 
     endpoint = MCPView()
     request = RequestFactory().post("/mcp", HTTP_HOST="127.0.0.1")

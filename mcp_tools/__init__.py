@@ -30,25 +30,25 @@ _LOCATIONS = {
     "ClientDisconnected": "mcp_tools.exceptions",
     "InputUnavailable": "mcp_tools.exceptions",
     "ToolError": "mcp_tools.exceptions",
-    "get_tool_call": "mcp_tools.context",
-    "is_mcp_request": "mcp_tools.context",
-    "mcp_output": "mcp_tools.context",
-    "log_message": "mcp_tools.notifications",
-    "report_progress": "mcp_tools.notifications",
-    "mcp_tool": "mcp_tools.decorators",
-    "expose": "mcp_tools.decorators",
-    "prepare": "mcp_tools.startup",
-    "elicit": "mcp_tools.input_requests",
-    "request_input": "mcp_tools.input_requests",
+    "get_tool_call": "mcp_tools.core.context",
+    "is_mcp_request": "mcp_tools.core.context",
+    "mcp_output": "mcp_tools.core.context",
+    "log_message": "mcp_tools.pipeline.notifications",
+    "report_progress": "mcp_tools.pipeline.notifications",
+    "mcp_tool": "mcp_tools.tools.decorators",
+    "expose": "mcp_tools.tools.decorators",
+    "prepare": "mcp_tools.endpoint.startup",
+    "elicit": "mcp_tools.inputs.asks",
+    "request_input": "mcp_tools.inputs.asks",
 }
 
 if TYPE_CHECKING:
-    from .context import get_tool_call, is_mcp_request, mcp_output
-    from .decorators import expose, mcp_tool
+    from .core.context import get_tool_call, is_mcp_request, mcp_output
+    from .endpoint.startup import prepare
     from .exceptions import ClientDisconnected, InputUnavailable, ToolError
-    from .input_requests import elicit, request_input
-    from .notifications import log_message, report_progress
-    from .startup import prepare
+    from .inputs.asks import elicit, request_input
+    from .pipeline.notifications import log_message, report_progress
+    from .tools.decorators import expose, mcp_tool
 
 
 def __getattr__(name: str) -> Any:

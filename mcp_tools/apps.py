@@ -19,11 +19,13 @@ class MCPToolsConfig(AppConfig):
     def ready(self) -> None:
         from django.contrib.auth.models import Group
 
-        from . import calllog, checks, sync  # noqa: F401  (checks registers the system checks)
+        from . import checks  # noqa: F401  (checks registers the system checks)
+        from .calllog import writer as calllog
+        from .catalog import sync
         from .models import ExposedTool
         from .signals import tool_called
 
-        tool_called.connect(calllog.record, dispatch_uid="mcp_tools.calllog")
+        tool_called.connect(calllog.record, dispatch_uid="mcp_tools.calllog.writer")
         if threading.current_thread() is threading.main_thread() and calllog.queue_configured():
             calllog.queue.stop_on(signal.SIGTERM)  # only in front of uvicorn's handler
         signals.post_migrate.connect(sync_after_migrate, sender=self)
@@ -38,8 +40,8 @@ def sync_after_migrate(sender: AppConfig, **kwargs: Any) -> None:
     this app's tables exist."""
     from django.db import router
 
+    from .catalog.sync import sync_tools
     from .models import ExposedTool
-    from .sync import sync_tools
     from .views import served_registries
 
     if not router.allow_migrate_model(kwargs.get("using", "default"), ExposedTool):

@@ -1,7 +1,7 @@
 """System checks: misconfiguration reported at start-up, each with an id and a hint.
 
 The registry and the tool builder report problems as data (``ToolProblem``); the checks
-find the rest, and every problem is worded in ``mcp_tools.problems``. Documented one by one
+find the rest, and every problem is worded in ``mcp_tools.tools.problems``. Documented one by one
 in docs/checks.md.
 """
 
@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 from django.apps import AppConfig
 from django.core import checks
 
-from .problems import describe
-from .tools import Tool, ToolProblem
+from .tools.problems import describe
+from .tools.tool import Tool, ToolProblem
 
 if TYPE_CHECKING:
-    from .registry import ToolRegistry
+    from .tools.registry import ToolRegistry
     from .views import MCPView
 
 #: What Django passes a check: the apps to check, None for all.
@@ -32,10 +32,10 @@ REMOVED_SETTINGS = {
 
 #: Settings that take one of a few values, and where those values are named.
 CHOICES = {
-    "DISPATCH": "mcp_tools.dispatch.MODES",
-    "CALL_LOG": "mcp_tools.calllog.MODES",
-    "JSON_NAN": "mcp_tools.encoding.NAN_MODES",
-    "CONFIRM_UNASKABLE": "mcp_tools.input_requests.UNASKABLE_MODES",
+    "DISPATCH": "mcp_tools.pipeline.chain.MODES",
+    "CALL_LOG": "mcp_tools.calllog.writer.MODES",
+    "JSON_NAN": "mcp_tools.core.encoding.NAN_MODES",
+    "CONFIRM_UNASKABLE": "mcp_tools.inputs.asks.UNASKABLE_MODES",
 }
 
 #: Numeric bounds: the settings that must be positive, and those that may also be zero.
@@ -100,7 +100,7 @@ def check_label(obj: Any) -> str:
     """Name a declared view, handler or function as ``module.ViewName``."""
     from rest_framework.views import APIView
 
-    from .naming import view_label
+    from .tools.naming import view_label
 
     view_class = getattr(obj, "cls", None) or getattr(obj, "view_class", None)
     target = view_class if isinstance(view_class, type) else obj
@@ -142,7 +142,7 @@ def _registries(registry: ToolRegistry | None) -> Sequence[ToolRegistry]:
 @checks.register("mcp_tools")
 def check_shared_names(app_configs: Configs = None, **kwargs: object) -> list[checks.CheckMessage]:
     """Report a tool name two registries give to different views: one admin row rules both."""
-    from .naming import where
+    from .tools.naming import where
     from .views import mounted_endpoints, served_registries
 
     registries = served_registries()
@@ -348,7 +348,7 @@ def check_well_known(app_configs: Configs = None, **kwargs: object) -> list[chec
     """With OAuth metadata configured, the RFC 9728 documents must be served at the root."""
     from django.urls import NoReverseMatch, reverse
 
-    from .resource_metadata import WELL_KNOWN, is_configured, public_origin
+    from .auth.resource_metadata import WELL_KNOWN, is_configured, public_origin
     from .views import mounted_endpoints
 
     if not is_configured():
@@ -444,7 +444,7 @@ def check_tasks(
     from django.utils.module_loading import import_string
 
     from .conf import DEFAULTS, mcp_settings
-    from .executors import DjangoTasksExecutor, tasks_framework
+    from .tasks.executors import DjangoTasksExecutor, tasks_framework
 
     value = mcp_settings.user_settings.get("TASK_EXECUTOR", DEFAULTS["TASK_EXECUTOR"])
     try:
@@ -486,7 +486,7 @@ def check_tasks(
 def _formatter_problems(value: Any) -> list[checks.CheckMessage]:
     from django.utils.module_loading import import_string
 
-    from .formatters import BaseFormatter
+    from .pipeline.formatters import BaseFormatter
 
     try:
         formatter = import_string(value) if isinstance(value, str) else value
@@ -506,7 +506,7 @@ def check_dispatch(app_configs: Configs = None, **kwargs: object) -> list[checks
     (docs/dispatch.md); nothing when only the classes ``DISPATCH_SKIP_MIDDLEWARE`` leaves
     out are installed."""
     from .conf import mcp_settings
-    from .dispatch import DIRECT, MODES, chain
+    from .pipeline.chain import DIRECT, MODES, chain
 
     if mcp_settings.DISPATCH not in MODES:
         return []  # reported by check_settings

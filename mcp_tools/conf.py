@@ -97,7 +97,7 @@ DEFAULTS: dict[str, Any] = {
     # often a client should poll it, in milliseconds, how long a worker's hold on a running
     # task lasts unless renewed, in seconds (a task whose worker died fails after it), and
     # the tasks one caller may have working at once.
-    "TASK_EXECUTOR": "mcp_tools.executors.DjangoTasksExecutor",
+    "TASK_EXECUTOR": "mcp_tools.tasks.executors.DjangoTasksExecutor",
     "TASK_IMMEDIATE_SECONDS": 0.5,
     "TASK_TTL": 24 * 60 * 60,
     "TASK_POLL_INTERVAL_MS": 1000,
@@ -136,7 +136,7 @@ DEFAULTS: dict[str, Any] = {
     "CALL_LOG_FLUSH_INTERVAL": 1.0,
     "CALL_LOG_WINDOW_DAYS": 7,
     # The class that turns a view's HttpResponse into a tool result.
-    "FORMATTER_CLASS": "mcp_tools.formatters.ResponseFormatter",
+    "FORMATTER_CLASS": "mcp_tools.pipeline.formatters.ResponseFormatter",
     # Result contract (docs/results.md): non-finite floats in JSON ("error", "null" or
     # "string"), unsupported binary bodies as embedded resources, and result processors.
     "JSON_NAN": "error",

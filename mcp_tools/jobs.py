@@ -1,5 +1,5 @@
 """The job a worker of Django's tasks framework runs for an MCP task: its id only, the rest
-is the task's row (``mcp_tools.task_runs``)."""
+is the task's row (``mcp_tools.tasks.runs``)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,6 @@ except ImportError:  # Django 5.2: the django-tasks backport
 @task()
 def run_tool_task(task_id: str) -> None:
     """Run the MCP task ``task_id`` (a worker's job, enqueued by its ``tools/call``)."""
-    from .task_runs import run
+    from .tasks.runs import run
 
     run(task_id)

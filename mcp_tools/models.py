@@ -341,7 +341,7 @@ class AdminStateVersion(models.Model):
 class SharedCacheEntry(models.Model):
     """One value every worker must see, where ``MCP_TOOLS["CACHE"]`` is a cache each process
     keeps for itself (``LocMemCache``, ``DummyCache``): the table of the Django database
-    cache that stands in for it (``mcp_tools.shared_cache``), with the columns Django's
+    cache that stands in for it (``mcp_tools.core.shared_cache``), with the columns Django's
     ``createcachetable`` makes.
     """
 

@@ -6,7 +6,7 @@ same, as class attributes or ``as_view()`` arguments, with DRF's hooks to choose
 
 The transport alone decides how answers travel: it checks the HTTP request, reads one
 message or a batch, authenticates the caller once, hands each message to the server
-(``mcp_tools.server``) and sends the answer as JSON, or as an SSE stream when a tool call's
+(``mcp_tools.endpoint.server``) and sends the answer as JSON, or as an SSE stream when a tool call's
 notifications are wanted and the client reads ``text/event-stream``.
 """
 
@@ -53,7 +53,7 @@ from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
 
-from . import calllog, resource_metadata, server, streaming
+from .auth import resource_metadata
 from .authentication import (
     MAX_AUTHORIZATION_BYTES,
     TOO_LONG,
@@ -62,18 +62,20 @@ from .authentication import (
     refused_credentials,
     unauthenticated_user,
 )
+from .calllog import writer as calllog
 from .conf import mcp_settings
-from .formatters import BaseFormatter
-from .handlers import Exchange
-from .input_requests import StreamNeeded
-from .invocation import Invocation
+from .core.routes import NoPath, iter_routes
+from .endpoint import server, streaming
+from .endpoint.handlers import Exchange
+from .endpoint.server import Answer
+from .inputs.asks import StreamNeeded
+from .pipeline.formatters import BaseFormatter
+from .pipeline.invocation import Invocation
 from .protocol import jsonrpc, mediatypes, versions
 from .protocol.jsonrpc import INVALID_REQUEST, JSONRPCError
-from .registry import ToolRegistry
-from .registry import registry as default_registry
-from .routes import NoPath, iter_routes
-from .server import Answer
-from .tools import Tool
+from .tools.registry import ToolRegistry
+from .tools.registry import registry as default_registry
+from .tools.tool import Tool
 
 JSON = "application/json"
 EVENT_STREAM = "text/event-stream"

@@ -13,8 +13,8 @@ from rest_framework import permissions, serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from mcp_tools.decorators import mcp_tool
-from mcp_tools.registry import ToolRegistry
+from mcp_tools.tools.decorators import mcp_tool
+from mcp_tools.tools.registry import ToolRegistry
 from mcp_tools.views import MCPView
 
 shop = ToolRegistry()

@@ -76,7 +76,7 @@ def fresh_admin_state():
     """Forget the admin state between tests: each test's database is rolled back after it."""
     from django.core.cache import caches
 
-    from mcp_tools.catalog import VERSION_KEY, catalogs
+    from mcp_tools.catalog.admin_state import VERSION_KEY, catalogs
     from mcp_tools.conf import mcp_settings
 
     yield

@@ -132,7 +132,8 @@ def writer_times(batches: int = 20, size: int = 500) -> dict[str, float]:
 
     from django.utils import timezone
 
-    from mcp_tools import calllog, summary
+    from mcp_tools.calllog import summary
+    from mcp_tools.calllog import writer as calllog
     from mcp_tools.models import ToolCall, ToolCallDay, ToolCallLatency
 
     generator = random.Random(26)

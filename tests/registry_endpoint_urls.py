@@ -10,8 +10,8 @@ from django.urls import include, path
 from rest_framework.decorators import api_view
 from rest_framework.response import Response
 
-from mcp_tools.decorators import mcp_tool
-from mcp_tools.registry import ToolRegistry
+from mcp_tools.tools.decorators import mcp_tool
+from mcp_tools.tools.registry import ToolRegistry
 from mcp_tools.views import MCPView
 
 partner = ToolRegistry()

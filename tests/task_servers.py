@@ -49,7 +49,7 @@ print(json.dumps({row.pop("id"): row for row in rows}))
 
 CANCEL_ROWS = """
 import sys
-from mcp_tools import tasks
+from mcp_tools.tasks import store as tasks
 from mcp_tools.models import ToolTask
 for task in ToolTask.objects.filter(pk__in=sys.argv[1:]):
     tasks.cancel(task, "Cancelled by the test")

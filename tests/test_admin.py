@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
 
-from mcp_tools import summary
+from mcp_tools.calllog import summary
 from mcp_tools.models import ExposedTool, ToolCall
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.admin_urls")]
@@ -585,7 +585,7 @@ def test_the_overview_needs_the_view_permission_on_the_call_log(django_user_mode
 
 def logged(tool, ago, duration, outcome="ok", **fields):
     """Log a call as the call log's writer does: the row, and its day's summary."""
-    from mcp_tools import calllog
+    from mcp_tools.calllog import writer as calllog
 
     row = ToolCall(
         tool_name=tool,
@@ -880,7 +880,7 @@ def test_try_it_refuses_a_protocol_version_it_does_not_serve(admin_client):
 
 
 def test_try_it_offers_a_labelled_choice_by_its_titles():
-    from mcp_tools.forms import field_for
+    from mcp_tools.admin.forms import field_for
 
     schema = {"type": "string", "oneOf": [{"const": "sci", "title": "Science"}]}
     field = field_for("genre", schema, required=False)

@@ -236,7 +236,7 @@ def test_the_load_order_python_reports_goes_down_the_layers():
             upward.append(f"{short(parent)} loaded {short(name)}")
         stack.append((depth, name))
         seen.add(name)
-    assert {"mcp_tools.views", "mcp_tools.routes", "mcp_tools.protocol.jsonrpc"} <= seen
+    assert {"mcp_tools.views", "mcp_tools.core.routes", "mcp_tools.protocol.jsonrpc"} <= seen
     assert upward == []
 
 
@@ -248,13 +248,17 @@ def diagram_names() -> set[str]:
 
 
 def resolve(name: str):
-    first, *rest = name.split(".")
-    candidates = [f"mcp_tools.{first}", f"mcp_tools.protocol.{first}", f"mcp_tools.schemas.{first}"]
-    for candidate in candidates:
-        if candidate in modules():
-            value = importlib.import_module(candidate)
-            break
+    parts = name.split(".")
+    found = [
+        (prefix + ".".join(parts[:size]), parts[size:])
+        for size in range(len(parts), 0, -1)  # the longest module the name starts with
+        for prefix in ("mcp_tools.", "mcp_tools.protocol.", "mcp_tools.schemas.")
+        if prefix + ".".join(parts[:size]) in modules()
+    ]
+    if found:
+        value, rest = importlib.import_module(found[0][0]), found[0][1]
     else:  # a class: Invocation.run, Route.resolve
+        first, *rest = parts
         owners = [
             importlib.import_module(module)
             for module, tree in modules().items()
@@ -269,7 +273,7 @@ def resolve(name: str):
 
 def test_every_dotted_name_of_the_diagram_resolves():
     names = diagram_names()
-    assert "views.MCPView.post" in names and "dispatch.call_view" in names
+    assert "views.MCPView.post" in names and "pipeline.chain.call_view" in names
     unresolved = []
     for name in sorted(names):
         try:

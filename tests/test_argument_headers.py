@@ -26,10 +26,10 @@ from rest_framework.routers import SimpleRouter
 from rest_framework.views import APIView
 
 from mcp_tools.checks import check_tools
-from mcp_tools.decorators import mcp_tool
-from mcp_tools.registry import ToolRegistry
 from mcp_tools.signals import tool_called
 from mcp_tools.test import MCPClient
+from mcp_tools.tools.decorators import mcp_tool
+from mcp_tools.tools.registry import ToolRegistry
 from tests.conformance_app.server import serve
 from tests.helpers import MODERN, error_of, result_of
 from tests.sdk import Wire, all_tools, connect

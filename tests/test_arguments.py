@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from mcp_tools.arguments import coerce_value, problems
-from mcp_tools.registry import registry
-from mcp_tools.routes import NoPath
+from mcp_tools.core.routes import NoPath
+from mcp_tools.pipeline.arguments import coerce_value, problems
+from mcp_tools.tools.registry import registry
 from tests.helpers import result_of
 
 DECIMAL = {"type": ["number", "string"], "pattern": r"^\d+$"}

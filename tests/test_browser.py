@@ -252,7 +252,7 @@ def shop(live_server):
     """The shop's tools (tests.admin_tryit_urls), a few badges, and logged calls."""
     from django.contrib.auth.models import Group
 
-    from mcp_tools import sync
+    from mcp_tools.catalog import sync
     from mcp_tools.models import ExposedTool, ToolCall
     from mcp_tools.views import served_registries
 

@@ -86,7 +86,7 @@ def fits(browser, selector):
 
 @pytest.fixture
 def logged_calls(alice):
-    from mcp_tools import summary
+    from mcp_tools.calllog import summary
     from mcp_tools.models import ToolCall
 
     now = timezone.now()

@@ -19,8 +19,8 @@ from django.test import Client
 from django.urls import get_script_prefix, set_script_prefix
 from django.utils import timezone
 
-from mcp_tools import invocation as invocation_module
-from mcp_tools import server, streaming
+from mcp_tools.endpoint import server, streaming
+from mcp_tools.pipeline import invocation as invocation_module
 from mcp_tools.protocol.jsonrpc import parse_message
 from mcp_tools.protocol.results import ToolResult
 from mcp_tools.protocol.versions import Era

@@ -120,7 +120,7 @@ def test_a_call_the_views_throttles_refuse_is_logged_as_throttled(mcp):
 
 
 def test_a_declined_confirmation_is_logged_as_unconfirmed(alice):
-    from mcp_tools.input_requests import CONFIRM_KEY
+    from mcp_tools.inputs.asks import CONFIRM_KEY
     from tests.test_input_requests import client_for, result
     from tests.testapp.models import Entry
 
@@ -143,7 +143,7 @@ def test_the_message_kept_is_bounded_and_storable(log_mode):
     from django.test import RequestFactory
     from django.utils import timezone
 
-    from mcp_tools import calllog
+    from mcp_tools.calllog import writer as calllog
 
     calllog.record(
         None,
@@ -170,7 +170,7 @@ def test_a_sender_without_outcomes_is_logged_from_is_error(log_mode):
     from django.test import RequestFactory
     from django.utils import timezone
 
-    from mcp_tools import calllog
+    from mcp_tools.calllog import writer as calllog
 
     for is_error in (True, False):
         calllog.record(
@@ -195,7 +195,7 @@ def test_an_anonymous_caller_is_logged_without_a_user(log_mode):
     from django.test import RequestFactory
     from django.utils import timezone
 
-    from mcp_tools import calllog
+    from mcp_tools.calllog import writer as calllog
 
     log_mode("all")
     calllog.record(
@@ -218,7 +218,7 @@ def test_an_anonymous_caller_is_logged_without_a_user(log_mode):
 def test_the_log_is_written_after_the_response(mcp, log_mode, monkeypatch):
     log_mode("all")
     written = []
-    monkeypatch.setattr("mcp_tools.calllog.write", lambda rows: written.extend(rows))
+    monkeypatch.setattr("mcp_tools.calllog.writer.write", lambda rows: written.extend(rows))
     response = mcp.send(mcp.message("tools/call", {"name": "echo", "arguments": {"word": "x"}}))
     # The test client has closed the response: that is when the rows went out, in one batch.
     assert [row.tool_name for row in written] == ["echo"]
@@ -238,7 +238,7 @@ def test_a_failing_write_never_fails_the_call(mcp, log_mode, monkeypatch, caplog
     def unavailable(*args, **kwargs):
         raise OperationalError("no such table: mcp_tools_toolcall")
 
-    monkeypatch.setattr("mcp_tools.calllog.insert", unavailable)
+    monkeypatch.setattr("mcp_tools.calllog.writer.insert", unavailable)
     caplog.set_level(logging.WARNING, "mcp_tools")
     assert mcp.call_tool("echo", {"word": "x"})["isError"] is False
     assert "The call log could not be written (1 of 1 call; the last: echo)" in caplog.text

@@ -12,7 +12,7 @@ import pytest
 from django.db import InterfaceError, OperationalError, connection
 from django.utils import timezone
 
-from mcp_tools import calllog
+from mcp_tools.calllog import writer as calllog
 from mcp_tools.models import ToolCall
 
 SETTINGS = {"CACHE": "mcp", "CALL_LOG": "all", "CALL_LOG_FLUSH_INTERVAL": 0.01}

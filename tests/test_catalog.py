@@ -9,8 +9,8 @@ from django.urls import path
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from mcp_tools import catalog
-from mcp_tools.catalog import (
+from mcp_tools.catalog import admin_state as catalog
+from mcp_tools.catalog.admin_state import (
     VERSION_KEY,
     catalog_for,
     catalogs,
@@ -18,9 +18,9 @@ from mcp_tools.catalog import (
     database_version,
     read_version,
 )
-from mcp_tools.decorators import mcp_tool
 from mcp_tools.models import ExposedTool
-from mcp_tools.registry import ToolRegistry
+from mcp_tools.tools.decorators import mcp_tool
+from mcp_tools.tools.registry import ToolRegistry
 from tests.helpers import purpose
 
 pytestmark = pytest.mark.django_db
@@ -105,7 +105,7 @@ def test_a_saved_change_publishes_a_new_version(django_capture_on_commit_callbac
 
 
 def test_the_rows_are_read_once_per_version(django_assert_num_queries):
-    from mcp_tools.registry import registry
+    from mcp_tools.tools.registry import registry
 
     toolset = registry.tools()
     first = catalog_for(toolset)
@@ -257,7 +257,7 @@ def test_the_rows_are_read_as_values_into_the_same_rules(django_assert_num_queri
     from django.contrib.auth.models import Group
     from django.db.models.signals import post_init
 
-    from mcp_tools.catalog import DEFAULT_RULE, Rule, load_state
+    from mcp_tools.catalog.admin_state import DEFAULT_RULE, Rule, load_state
 
     staff, ops = Group.objects.create(name="staff"), Group.objects.create(name="ops")
     ExposedTool.objects.update_or_create(name="todo_list", defaults={"enabled": False})

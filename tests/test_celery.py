@@ -20,10 +20,10 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 
-from mcp_tools import tasks
 from mcp_tools.contrib.celery.executor import CeleryExecutor
 from mcp_tools.contrib.celery.tasks import NAME
 from mcp_tools.models import ToolTask
+from mcp_tools.tasks import store as tasks
 from mcp_tools.test import MCPClient, MCPError
 from tests.conformance_app.server import REPO, free_port, migrated_database, running
 from tests.helpers import MODERN

@@ -11,8 +11,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from mcp_tools.checks import check_tools
-from mcp_tools.decorators import mcp_tool
-from mcp_tools.registry import ToolRegistry
+from mcp_tools.tools.decorators import mcp_tool
+from mcp_tools.tools.registry import ToolRegistry
 
 
 def test_the_test_project_passes_every_check():
@@ -864,7 +864,7 @@ def test_the_project_s_own_executor_needs_no_tasks_framework(task_tools, monkeyp
     ("value", "problem"),
     [
         ("myproject.nowhere.Executor", "can't be imported (No module named 'myproject')"),
-        ("mcp_tools.executors.tasks_framework", "has no enqueue(task_id) method"),
+        ("mcp_tools.tasks.executors.tasks_framework", "has no enqueue(task_id) method"),
     ],
 )
 def test_a_task_executor_that_cant_be_imported_is_an_error(task_tools, settings, value, problem):

@@ -10,11 +10,12 @@ import pytest
 from django.core.cache import caches
 from django.test import override_settings
 
-from mcp_tools import ClientDisconnected, client_requests
-from mcp_tools.input_requests import NoAnswer
+from mcp_tools import ClientDisconnected
+from mcp_tools.endpoint.streaming import Channel, Notifier, StreamSpec
+from mcp_tools.inputs import relay as client_requests
+from mcp_tools.inputs.asks import NoAnswer
+from mcp_tools.inputs.request_state import caller_key
 from mcp_tools.protocol.versions import Era
-from mcp_tools.request_state import caller_key
-from mcp_tools.streaming import Channel, Notifier, StreamSpec
 from mcp_tools.test import MCPClient
 from tests.testapp.models import Entry
 from tests.testapp.views import STREAM_RUNS

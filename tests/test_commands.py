@@ -23,7 +23,7 @@ def run(*args):
 
 def test_mcp_list_names_each_tool_with_its_route_and_state():
     ExposedTool.objects.filter(name="todo_create").update(enabled=False)
-    from mcp_tools.catalog import publish
+    from mcp_tools.catalog.admin_state import publish
 
     publish()
     out, _ = run("mcp_list")
@@ -193,7 +193,8 @@ class ElsewhereRouter:
 def test_migrate_of_a_database_without_this_app_s_tables_syncs_nothing(settings, monkeypatch):
     # A router keeps mcp_tools in a database of its own: migrating default must not sync
     # rows (their table is not there), as Django's contenttypes does not either.
-    from mcp_tools import apps, sync
+    from mcp_tools import apps
+    from mcp_tools.catalog import sync
 
     synced = []
     monkeypatch.setattr(sync, "sync_tools", lambda *registries: synced.append(registries))
@@ -222,8 +223,8 @@ def test_a_name_two_registries_use_is_shown_as_the_default_registry_has_it(setti
     from rest_framework.decorators import api_view
     from rest_framework.response import Response
 
-    from mcp_tools.decorators import mcp_tool
-    from mcp_tools.registry import ToolRegistry
+    from mcp_tools.tools.decorators import mcp_tool
+    from mcp_tools.tools.registry import ToolRegistry
     from mcp_tools.views import MCPView
 
     other = ToolRegistry()
@@ -249,8 +250,8 @@ def test_mcp_sync_refuses_a_misconfigured_registry_clearly(settings):
     from rest_framework.response import Response
     from rest_framework.views import APIView
 
-    from mcp_tools.decorators import mcp_tool
-    from mcp_tools.registry import ToolRegistry
+    from mcp_tools.tools.decorators import mcp_tool
+    from mcp_tools.tools.registry import ToolRegistry
     from mcp_tools.views import MCPView
 
     broken = ToolRegistry()

@@ -7,8 +7,8 @@ from django.core.exceptions import ImproperlyConfigured
 from django.test import override_settings
 
 from mcp_tools import mcp_tool
-from mcp_tools.input_requests import CONFIRM_KEY, confirmation_message
-from mcp_tools.registry import ToolRegistry
+from mcp_tools.inputs.asks import CONFIRM_KEY, confirmation_message
+from mcp_tools.tools.registry import ToolRegistry
 from tests.test_input_requests import client_for, result, texts
 from tests.testapp.models import Entry
 
@@ -203,8 +203,8 @@ def test_an_acceptance_older_than_a_states_lifetime_is_asked_again(alice):
     import time
 
     from mcp_tools.authentication import Caller
-    from mcp_tools.input_requests import receive
-    from mcp_tools.request_state import Binding, Confirmation, issue
+    from mcp_tools.inputs.asks import receive
+    from mcp_tools.inputs.request_state import Binding, Confirmation, issue
 
     binding = Binding.of("ask_then_act", {}, Caller(alice, None, ()))
     for age, kept in ((10.0, True), (901.0, False)):  # INPUT_STATE_MAX_AGE: 900 s

@@ -1,4 +1,4 @@
-"""The tool call's context on the view's request (``mcp_tools.context``).
+"""The tool call's context on the view's request (``mcp_tools.core.context``).
 
 Overrides stored with ``mcp_output`` (docs/results.md, overrides), ``get_tool_call`` and
 ``is_mcp_request``.
@@ -12,8 +12,8 @@ from rest_framework.request import Request
 from rest_framework.test import APIRequestFactory, force_authenticate
 
 from mcp_tools import get_tool_call, is_mcp_request, mcp_output
-from mcp_tools.context import ToolCallContext, attach_context, get_context
-from mcp_tools.formatters import ResponseFormatter
+from mcp_tools.core.context import ToolCallContext, attach_context, get_context
+from mcp_tools.pipeline.formatters import ResponseFormatter
 from tests.results_app import views
 
 pytestmark = pytest.mark.django_db

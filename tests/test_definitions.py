@@ -13,9 +13,9 @@ from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 from rest_framework.views import APIView
 
-from mcp_tools.decorators import mcp_tool
-from mcp_tools.registry import ToolRegistry
 from mcp_tools.schemas.validators import argument_validator, error_message
+from mcp_tools.tools.decorators import mcp_tool
+from mcp_tools.tools.registry import ToolRegistry
 from tests.schema_app.models import Gadget, Tag
 from tests.test_registry import urlconf
 

@@ -127,10 +127,10 @@ def test_python_sample_runs(sample, monkeypatch, request):
     from django.conf import settings as django_settings
     from django.utils.module_loading import import_string
 
-    from mcp_tools import decorators
     from mcp_tools.conf import DEFAULTS
-    from mcp_tools.registry import ToolRegistry
     from mcp_tools.signals import tool_called
+    from mcp_tools.tools import decorators
+    from mcp_tools.tools.registry import ToolRegistry
 
     monkeypatch.setattr(decorators, "default_registry", ToolRegistry())
     shop_app(monkeypatch)

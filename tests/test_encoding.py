@@ -7,7 +7,7 @@ import uuid
 import pytest
 from django.utils.translation import gettext_lazy
 
-from mcp_tools.encoding import ResultEncodingError, encode_value, parse_json
+from mcp_tools.core.encoding import ResultEncodingError, encode_value, parse_json
 
 ENCODED = [
     ("object", {"a": 1, "b": "é"}, '{"a":1,"b":"é"}'),

@@ -5,7 +5,7 @@ Tools are built as tests/schemas/test_output_schema.py builds them.
 
 import pytest
 
-from mcp_tools.enforcement import enforce
+from mcp_tools.pipeline.enforcement import enforce
 from mcp_tools.protocol.jsonrpc import RawJSON
 from mcp_tools.protocol.results import ToolResult, text_block
 from tests.schemas.test_output_schema import ITEM_SCHEMA, api_view_class, resolved
@@ -83,7 +83,7 @@ def test_enforcement_needs_an_advertised_schema(settings):
 
 
 def test_the_validator_is_compiled_once_per_tool(settings, monkeypatch):
-    from mcp_tools import definitions
+    from mcp_tools.tools import definitions
 
     built = []
     real = definitions.build_validator

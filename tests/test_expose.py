@@ -18,8 +18,8 @@ from rest_framework.views import APIView
 
 from demo_project.todos.serializers import TodoSerializer
 from mcp_tools.checks import check_tools
-from mcp_tools.decorators import expose, mcp_tool
-from mcp_tools.registry import AlreadyRegistered, ToolRegistry
+from mcp_tools.tools.decorators import expose, mcp_tool
+from mcp_tools.tools.registry import AlreadyRegistered, ToolRegistry
 from tests.helpers import purpose
 
 

@@ -21,11 +21,11 @@ from rest_framework.response import Response
 from rest_framework.test import APIRequestFactory
 
 from mcp_tools import ToolError
-from mcp_tools.dispatch import release
-from mcp_tools.formatters import ResponseFormatter
+from mcp_tools.pipeline.chain import release
+from mcp_tools.pipeline.formatters import ResponseFormatter
 from mcp_tools.protocol.jsonrpc import RawJSON, encode
 from mcp_tools.protocol.projection import project_result
-from mcp_tools.tools import ToolOptions
+from mcp_tools.tools.tool import ToolOptions
 
 TOOL = types.SimpleNamespace(name="t", options=ToolOptions(), include_structured_content=True)
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"

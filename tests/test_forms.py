@@ -3,7 +3,7 @@
 import pytest
 from django import forms
 
-from mcp_tools.forms import TryItForm, field_for
+from mcp_tools.admin.forms import TryItForm, field_for
 
 LEFT_OUT = "Leave out (the view's default)"
 

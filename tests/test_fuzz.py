@@ -50,13 +50,14 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
-from mcp_tools import get_tool_call, invocation
-from mcp_tools.arguments import declared_types
-from mcp_tools.input_requests import CONFIRM_KEY, confirmation
+from mcp_tools import get_tool_call
+from mcp_tools.inputs.asks import CONFIRM_KEY, confirmation
 from mcp_tools.models import ToolCall, ToolCallDay, ToolCallLatency
+from mcp_tools.pipeline import invocation
+from mcp_tools.pipeline.arguments import declared_types
 from mcp_tools.protocol import versions
 from mcp_tools.protocol.jsonrpc import INTERNAL_ERROR, MISSING_CAPABILITY
-from mcp_tools.registry import registry
+from mcp_tools.tools.registry import registry
 from tests.helpers import MODERN, unrolled
 from tests.wire import RESULT_DEFINITIONS, _defs, sse_messages, validate_server_request, validator
 

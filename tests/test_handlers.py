@@ -1,4 +1,4 @@
-"""The JSON-RPC method handlers (``mcp_tools.handlers``), each era's (docs/protocol.md).
+"""The JSON-RPC method handlers (``mcp_tools.endpoint.handlers``), each era's (docs/protocol.md).
 
 initialize, ping, logging/setLevel, server/discover, tools/list (its pages, its cache and
 its cache hints) and the params of tools/call.
@@ -7,7 +7,7 @@ its cache hints) and the params of tools/call.
 import pytest
 
 from mcp_tools.test import MCPClient, MCPError
-from mcp_tools.tools import Tool
+from mcp_tools.tools.tool import Tool
 from tests.helpers import MODERN, error_of, result_of
 
 pytestmark = pytest.mark.django_db

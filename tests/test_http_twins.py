@@ -3,8 +3,8 @@
 import pytest
 
 from demo_project.todos.models import Todo
-from mcp_tools.decorators import mcp_tool
-from mcp_tools.registry import ToolRegistry
+from mcp_tools.tools.decorators import mcp_tool
+from mcp_tools.tools.registry import ToolRegistry
 from tests.testapp.views import report_view_class
 
 pytestmark = pytest.mark.django_db

@@ -1,5 +1,5 @@
 """The server path imports neither the mcp SDK nor pydantic (about 13 MiB per process), nor
-OpenTelemetry until something else in the process has (about 6 MiB: mcp_tools.tracing)."""
+OpenTelemetry until something else in the process has (about 6 MiB: mcp_tools.endpoint.tracing)."""
 
 import json
 import subprocess
@@ -8,9 +8,9 @@ import sys
 SERVER_MODULES = [
     "mcp_tools",
     "mcp_tools.views",
-    "mcp_tools.handlers",
-    "mcp_tools.formatters",
-    "mcp_tools.registry",
+    "mcp_tools.endpoint.handlers",
+    "mcp_tools.pipeline.formatters",
+    "mcp_tools.tools.registry",
     "mcp_tools.urls",
     "mcp_tools.test",
 ]
@@ -25,7 +25,7 @@ from django.test.utils import setup_test_environment
 setup_test_environment()
 for name in {modules!r}:
     __import__(name)
-from mcp_tools.registry import registry
+from mcp_tools.tools.registry import registry
 from mcp_tools.test import MCPClient
 registry.tools()
 # Serve a whole exchange, a streamed call included, before looking at what was imported.

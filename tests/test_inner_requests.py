@@ -84,13 +84,13 @@ def invoke(name, headers):
     Over MCP these tools are hidden from a caller their views refuse; this runs the view
     anyway, to show that its own checks refuse the call exactly as a direct request.
     """
-    from mcp_tools.handlers import Call, Exchange
-    from mcp_tools.invocation import Invocation
-    from mcp_tools.plans import CallPlan
+    from mcp_tools.endpoint.handlers import Call, Exchange
+    from mcp_tools.pipeline.invocation import Invocation
+    from mcp_tools.pipeline.plans import CallPlan
     from mcp_tools.protocol.jsonrpc import parse_message
     from mcp_tools.protocol.projection import project_result
     from mcp_tools.protocol.versions import Era
-    from mcp_tools.registry import registry
+    from mcp_tools.tools.registry import registry
     from mcp_tools.views import MCPView
 
     request = RequestFactory().post("/mcp", headers=headers)
@@ -239,7 +239,7 @@ def test_a_path_argument_beyond_latin_1_reaches_the_view_under_asgi_too(alice):
 
 
 def test_the_header_filter_remembers_at_most_a_bounded_number_of_names(monkeypatch):
-    from mcp_tools import inner_requests
+    from mcp_tools.pipeline import inner_requests
 
     monkeypatch.setattr(inner_requests, "_CARRIED", {})
     monkeypatch.setattr(inner_requests, "MAX_REMEMBERED_KEYS", 3)
@@ -256,7 +256,7 @@ def test_the_header_filter_remembers_at_most_a_bounded_number_of_names(monkeypat
 
 
 def test_direct_dispatch_never_carries_what_the_mcp_request_computes_of_its_own(alice):
-    from mcp_tools.inner_requests import carried_attributes
+    from mcp_tools.pipeline.inner_requests import carried_attributes
 
     outer = RequestFactory().post("/mcp?search=injected&page_size=100000", HTTP_MCP_SESSION_ID="x")
     outer.tenant = "acme"

@@ -16,7 +16,7 @@ import pytest
 from django.test import override_settings
 
 from demo_project.todos.models import Todo
-from mcp_tools.invocation import ASKING
+from mcp_tools.pipeline.invocation import ASKING
 from tests.sdk import (
     StreamingWire,
     answering_everything,
@@ -186,7 +186,7 @@ def test_a_call_that_can_t_stream_can_t_ask(mcp_url, alice, accept):
 
 def test_a_call_made_while_every_stream_slot_is_taken_runs_its_view_once(mcp_url, alice):
     # Its restart could not stream: the view runs once, and its ask raises InputUnavailable.
-    from mcp_tools.streaming import slots
+    from mcp_tools.endpoint.streaming import slots
 
     with override_settings(MCP_TOOLS={"CACHE": "mcp", "MAX_STREAMS": 1}):
         assert slots.acquire()

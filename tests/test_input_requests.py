@@ -14,8 +14,8 @@ from django.core import signing
 from django.test import override_settings
 
 from mcp_tools import InputUnavailable, elicit, request_input
+from mcp_tools.inputs.request_state import SALT
 from mcp_tools.models import ToolCall
-from mcp_tools.request_state import SALT
 from mcp_tools.signals import tool_called
 from mcp_tools.test import MCPClient
 from tests.helpers import MODERN

@@ -13,9 +13,9 @@ from rest_framework import permissions, serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from mcp_tools.decorators import mcp_tool
-from mcp_tools.lint import COMPONENTS, definition_tokens, lint_tool
-from mcp_tools.registry import ToolRegistry
+from mcp_tools.tools.decorators import mcp_tool
+from mcp_tools.tools.lint import COMPONENTS, definition_tokens, lint_tool
+from mcp_tools.tools.registry import ToolRegistry
 from tests.test_registry import urlconf
 
 

@@ -10,7 +10,7 @@ from django.core.management.base import CommandError
 from django.test import RequestFactory
 from django.urls import reverse
 
-from mcp_tools import local
+from mcp_tools.endpoint import local
 from mcp_tools.models import ExposedTool
 from mcp_tools.protocol.jsonrpc import JSONRPCError
 

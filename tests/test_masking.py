@@ -17,7 +17,7 @@ import logging
 import pytest
 from rest_framework.permissions import BasePermission
 
-from mcp_tools.formatters import ResponseFormatter
+from mcp_tools.pipeline.formatters import ResponseFormatter
 from mcp_tools.protocol.versions import SUPPORTED_VERSIONS
 from mcp_tools.test import MCPClient
 from tests.wire import sse_messages, validate_exchange, validate_stream

@@ -21,7 +21,7 @@ from django_otp.plugins.otp_static.models import StaticDevice
 from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 
-from mcp_tools import dispatch
+from mcp_tools.pipeline import chain as dispatch
 from tests.middleware_app.models import Invoice, Tenant
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.e2e]

@@ -9,9 +9,9 @@ from rest_framework.routers import SimpleRouter
 
 from demo_project.todos.models import Todo
 from demo_project.todos.serializers import TodoSerializer
-from mcp_tools.decorators import mcp_tool
-from mcp_tools.naming import takes_an
-from mcp_tools.registry import ToolRegistry
+from mcp_tools.tools.decorators import mcp_tool
+from mcp_tools.tools.naming import takes_an
+from mcp_tools.tools.registry import ToolRegistry
 from tests.helpers import purpose
 from tests.test_registry import urlconf
 

@@ -54,7 +54,7 @@ def measured(postgres):
 def test_the_figures_are_the_logs_and_its_percentiles_within_the_bound(measured, postgres):
     import psycopg
 
-    from mcp_tools import summary
+    from mcp_tools.calllog import summary
 
     # Asked of PostgreSQL directly, over the same window of the log: the page's counts are
     # the same, its percentiles within a factor RATIO of percentile_cont's.

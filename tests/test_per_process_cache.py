@@ -84,7 +84,7 @@ def test_a_tool_disabled_through_one_process_is_refused_by_the_other(tmp_path):
 
 
 def test_the_answers_and_the_confirmations_reach_the_other_process(tmp_path):
-    from mcp_tools.input_requests import CONFIRM_KEY
+    from mcp_tools.inputs.asks import CONFIRM_KEY
 
     database = migrated_database(SETTINGS, tmp_path)
     environ = {**os.environ, "DJANGO_SETTINGS_MODULE": SETTINGS, DATABASE_ENV: str(database)}

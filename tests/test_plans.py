@@ -4,10 +4,10 @@ admin state or the settings change (docs/performance.md#the-call-plan)."""
 import pytest
 from django.core.handlers.base import BaseHandler
 
-from mcp_tools.catalog import catalog_for, publish
+from mcp_tools.catalog.admin_state import catalog_for, publish
 from mcp_tools.models import ExposedTool
-from mcp_tools.plans import CallPlan
-from mcp_tools.registry import registry
+from mcp_tools.pipeline.plans import CallPlan
+from mcp_tools.tools.registry import registry
 from tests.testapp.models import Entry
 
 pytestmark = pytest.mark.django_db

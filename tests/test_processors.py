@@ -2,7 +2,7 @@
 
 import pytest
 
-from mcp_tools.processors import TRUNCATION_MARKER, redact, run_processors, truncate_text
+from mcp_tools.pipeline.processors import TRUNCATION_MARKER, redact, run_processors, truncate_text
 from mcp_tools.protocol.jsonrpc import RawJSON
 from mcp_tools.protocol.results import NO_STRUCTURED, ToolResult, text_block
 
@@ -90,7 +90,10 @@ def shout(result, tool, request):
 @pytest.mark.django_db
 def test_processors_run_in_order_on_every_result_through_the_endpoint(mcp, settings):
     settings.MCP_TOOLS = {
-        "RESULT_PROCESSORS": ["mcp_tools.processors.truncate_text", "tests.test_processors.shout"],
+        "RESULT_PROCESSORS": [
+            "mcp_tools.pipeline.processors.truncate_text",
+            "tests.test_processors.shout",
+        ],
         "TRUNCATE_TEXT_LENGTH": 3,
     }
     assert mcp.call_tool("r_text")["content"] == [

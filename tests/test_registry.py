@@ -15,8 +15,8 @@ from rest_framework.views import APIView
 
 from demo_project.todos.models import Todo
 from demo_project.todos.serializers import TodoSerializer
-from mcp_tools.decorators import mcp_tool
-from mcp_tools.registry import AlreadyRegistered, ToolRegistry
+from mcp_tools.tools.decorators import mcp_tool
+from mcp_tools.tools.registry import AlreadyRegistered, ToolRegistry
 from tests.helpers import purpose
 
 TRIMMED_NOT_BLANK = r"^\s*[^\s\u0000][^\u0000]*$"
@@ -491,7 +491,7 @@ def test_path_chooses_one_mount(registry):
 
 
 def test_the_default_registry_holds_the_test_apps_tools():
-    from mcp_tools.registry import registry as default
+    from mcp_tools.tools.registry import registry as default
 
     assert {"todo_list", "echo", "greet_get", "note_archive", "file_get"} <= {
         tool.name for tool in default.tools()
@@ -526,8 +526,8 @@ def test_tags_accept_one_string_or_several(registry):
 
 
 def test_query_parameters_of_a_list_view_go_to_the_query_string():
-    from mcp_tools import arguments
-    from mcp_tools.registry import registry as default
+    from mcp_tools.pipeline import arguments
+    from mcp_tools.tools.registry import registry as default
 
     tool = default.get_tool("s_gadget_list", "tests.urls")
     assert tool.query_params[:3] == ("code", "name", "kind")
@@ -540,7 +540,7 @@ def test_query_parameters_of_a_list_view_go_to_the_query_string():
 
 
 def test_an_action_with_its_own_serializer_and_a_request_reading_serializer():
-    from mcp_tools.registry import registry as default
+    from mcp_tools.tools.registry import registry as default
 
     rename = default.get_tool("s_gadget_rename", "tests.urls")
     assert list(rename.input_schema["properties"]) == ["pk", "new_name"]
@@ -551,7 +551,7 @@ def test_an_action_with_its_own_serializer_and_a_request_reading_serializer():
 
 
 def test_the_page_size_argument_is_capped(settings):
-    from mcp_tools.registry import registry as default
+    from mcp_tools.tools.registry import registry as default
 
     schema = default.get_tool("s_gadget_list", "tests.urls").input_schema
     assert schema["properties"]["page_size"]["maximum"] == 100  # the view allows 500

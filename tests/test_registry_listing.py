@@ -7,7 +7,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from mcp_tools.registry_listing import SCHEMA_URL, listing, problems
+from mcp_tools.endpoint.server_json import SCHEMA_URL, listing, problems
 
 pytestmark = pytest.mark.django_db
 

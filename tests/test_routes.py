@@ -5,7 +5,7 @@ from django.urls import include, path, re_path, register_converter
 from django.urls.converters import get_converters
 from django.urls.resolvers import get_resolver
 
-from mcp_tools.routes import NoPath, iter_routes
+from mcp_tools.core.routes import NoPath, iter_routes
 
 
 def view(request, **kwargs):

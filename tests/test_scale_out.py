@@ -290,7 +290,7 @@ def destroy_a_todo_confirmed(call: Any, *, asking: str, accepting: str) -> dict[
     """Create a todo and destroy it at 2026-07-28 through ``call(url, name, **params)``: its
     confirmation asked by the instance at ``asking``, accepted at ``accepting``, where the
     view runs. Return the accepted retry's params, for a replay."""
-    from mcp_tools.input_requests import CONFIRM_KEY
+    from mcp_tools.inputs.asks import CONFIRM_KEY
 
     todo = call(asking, "todo_create", arguments={"title": "Once"})["structuredContent"]
     arguments = {"pk": todo["id"]}
@@ -516,7 +516,7 @@ def test_an_accepted_confirmation_runs_the_view_once_whichever_instance_gets_the
     # todo_destroy asks first. Accepted on one instance, it runs there; the same accepted
     # retry sent again, to either instance, asks the user again: the spent acceptance is
     # remembered in the shared Redis (docs/input.md), not in the process that ran it.
-    from mcp_tools.input_requests import CONFIRM_KEY
+    from mcp_tools.inputs.asks import CONFIRM_KEY
 
     user = cluster.user()
     first, second = cluster.urls

@@ -1,4 +1,4 @@
-"""One JSON-RPC message in, one answer out (``mcp_tools.server``), whatever carries it.
+"""One JSON-RPC message in, one answer out (``mcp_tools.endpoint.server``), whatever carries it.
 
 Malformed messages, ids, notifications and responses, each message's era and version
 (docs/protocol.md, eras), unknown methods, faults of the server itself and the items of a
@@ -328,7 +328,7 @@ def test_an_answered_call_leaves_no_reference_cycle_of_its_own(mcp):
     # call hanging from a cycle, for the garbage collector to find (docs/performance.md).
     import gc
 
-    from mcp_tools.invocation import Invocation
+    from mcp_tools.pipeline.invocation import Invocation
 
     def invocations():
         # Other tests' streamed calls may still hold theirs (a view that ignores a timeout).

@@ -8,8 +8,8 @@ import pytest
 from django.core.cache import caches
 from django.core.cache.backends.db import DatabaseCache
 
+from mcp_tools.core.shared_cache import TABLE, shared_cache
 from mcp_tools.models import SharedCacheEntry
-from mcp_tools.shared_cache import TABLE, shared_cache
 
 pytestmark = pytest.mark.django_db
 
@@ -60,7 +60,7 @@ def test_a_request_asked_inside_the_view_s_transaction_is_seen_by_another_proces
 
     from django.db import transaction
 
-    from mcp_tools import client_requests
+    from mcp_tools.inputs import relay as client_requests
 
     use(settings, LOCMEM)
     answered = []

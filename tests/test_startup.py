@@ -16,8 +16,9 @@ import pytest
 from django.db import OperationalError
 
 import mcp_tools
-from mcp_tools import catalog, definitions, registry, startup
-from mcp_tools.catalog import catalogs
+from mcp_tools.catalog import admin_state as catalog
+from mcp_tools.catalog.admin_state import catalogs
+from mcp_tools.endpoint import startup
 from mcp_tools.protocol.jsonrpc import encode
 from mcp_tools.protocol.projection import project_tool
 from mcp_tools.protocol.versions import (
@@ -27,6 +28,7 @@ from mcp_tools.protocol.versions import (
     SUPPORTED_VERSIONS,
 )
 from mcp_tools.test import MCPClient
+from mcp_tools.tools import definitions, registry
 from mcp_tools.views import served_registries
 from tests.conformance_app.server import (
     DATABASE_ENV,
@@ -278,7 +280,7 @@ import django
 django.setup()
 from django.db import connections
 import mcp_tools
-from mcp_tools.catalog import catalogs
+from mcp_tools.catalog.admin_state import catalogs
 
 async def importing_the_application():
     mcp_tools.prepare()  # as an ASGI server that imports the app inside its event loop

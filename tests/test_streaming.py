@@ -16,10 +16,9 @@ import pytest
 from mcp import Client as SDKClient
 from mcp.client.streamable_http import streamable_http_client
 
-from mcp_tools import ClientDisconnected, streaming
-from mcp_tools.models import ToolCall
-from mcp_tools.protocol.versions import Era
-from mcp_tools.streaming import (
+from mcp_tools import ClientDisconnected
+from mcp_tools.endpoint import streaming
+from mcp_tools.endpoint.streaming import (
     Channel,
     Event,
     Notifier,
@@ -27,6 +26,8 @@ from mcp_tools.streaming import (
     async_events,
     sync_events,
 )
+from mcp_tools.models import ToolCall
+from mcp_tools.protocol.versions import Era
 from mcp_tools.test import MCPClient
 from tests.conformance_app import views as probes
 from tests.conformance_app.server import serve

@@ -23,7 +23,8 @@ from django.utils import timezone
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcp_tools import calllog, summary
+from mcp_tools.calllog import summary
+from mcp_tools.calllog import writer as calllog
 from mcp_tools.models import ToolCall, ToolCallDay, ToolCallLatency
 
 

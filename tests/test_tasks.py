@@ -18,11 +18,12 @@ from django.db import connections
 from django.urls import set_script_prefix
 from django.utils import timezone, translation
 
-from mcp_tools import task_runs, tasks
-from mcp_tools.catalog import publish
-from mcp_tools.executors import TaskExecutor
+from mcp_tools.catalog.admin_state import publish
+from mcp_tools.catalog.sync import sync_tools
 from mcp_tools.models import ExposedTool, ToolCall, ToolTask
-from mcp_tools.sync import sync_tools
+from mcp_tools.tasks import runs as task_runs
+from mcp_tools.tasks import store as tasks
+from mcp_tools.tasks.executors import TaskExecutor
 from mcp_tools.test import MCPClient, MCPError
 from tests.helpers import MODERN
 from tests.tasks_app import views as task_views

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcp_tools.input_requests import CONFIRM_KEY
+from mcp_tools.inputs.asks import CONFIRM_KEY
 from mcp_tools.models import ToolTask
 from mcp_tools.test import MCPError
 from tests import test_tracing
@@ -102,7 +102,7 @@ def test_a_lease_outlives_one_failed_renewal(agent, monkeypatch):
     from django.db import OperationalError
     from django.utils import timezone
 
-    from mcp_tools import task_runs
+    from mcp_tools.tasks import runs as task_runs
 
     task_id = agent.call_tool("export_rows", {"rows": 1})["taskId"]
     start = timezone.now()
@@ -301,7 +301,7 @@ def test_a_run_that_faults_ends_its_span_as_an_error(agent, spans, monkeypatch):
     # -32603; its span must end too, recording the error, or no trace shows the run.
     from opentelemetry.trace import StatusCode
 
-    from mcp_tools import task_runs
+    from mcp_tools.tasks import runs as task_runs
 
     task_id = agent.call_tool("export_rows", {"rows": 1})["taskId"]
     named = "tools/call export_rows"
@@ -346,7 +346,7 @@ def test_a_lease_stops_its_view_only_for_a_task_it_can_see_taken(agent):
     # it, or a test's) is no cancellation; a task cancelled, or given to another worker, is.
     from datetime import timedelta
 
-    from mcp_tools import task_runs
+    from mcp_tools.tasks import runs as task_runs
 
     unseen = task_runs.Lease("not-committed-yet", "w", timedelta(seconds=30))
     unseen._tick(0.0, 10.0)
@@ -407,9 +407,9 @@ def test_an_id_unlike_ours_is_unknown_without_a_query(task_id):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from mcp_tools import tasks
     from mcp_tools.authentication import Caller, unauthenticated_user
     from mcp_tools.protocol.jsonrpc import JSONRPCError
+    from mcp_tools.tasks import store as tasks
 
     with CaptureQueriesContext(connection) as queries, pytest.raises(JSONRPCError) as refused:
         tasks.find(Caller.acting_as(unauthenticated_user()), task_id)

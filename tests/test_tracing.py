@@ -18,7 +18,7 @@ from opentelemetry import trace
 from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 from opentelemetry.trace import SpanKind, StatusCode
 
-from mcp_tools import handlers, tracing
+from mcp_tools.endpoint import handlers, tracing
 from mcp_tools.test import MCPClient
 from tests.helpers import MODERN
 

@@ -18,9 +18,9 @@ from rest_framework.permissions import DjangoModelPermissions
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from mcp_tools.decorators import mcp_tool
 from mcp_tools.models import ExposedTool
-from mcp_tools.registry import ToolRegistry
+from mcp_tools.tools.decorators import mcp_tool
+from mcp_tools.tools.registry import ToolRegistry
 from mcp_tools.views import MCPView
 from tests.sdk import Wire, connect
 from tests.wire import validate_exchange
@@ -199,7 +199,7 @@ def test_the_system_check_names_a_permission_class_that_raises(raising_endpoint)
 @pytest.mark.django_db
 def test_a_hidden_tool_is_refused_before_its_arguments_are_read(mcp):
     ExposedTool.objects.filter(name="todo_create").update(enabled=False)
-    from mcp_tools.catalog import publish
+    from mcp_tools.catalog.admin_state import publish
 
     publish()
     # Arguments that would fail validation: the answer must not tell that the tool exists.
@@ -255,7 +255,7 @@ def test_tools_hidden_by_the_admin_are_refused_with_the_work_of_an_unknown_name(
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from mcp_tools.catalog import publish
+    from mcp_tools.catalog.admin_state import publish
     from mcp_tools.models import ToolCall
 
     ExposedTool.objects.get(name="todo_create").allowed_groups.add(Group.objects.create(name="ops"))
@@ -289,9 +289,9 @@ def test_tools_hidden_by_the_admin_are_refused_with_the_work_of_an_unknown_name(
 def exchange_for(user, name):
     """Return an exchange of ``user`` (as ``mcp_call --user`` acts as them) with the
     endpoint that serves ``name``, and the tool."""
-    from mcp_tools import local
     from mcp_tools.authentication import Caller
-    from mcp_tools.handlers import Exchange
+    from mcp_tools.endpoint import local
+    from mcp_tools.endpoint.handlers import Exchange
 
     path, endpoint = local.mounted_endpoint(tool=name)
     exchange = Exchange(local.endpoint_request(path), Caller.acting_as(user), endpoint)
@@ -303,9 +303,9 @@ def exchange_for(user, name):
 def test_explain_gives_every_reason_sees_refuses_and_none_when_it_admits(
     alice, django_capture_on_commit_callbacks
 ):
-    from mcp_tools.sync import sync_tools
+    from mcp_tools.catalog.sync import sync_tools
+    from mcp_tools.catalog.visibility import Reason, explain
     from mcp_tools.views import served_registries
-    from mcp_tools.visibility import Reason, explain
 
     sync_tools(*served_registries())
     billing = Group.objects.create(name="billing")
@@ -336,7 +336,7 @@ def test_a_composed_permission_that_refuses_is_named_by_its_parts():
     # permission_classes = [IsAdminUser | IsOwner] refuses as one instance, of DRF's OR.
     from rest_framework.permissions import BasePermission, IsAdminUser
 
-    from mcp_tools.visibility import Reason
+    from mcp_tools.catalog.visibility import Reason
 
     class IsOwner(BasePermission):
         pass

@@ -4,8 +4,8 @@ import os
 import threading
 import time
 
-from mcp_tools import watchdog as watchdog_module
-from mcp_tools.watchdog import MAX_CANCELLED, Watchdog
+from mcp_tools.endpoint import watchdog as watchdog_module
+from mcp_tools.endpoint.watchdog import MAX_CANCELLED, Watchdog
 
 
 def wait_for(condition, seconds=5.0):

@@ -11,8 +11,8 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 
 from demo_project.clients import configurations
-from mcp_tools import local
-from mcp_tools.handlers import Exchange
+from mcp_tools.endpoint import local
+from mcp_tools.endpoint.handlers import Exchange
 from mcp_tools.protocol.jsonrpc import JSONRPCError
 
 TOKEN_PLACEHOLDER = "<your-token>"

@@ -25,7 +25,7 @@ from rest_framework.serializers import BaseSerializer
 from rest_framework.views import APIView
 from rest_framework.viewsets import ViewSetMixin
 
-from ..routes import Route
+from ..core.routes import Route
 
 
 class IntrospectionError(Exception):

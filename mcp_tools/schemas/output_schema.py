@@ -4,7 +4,7 @@ A tool's schema is the decorator's ``output_schema`` (a dict, a Serializer class
 instance), else the schema of what the view's serializer renders (a list action's page or
 array as the view returns it). It is kept unwrapped; projection wraps non-object schemas
 and values together for protocol versions that need objects. Enforcement is elsewhere
-(``mcp_tools.enforcement``).
+(``mcp_tools.pipeline.enforcement``).
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from rest_framework import serializers
 from rest_framework.views import APIView
 from rest_framework.viewsets import ViewSetMixin
 
-from ..routes import Route
+from ..core.routes import Route
 
 logger = logging.getLogger("mcp_tools")
 

@@ -8,7 +8,7 @@ among them: this one raises for ``EndpointFault`` only.
 
 from __future__ import annotations
 
-from mcp_tools.formatters import ResponseFormatter
+from mcp_tools.pipeline.formatters import ResponseFormatter
 
 
 class EndpointFault(Exception):

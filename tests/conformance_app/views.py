@@ -28,7 +28,7 @@ from mcp_tools import (
     report_progress,
     request_input,
 )
-from mcp_tools.context import get_context
+from mcp_tools.core.context import get_context
 
 #: A 1×1 PNG and a silent WAV: the smallest bodies of their types.
 PNG = (

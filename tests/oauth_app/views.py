@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 
 from mcp_tools import mcp_tool
 from mcp_tools.contrib.oauth.authentication import OAuth2ResourceAuthentication
-from mcp_tools.registry import ToolRegistry
+from mcp_tools.tools.registry import ToolRegistry
 
 registry = ToolRegistry()
 

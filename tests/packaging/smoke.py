@@ -106,8 +106,8 @@ print(f"django-mcp-tools {mcp_tools.__version__} from {installed.parent}: ok", f
 NO_TASK = "0" * 32
 
 if TASKS_EXTRA:
-    from mcp_tools.executors import DjangoTasksExecutor
     from mcp_tools.jobs import run_tool_task as job
+    from mcp_tools.tasks.executors import DjangoTasksExecutor
 
     assert not DjangoTasksExecutor().immediate  # django-tasks-db's backend: a worker runs it
     enqueued = job.enqueue(NO_TASK)
@@ -116,7 +116,9 @@ if TASKS_EXTRA:
     assert enqueued.status == "SUCCESSFUL", enqueued.status
     print("[tasks]: DjangoTasksExecutor, a job run by db_worker: ok", file=sys.stderr)
 else:
-    print("[tasks] not installed: mcp_tools.executors' worker path not tried", file=sys.stderr)
+    print(
+        "[tasks] not installed: mcp_tools.tasks.executors' worker path not tried", file=sys.stderr
+    )
 
 if CELERY_EXTRA:
     from mcp_tools.contrib.celery.executor import CeleryExecutor

@@ -11,9 +11,9 @@ from django.urls import path, re_path
 from rest_framework import fields, serializers
 from rest_framework.exceptions import ValidationError
 
-from mcp_tools.registry import registry
 from mcp_tools.schemas import fields as schemas
 from mcp_tools.schemas.validators import argument_validator
+from mcp_tools.tools.registry import registry
 from tests.schema_app.models import Tag
 from tests.schema_app.serializers import NodeSerializer
 
@@ -296,7 +296,7 @@ def test_nested_and_many_serializers_and_nullable_nested():
 def test_path_parameters_are_typed_by_their_converters(route, param, schema, good, bad):
     from django.urls import get_resolver
 
-    from mcp_tools.routes import iter_routes
+    from mcp_tools.core.routes import iter_routes
 
     module = types.ModuleType("converter_urls")
     module.urlpatterns = [route]
@@ -378,7 +378,7 @@ def generated_patterns():
     ]
     from django.urls import get_resolver
 
-    from mcp_tools.routes import iter_routes
+    from mcp_tools.core.routes import iter_routes
 
     for found in iter_routes(get_resolver(module)):
         collect(schemas.converter_schema(found.converters["value"]))

@@ -31,11 +31,11 @@ from rest_framework import filters, pagination
 from rest_framework.fields import HiddenField
 from rest_framework.request import Request
 
-from mcp_tools import arguments
-from mcp_tools.arguments import declared_types
-from mcp_tools.registry import registry
+from mcp_tools.pipeline import arguments
+from mcp_tools.pipeline.arguments import declared_types
 from mcp_tools.schemas.input_schema import PARTIAL_ACTIONS
 from mcp_tools.schemas.introspection import is_list_view, serializer_of
+from mcp_tools.tools.registry import registry
 from tests.helpers import unrolled
 
 #: Refusals no schema can state: they depend on database rows (or on which URLs exist), or,

@@ -14,9 +14,9 @@ from jsonschema import Draft7Validator, Draft202012Validator
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from mcp_tools.decorators import mcp_tool
-from mcp_tools.problems import describe
-from mcp_tools.registry import ToolRegistry, registry
+from mcp_tools.tools.decorators import mcp_tool
+from mcp_tools.tools.problems import describe
+from mcp_tools.tools.registry import ToolRegistry, registry
 from tests.helpers import purpose
 
 

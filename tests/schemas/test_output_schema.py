@@ -16,10 +16,10 @@ from rest_framework.routers import SimpleRouter
 from rest_framework.views import APIView
 
 from mcp_tools.checks import check_message, check_tools
-from mcp_tools.decorators import mcp_tool
-from mcp_tools.registry import ToolRegistry
 from mcp_tools.schemas import output_schema
 from mcp_tools.schemas.fields import openapi_to_json_schema
+from mcp_tools.tools.decorators import mcp_tool
+from mcp_tools.tools.registry import ToolRegistry
 
 
 class Item(serializers.Serializer):

@@ -19,8 +19,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from mcp_tools.checks import check_tools
-from mcp_tools.decorators import mcp_tool
-from mcp_tools.registry import ToolRegistry
+from mcp_tools.tools.decorators import mcp_tool
+from mcp_tools.tools.registry import ToolRegistry
 from tests.helpers import purpose
 from tests.sdk import Wire, all_tools, connect
 from tests.spectacular_app.models import Book
@@ -306,7 +306,7 @@ if sys.argv[1] == "blocked":
 import django
 django.setup()
 from django.core import checks
-from mcp_tools.registry import registry
+from mcp_tools.tools.registry import registry
 from mcp_tools.schemas import spectacular
 print(json.dumps({
     "installed": spectacular.installed(),

@@ -8,7 +8,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from mcp_tools import ToolError, elicit, mcp_tool, report_progress
-from mcp_tools.registry import ToolRegistry
+from mcp_tools.tools.registry import ToolRegistry
 
 #: The tools of this project, in a registry of their own (tests/tasks_app/urls.py): the
 #: test project's own endpoint never serves them.

@@ -1,6 +1,6 @@
 """``CeleryExecutor``: a task's run sent to Celery's broker once its row is committed.
 
-``mcp_tools.tasks`` calls its executor inside the transaction that writes the task's row (or
+``mcp_tools.tasks.store`` calls its executor inside the transaction that writes the task's row (or
 sets it working again after ``tasks/update``). A message sent there could reach a worker
 before the commit: the worker would find no task (or one still waiting for input), return
 without running it, and the task would stay working, with no lease to run out, until its
@@ -23,12 +23,13 @@ from django.apps import apps
 from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 
-from mcp_tools import errors, tasks
 from mcp_tools.conf import mcp_settings
-from mcp_tools.executors import TaskExecutor
+from mcp_tools.core import errors
 from mcp_tools.models import ToolTask
 from mcp_tools.protocol.jsonrpc import INTERNAL_ERROR, JSONRPCError
-from mcp_tools.task_runs import error_object
+from mcp_tools.tasks import store as tasks
+from mcp_tools.tasks.executors import TaskExecutor
+from mcp_tools.tasks.runs import error_object
 
 
 class CeleryExecutor(TaskExecutor):

@@ -1,5 +1,5 @@
 """The Celery task a worker runs for an MCP task: its id only, the rest is the task's row
-(``mcp_tools.task_runs``).
+(``mcp_tools.tasks.runs``).
 
 A ``shared_task``, so it belongs to whichever Celery app the project made, and is found by
 that app's ``autodiscover_tasks()`` once ``mcp_tools.contrib.celery`` is installed. Its name
@@ -21,6 +21,6 @@ NAME = "mcp_tools.run_tool_task"
 @shared_task(name=NAME, ignore_result=True, acks_late=False)
 def run_tool_task(task_id: str) -> None:
     """Run the MCP task ``task_id`` (enqueued by its ``tools/call``)."""
-    from mcp_tools.task_runs import run
+    from mcp_tools.tasks.runs import run
 
     run(task_id)

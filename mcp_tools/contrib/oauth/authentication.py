@@ -16,7 +16,7 @@ from oauth2_provider.oauth2_backends import get_oauthlib_core
 from rest_framework.permissions import AND, OR
 from rest_framework.request import Request
 
-from mcp_tools.resource_metadata import endpoint_path, resource_identifier
+from mcp_tools.auth.resource_metadata import endpoint_path, resource_identifier
 
 UNBOUND = "The access token names no resource (RFC 8707): it was not issued for this server."
 UNNAMED = "This server does not know its own resource identifier: no token can be checked."

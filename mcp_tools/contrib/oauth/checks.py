@@ -33,7 +33,7 @@ def _message(level: Any, check_id: str, **params: Any) -> checks.CheckMessage:
 @checks.register("mcp_tools")
 def check_oauth(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     """The resource server needs django-oauth-toolkit's app and an authorization server."""
-    from mcp_tools.resource_metadata import is_configured
+    from mcp_tools.auth.resource_metadata import is_configured
     from mcp_tools.views import mounted_endpoints
 
     if not apps.is_installed("oauth2_provider"):

@@ -9,11 +9,11 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from mcp_tools import arguments as tool_arguments
-from mcp_tools import local
 from mcp_tools.authentication import Caller
 from mcp_tools.conf import mcp_settings
+from mcp_tools.endpoint import local
 from mcp_tools.models import ExposedTool
+from mcp_tools.pipeline import arguments as tool_arguments
 from mcp_tools.protocol.jsonrpc import JSONRPCError, NotStrictJSON
 from mcp_tools.protocol.versions import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION
 

@@ -10,9 +10,10 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from mcp_tools import summary, tasks
+from mcp_tools.calllog import summary
+from mcp_tools.calllog.overview import WINDOWS
 from mcp_tools.models import ToolCall, ToolCallDay, ToolCallLatency, ToolTask
-from mcp_tools.overview import WINDOWS
+from mcp_tools.tasks import store as tasks
 
 BATCH = 1000
 

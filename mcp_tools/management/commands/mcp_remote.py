@@ -16,7 +16,6 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser, OutputWrapper
 
-from mcp_tools import arguments as tool_arguments
 from mcp_tools.client import (
     DEFAULT_MAX_RESPONSE_BYTES,
     McpToolError,
@@ -26,6 +25,7 @@ from mcp_tools.client import (
     adapt_tools_sync,
     truncate,
 )
+from mcp_tools.pipeline import arguments as tool_arguments
 from mcp_tools.protocol.jsonrpc import NotStrictJSON
 
 

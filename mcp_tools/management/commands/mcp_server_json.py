@@ -8,9 +8,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from mcp_tools import local
 from mcp_tools.conf import mcp_settings
-from mcp_tools.registry_listing import listing, problems
+from mcp_tools.endpoint import local
+from mcp_tools.endpoint.server_json import listing, problems
 
 
 class Command(BaseCommand):

@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import router
 
-from mcp_tools import summary
+from mcp_tools.calllog import summary
 from mcp_tools.models import ToolCall
 
 

@@ -7,7 +7,7 @@ from typing import Any
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError
 
-from mcp_tools.sync import sync_tools
+from mcp_tools.catalog.sync import sync_tools
 from mcp_tools.views import served_registries
 
 

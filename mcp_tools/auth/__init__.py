@@ -1,0 +1,1 @@
+"""The caller of the endpoint, and the endpoints as OAuth protected resources."""

@@ -1,0 +1,1 @@
+"""The tools as admins configured them, and who may see which."""

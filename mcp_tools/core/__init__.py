@@ -1,0 +1,1 @@
+"""What every capability stands on: the call's context, routes, the shared cache, errors."""

@@ -1,0 +1,1 @@
+"""The MCP endpoint: the transport, the JSON-RPC methods, streams, start-up."""

@@ -1,0 +1,1 @@
+"""One run of a view for the client: arguments, inner request, view, result."""

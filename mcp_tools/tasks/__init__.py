@@ -1,0 +1,1 @@
+"""MCP tasks: the stored task, its JSON-RPC methods, its run in a worker."""

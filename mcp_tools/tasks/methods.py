@@ -1,0 +1,203 @@
+"""The /mcp side of tasks: whether a ``tools/call`` runs as one, and the ``tasks/*`` methods.
+
+2026-07-28 serves the official extension (``io.modelcontextprotocol/tasks``): a client
+declares it per request, the server decides per call (docs/tasks.md). 2025-11-25 serves
+that version's experimental tasks: the client asks with the ``task`` param. Every other
+version calls a task tool inline, and refuses one that runs only as a task.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from ..conf import mcp_settings
+from ..models import ToolTask
+from ..protocol.cursors import decode_cursor, encode_cursor
+from ..protocol.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, JSONRPCError, clip
+from ..protocol.results import InputRequiredResult
+from ..tools.tool import Tool
+from . import store as tasks
+
+if TYPE_CHECKING:
+    from ..endpoint.handlers import Call
+    from ..pipeline.invocation import Invocation
+
+
+def decide(call: Call, tool: Tool) -> bool:
+    """Return whether this call of ``tool`` may be answered with a task; raise the error of
+    one that can't be served: a ``"required"`` task tool for a client that can't take a
+    task (-32021 in 2026-07-28, -32601 before), a 2025-11-25 task for a tool that has none."""
+    support = tool.options.task
+    if call.exchange.operator:
+        return False  # mcp_call, the admin's Try it: an operator waits for the answer inline
+    params = call.message.params
+    if call.era.modern:
+        # A legacy ``task`` param means nothing here: the server alone decides.
+        if support is not None and tasks.declares_extension(call.message.meta):
+            return True
+        if support == "required":
+            raise tasks.missing_extension(f"Tool {tool.name}")
+        return False
+    asked = "task" in params
+    if call.version == tasks.EXPERIMENTAL_VERSION:
+        if asked and not isinstance(params["task"], dict):
+            raise JSONRPCError(INVALID_PARAMS, "Invalid params: task must be an object")
+        if asked and support is None:
+            raise JSONRPCError(METHOD_NOT_FOUND, f"Tool {clip(tool.name)} does not run as a task")
+        if not asked and support == "required":
+            raise JSONRPCError(METHOD_NOT_FOUND, f"Tool {clip(tool.name)} must be called as a task")
+        return asked
+    if support == "required":
+        raise JSONRPCError(
+            METHOD_NOT_FOUND,
+            f"Tool {clip(tool.name)} runs only as a task, which protocol version "
+            f"{call.version} can't carry",
+        )
+    return False
+
+
+def start(call: Call, invocation: Invocation) -> Any:
+    """Run ``invocation``'s call as a task; answer its handle, or what the task ended with
+    (or asked for) within ``TASK_IMMEDIATE_SECONDS``, as an inline call would."""
+    call.invocation = None  # the worker's run reports the call, not this request
+    params = call.message.params
+    requested = params.get("task") if call.version == tasks.EXPERIMENTAL_VERSION else None
+    ttl = requested.get("ttl") if isinstance(requested, dict) else None
+    tool = invocation.tool
+    inputs = invocation.inputs
+    if inputs is not None and inputs.held is not None:
+        # This request took the user's acceptance for a run it won't make: the worker's
+        # run takes it, or the user would be asked again (docs/input.md).
+        inputs.held.release()
+        inputs.held = None
+    task = tasks.create(
+        call.request,
+        call.caller,
+        tool.name,
+        {key: value for key, value in params.items() if key != "task"},
+        version=call.version,
+        client_name=call.client_name,
+        ttl_ms=ttl if isinstance(ttl, int) and not isinstance(ttl, bool) and ttl > 0 else None,
+        retryable=tool.annotations.get("idempotentHint") is True,
+    )
+    if not call.era.modern:
+        return {"task": tasks.experimental(task)}  # asked for a task: a task it gets
+    task = tasks.wait_briefly(task)
+    if task.status == ToolTask.WORKING:
+        return tasks.created(task)
+    tasks.discard(task)  # ended or asked within the window: answered as an inline call
+    if task.status == ToolTask.COMPLETED:
+        return task.result
+    if task.status == ToolTask.INPUT_REQUIRED:
+        return InputRequiredResult(task.input_requests or {}, task.request_state)
+    raise stored_error(task)
+
+
+def stored_error(task: ToolTask) -> JSONRPCError:
+    error = task.error if isinstance(task.error, dict) else {}
+    return JSONRPCError(
+        int(error.get("code", -32603)),
+        str(error.get("message", "Internal error")),
+        data=error.get("data"),
+    )
+
+
+# --- 2026-07-28: the extension's methods ---------------------------------------------------
+
+
+def _declared_task(call: Call, method: str) -> ToolTask:
+    if not tasks.declares_extension(call.message.meta):
+        raise tasks.missing_extension(method)
+    return tasks.find(call.caller, call.message.params.get("taskId"), call.exchange.endpoint_path)
+
+
+def get_task(call: Call) -> dict[str, Any]:
+    return tasks.detailed(_declared_task(call, "tasks/get"))
+
+
+def update_task(call: Call) -> dict[str, Any]:
+    task = _declared_task(call, "tasks/update")
+    tasks.update(task, call.message.params.get("inputResponses"))
+    return {}
+
+
+def cancel_task(call: Call) -> dict[str, Any]:
+    tasks.cancel(_declared_task(call, "tasks/cancel"))
+    return {}
+
+
+# --- 2025-11-25: the experimental methods --------------------------------------------------
+
+
+def _experimental_task(call: Call) -> ToolTask:
+    if call.version != tasks.EXPERIMENTAL_VERSION:
+        method = call.message.method or ""
+        raise JSONRPCError(METHOD_NOT_FOUND, f"Method not found: {clip(method)}")
+    return tasks.find(call.caller, call.message.params.get("taskId"), call.exchange.endpoint_path)
+
+
+def experimental_get(call: Call) -> dict[str, Any]:
+    return tasks.experimental(_experimental_task(call))
+
+
+def experimental_cancel(call: Call) -> dict[str, Any]:
+    task = _experimental_task(call)
+    if task.terminal:
+        raise JSONRPCError(
+            INVALID_PARAMS, f"Cannot cancel task {task.id}: it is {task.status} already"
+        )
+    tasks.cancel(task)
+    task.refresh_from_db()
+    return tasks.experimental(task)
+
+
+def experimental_result(call: Call) -> dict[str, Any]:
+    """Answer ``tasks/result``: once the task ended (waiting at most ``CALL_TIMEOUT``), its
+    result, or the error it failed with."""
+    task = _experimental_task(call)
+    deadline = time.monotonic() + mcp_settings.CALL_TIMEOUT
+    pause = 0.05
+    while not task.terminal and time.monotonic() < deadline:
+        time.sleep(pause)
+        pause = min(pause * 2, 0.5)
+        task = tasks.find(call.caller, task.id, call.exchange.endpoint_path)
+    if task.status == ToolTask.COMPLETED:
+        result = dict(task.result or {})
+        meta = result.get("_meta")
+        meta = dict(meta) if isinstance(meta, dict) else {}
+        meta[tasks.RELATED_TASK_META_KEY] = {"taskId": task.id}
+        result["_meta"] = meta
+        return result
+    if task.status == ToolTask.FAILED:
+        raise stored_error(task)
+    if task.status == ToolTask.CANCELLED:
+        raise JSONRPCError(INVALID_PARAMS, f"Task {task.id} was cancelled")
+    raise JSONRPCError(
+        INVALID_PARAMS, f"Task {task.id} is still {task.status}: ask for its result again"
+    )
+
+
+def experimental_list(call: Call) -> dict[str, Any]:
+    if call.version != tasks.EXPERIMENTAL_VERSION:
+        raise JSONRPCError(METHOD_NOT_FOUND, "Method not found: tasks/list")
+    size = mcp_settings.PAGE_SIZE or 100
+    cursor = call.message.params.get("cursor")
+    start = decode_cursor(cursor, 1_000_000) if cursor is not None else 0
+    page = tasks.list_for(call.caller, start=start, size=size + 1)
+    result: dict[str, Any] = {"tasks": [tasks.experimental(task) for task in page[:size]]}
+    if len(page) > size:
+        result["nextCursor"] = encode_cursor(start + size)
+    return result
+
+
+def capabilities(call: Call, served: list[Tool]) -> dict[str, Any]:
+    """Return what the server advertises of tasks at ``call``'s version, when a tool it
+    serves declares one: 2025-11-25's ``tasks`` capability, 2026-07-28's extension."""
+    if not any(tool.options.task is not None for tool in served):
+        return {}
+    if call.era.modern:
+        return {"extensions": {tasks.EXTENSION: {}}}
+    if call.version == tasks.EXPERIMENTAL_VERSION:
+        return {"tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}}
+    return {}

@@ -1,0 +1,438 @@
+"""MCP tasks: a tool call answered with a handle, run by a worker, polled by its client.
+
+A task is a ``ToolTask`` row (docs/tasks.md). ``create`` writes it, with its job enqueued in
+the same transaction, before the client gets its handle, and then waits at most
+``TASK_IMMEDIATE_SECONDS`` for the worker: a call that ends (or asks for input) within it
+is answered inline, as if no task had been made. ``find`` reads a task for the caller it
+belongs to (another caller's id is an unknown task), fails one whose worker died (its lease
+ran out) and forgets one past its TTL. ``cancel`` and ``update`` are the client's two ways
+to change a task; the running view sees a cancellation at its next ``report_progress``.
+
+The wire forms are here too: 2026-07-28's extension (``io.modelcontextprotocol/tasks``:
+a flat ``CreateTaskResult``, ``tasks/get`` with the result inlined) and 2025-11-25's
+experimental tasks (``{"task": {...}}``, ``ttl`` and ``pollInterval``).
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import time
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q
+from django.http import HttpRequest
+from django.urls import get_script_prefix
+from django.utils import timezone, translation
+
+from ..conf import mcp_settings
+from ..inputs.request_state import caller_key
+from ..models import ToolTask
+from ..pipeline.inner_requests import client_environ
+from ..protocol import inputs
+from ..protocol.jsonrpc import INVALID_PARAMS, MISSING_CAPABILITY, JSONRPCError, clip
+from ..protocol.versions import CLIENT_CAPABILITIES_META_KEY
+
+#: The extension's identifier, declared by the client per request and by the server in
+#: ``server/discover``.
+EXTENSION = "io.modelcontextprotocol/tasks"
+#: The 2025-11-25 ``_meta`` key that names the task a message belongs to.
+RELATED_TASK_META_KEY = "io.modelcontextprotocol/related-task"
+#: The version whose experimental tasks this serves besides the extension.
+EXPERIMENTAL_VERSION = "2025-11-25"
+#: Headers of the /mcp request never written to a task's row: its credentials. The worker
+#: acts as the user the task belongs to (docs/tasks.md#who-runs-the-view).
+SECRET_HEADERS = frozenset({"HTTP_AUTHORIZATION", "HTTP_COOKIE", "HTTP_PROXY_AUTHORIZATION"})
+#: Words that name a credential in a header's name (``X-Api-Key``, ``X-Auth-Token``,
+#: ``X-Hub-Signature-256``, ``X-CSRFToken``): a project's own authentication reads such
+#: headers, and none is written to a task's row either.
+SECRET_HEADER_WORDS = ("AUTH", "TOKEN", "SECRET", "PASSWORD", "API_KEY", "APIKEY", "SIGNATURE")
+#: The longest a task id from a client is read as one (ours are 32 characters).
+MAX_TASK_ID_LENGTH = 64
+#: What the ids this server makes look like (``secrets.token_hex(16)``).
+TASK_ID = re.compile(r"[0-9a-f]{32}")
+
+
+def declares_extension(meta: Mapping[str, Any]) -> bool:
+    """Return whether a 2026-07-28 request's ``_meta`` declares the tasks extension."""
+    capabilities = meta.get(CLIENT_CAPABILITIES_META_KEY)
+    extensions = capabilities.get("extensions") if isinstance(capabilities, dict) else None
+    return isinstance(extensions, dict) and isinstance(extensions.get(EXTENSION), dict)
+
+
+def missing_extension(what: str) -> JSONRPCError:
+    """Return -32021 for a request that needs the tasks extension its client did not declare."""
+    return JSONRPCError(
+        MISSING_CAPABILITY,
+        f"Missing required client capability: {what} needs the {EXTENSION} extension",
+        data={"requiredCapabilities": {"extensions": {EXTENSION: {}}}},
+    )
+
+
+def executor() -> Any:
+    """Return the ``TASK_EXECUTOR`` instance, made once per settings generation."""
+    generation = mcp_settings.generation
+    made = _executors.get(generation)
+    if made is None:
+        _executors.clear()
+        made = _executors[generation] = mcp_settings.TASK_EXECUTOR()
+    return made
+
+
+_executors: dict[int, Any] = {}
+
+
+def now() -> datetime:
+    return timezone.now()
+
+
+# --- creating a task -----------------------------------------------------------------------
+
+
+def create(
+    request: HttpRequest,
+    caller: Any,
+    tool_name: str,
+    params: Mapping[str, Any],
+    *,
+    version: str,
+    client_name: str,
+    ttl_ms: int | None = None,
+    retryable: bool = False,
+) -> ToolTask:
+    """Write a task for ``tool_name`` called with ``params`` by ``caller`` and enqueue its run.
+
+    The row and the job are committed together, before this returns, so a ``tasks/get``
+    for the id always finds the task. Raises ``JSONRPCError`` when the caller has
+    ``MAX_TASKS_PER_CALLER`` tasks working already.
+    """
+    if holds_nul(params):
+        # PostgreSQL's jsonb can't hold U+0000: refused here, not when the row is written.
+        raise JSONRPCError(
+            INVALID_PARAMS, "Invalid params: a task's arguments can't hold the character U+0000"
+        )
+    key = caller_key(caller)
+    limit = mcp_settings.MAX_TASKS_PER_CALLER
+    started = now()
+    active = Q(status__in=(ToolTask.WORKING, ToolTask.INPUT_REQUIRED), expires_at__gt=started)
+    if limit is not None and ToolTask.objects.filter(active, caller=key).count() >= limit:
+        raise JSONRPCError(
+            INVALID_PARAMS,
+            f"Too many tasks: this caller has {limit} tasks working (MAX_TASKS_PER_CALLER); "
+            "wait for one to finish, or cancel one",
+        )
+    ttl = mcp_settings.TASK_TTL
+    if ttl_ms is not None:  # the client's, any JSON integer: capped before it is a float
+        ttl = min(ttl_ms, ttl * 1000) / 1000
+    task = ToolTask(
+        id=secrets.token_hex(16),
+        tool_name=tool_name,
+        caller=key,
+        user=caller.user if caller.is_authenticated else None,
+        endpoint_path=request.path_info,
+        protocol_version=version,
+        client_name=client_name,
+        params=dict(params),
+        environ=stored_environ(request),
+        retryable=retryable,
+        created_at=started,
+        updated_at=started,
+        expires_at=started + timedelta(seconds=ttl),
+    )
+    run = executor()
+    if run.immediate:  # runs the view now, on this thread: outside any transaction of ours
+        task.save(force_insert=True)
+        run.enqueue(task.id)
+        task.refresh_from_db()  # ended, or asking: whatever the window, answered inline
+    else:
+        with transaction.atomic(using=ToolTask.objects.db):
+            task.save(force_insert=True)
+            run.enqueue(task.id)
+    return task
+
+
+def holds_nul(value: Any) -> bool:
+    """Return whether a JSON value holds U+0000 in a string or key: PostgreSQL's jsonb
+    can't store it."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(holds_nul(key) or holds_nul(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(holds_nul(item) for item in value)
+    return False
+
+
+def stored_environ(request: HttpRequest) -> dict[str, str]:
+    """Return what of the /mcp request the worker's request copies: the client's headers
+    and address (not its credentials), the host, the scheme and the script prefix."""
+    environ = {
+        key: value
+        for key, value in client_environ(request.META).items()
+        if isinstance(value, str) and not is_secret_header(key)
+    }
+    environ["SCRIPT_NAME"] = request.META.get("SCRIPT_NAME", "")
+    environ["wsgi.url_scheme"] = request.scheme or "http"
+    # The thread state the /mcp request's handler and middleware set, which a worker (another
+    # process) lacks: the language (LocaleMiddleware, skipped for the view), what reverse()
+    # puts before a path, and the request's own URLconf (docs/tasks.md#in-the-worker).
+    environ[LANGUAGE_KEY] = translation.get_language() or ""
+    environ[SCRIPT_PREFIX_KEY] = get_script_prefix()
+    urlconf = getattr(request, "urlconf", None)
+    if isinstance(urlconf, str):
+        environ[URLCONF_KEY] = urlconf
+    return environ
+
+
+#: The keys of a task's ``environ`` that are thread state of its /mcp request, not WSGI's.
+LANGUAGE_KEY = "mcp_tools.language"
+SCRIPT_PREFIX_KEY = "mcp_tools.script_prefix"
+URLCONF_KEY = "mcp_tools.urlconf"
+
+
+def is_secret_header(key: str) -> bool:
+    """Return whether the ``META`` key ``key`` may carry a credential (never stored)."""
+    return key in SECRET_HEADERS or (
+        key.startswith("HTTP_") and any(word in key for word in SECRET_HEADER_WORDS)
+    )
+
+
+def wait_briefly(task: ToolTask) -> ToolTask:
+    """Return ``task`` as it stands once it ended or asked for input, or once
+    ``TASK_IMMEDIATE_SECONDS`` passed: the server's decision to answer inline or with the
+    task is what the work did in that time."""
+    deadline = time.monotonic() + mcp_settings.TASK_IMMEDIATE_SECONDS
+    pause = 0.01
+    while task.status == ToolTask.WORKING:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        time.sleep(min(pause, left))
+        pause = min(pause * 2, 0.1)
+        task.refresh_from_db()
+    return task
+
+
+def discard(task: ToolTask) -> None:
+    """Forget a task whose call is answered inline (it ended or asked within the window)."""
+    ToolTask.objects.filter(pk=task.pk).delete()
+
+
+# --- reading and changing a task -----------------------------------------------------------
+
+
+def find(caller: Any, task_id: Any, endpoint_path: str | None = None) -> ToolTask:
+    """Return the caller's task ``task_id`` made at the endpoint at ``endpoint_path``; raise
+    -32602 for any other: unknown, malformed, another caller's or another endpoint's (whose
+    policy may differ), or past its TTL (then deleted). A working task whose lease ran out
+    (its worker died) is failed first, or enqueued again where its tool is idempotent."""
+    if not isinstance(task_id, str) or not task_id or len(task_id) > MAX_TASK_ID_LENGTH:
+        raise JSONRPCError(INVALID_PARAMS, "Invalid params: taskId must be a task's id")
+    if not TASK_ID.fullmatch(task_id):  # never one of ours: not even asked of the database
+        raise JSONRPCError(INVALID_PARAMS, f"Unknown task: {clip(task_id)}")
+    found = ToolTask.objects.filter(pk=task_id, caller=caller_key(caller))
+    if endpoint_path is not None:
+        found = found.filter(endpoint_path=endpoint_path)
+    task = found.first()
+    if task is None:
+        raise JSONRPCError(INVALID_PARAMS, f"Unknown task: {clip(task_id)}")
+    if task.expires_at <= now():
+        task.delete()
+        raise JSONRPCError(INVALID_PARAMS, f"Unknown task: {clip(task_id)}")
+    leased = task.leased_until
+    if task.status == ToolTask.WORKING and leased is not None and leased <= now():
+        reap(task)
+        task.refresh_from_db()
+    return task
+
+
+#: The runs a retryable task gets in all before a dead worker fails it.
+MAX_ATTEMPTS = 3
+
+
+def reap(task: ToolTask) -> str | None:
+    """Fail ``task``, whose worker stopped renewing its lease (it died), unless another
+    worker took it meanwhile; a task of an idempotent tool is enqueued again instead, up to
+    ``MAX_ATTEMPTS`` runs. Return what was done: ``"failed"``, ``"enqueued"`` or None."""
+    stamp = now()
+    lost = ToolTask.objects.filter(
+        pk=task.pk, status=ToolTask.WORKING, leased_until=task.leased_until
+    )
+    if task.retryable and task.attempts < MAX_ATTEMPTS:
+        if lost.update(leased_until=None, worker="", updated_at=stamp):
+            executor().enqueue(task.pk)
+            return "enqueued"
+        return None
+    failed = lost.update(
+        status=ToolTask.FAILED,
+        error=lost_worker_error(task),
+        status_message="The worker running this task stopped",
+        leased_until=None,
+        updated_at=stamp,
+        finished_at=stamp,
+    )
+    return "failed" if failed else None
+
+
+def lost_worker_error(task: ToolTask) -> dict[str, Any]:
+    return {
+        "code": -32603,
+        "message": (
+            f"Internal error: the worker running this task ({task.worker or 'unknown'}) "
+            "stopped before it finished"
+        ),
+    }
+
+
+def reap_expired_leases() -> dict[str, int]:
+    """Fail every working task whose lease ran out (or enqueue it again, where its tool is
+    idempotent); return how many of each, ``{"failed": n, "enqueued": m}`` (``mcp_prune``)."""
+    done = {"failed": 0, "enqueued": 0}
+    for task in ToolTask.objects.filter(status=ToolTask.WORKING, leased_until__lt=now()):
+        outcome = reap(task)
+        if outcome is not None:
+            done[outcome] += 1
+    return done
+
+
+def cancel(task: ToolTask, message: str = "Cancelled by the client") -> bool:
+    """Mark ``task`` cancelled unless it ended already (idempotent); return whether this
+    cancelled it. Its running view is stopped at its next ``report_progress``
+    (``ClientDisconnected``). ``message`` is its ``statusMessage`` (the admin's says who)."""
+    stamp = now()
+    cancelled = (
+        ToolTask.objects.filter(pk=task.pk)
+        .exclude(status__in=ToolTask.TERMINAL)
+        .update(
+            status=ToolTask.CANCELLED,
+            status_message=message[:500],
+            input_requests=None,
+            updated_at=stamp,
+            finished_at=stamp,
+        )
+    )
+    return bool(cancelled)
+
+
+def update(task: ToolTask, responses: Any) -> None:
+    """Take the client's ``inputResponses`` for a task waiting for input.
+
+    Answers to keys the task is not waiting for are ignored, whatever they hold (the
+    extension: a server SHOULD ignore them); an answer to an outstanding key must be a
+    result. Once every outstanding key is answered, the task is working again and its view
+    runs again with the answers, as a 2026-07-28 retry would; until then it keeps waiting
+    for the others.
+    """
+    if not isinstance(responses, dict):
+        raise JSONRPCError(INVALID_PARAMS, "Invalid params: inputResponses must be an object")
+    with transaction.atomic(using=ToolTask.objects.db):
+        task = ToolTask.objects.select_for_update().get(pk=task.pk)
+        if task.status != ToolTask.INPUT_REQUIRED:
+            return  # nothing outstanding: every key is unknown or answered, so all ignored
+        outstanding = dict(task.input_requests or {})
+        taken = {key: value for key, value in responses.items() if key in outstanding}
+        try:
+            inputs.check_responses(taken)
+        except ValueError as exc:
+            raise JSONRPCError(INVALID_PARAMS, f"Invalid params: {exc}") from None
+        # An answer of another kind than asked is none: the key stays outstanding.
+        taken = {
+            key: value for key, value in taken.items() if inputs.answers(outstanding[key], value)
+        }
+        if not taken:
+            return
+        params = dict(task.params)
+        params["inputResponses"] = {**(params.get("inputResponses") or {}), **taken}
+        params["requestState"] = task.request_state  # signed again by the run (task_runs)
+        left = {key: value for key, value in outstanding.items() if key not in taken}
+        task.params = params
+        task.updated_at = now()
+        if left:
+            task.input_requests = left
+            task.save(update_fields=["params", "input_requests", "updated_at"])
+            return
+        task.status = ToolTask.WORKING
+        task.input_requests = None
+        task.status_message = ""
+        task.save(
+            update_fields=["params", "input_requests", "status", "status_message", "updated_at"]
+        )
+        run = executor()
+        if not run.immediate:
+            run.enqueue(task.id)
+    if run.immediate:
+        run.enqueue(task.id)
+
+
+def list_for(caller: Any, *, start: int, size: int) -> list[ToolTask]:
+    """Return the caller's tasks not past their TTL, newest first (2025-11-25 ``tasks/list``).
+
+    An anonymous caller has no tasks to list: its tasks are anyone's who knows their id, so
+    listing them would show them to every anonymous client.
+    """
+    if not caller.is_authenticated:
+        return []
+    tasks = ToolTask.objects.filter(caller=caller_key(caller), expires_at__gt=now())
+    return list(tasks.order_by("-created_at", "pk")[start : start + size])
+
+
+def prune() -> int:
+    """Delete the tasks past their TTL; return how many (``mcp_prune``)."""
+    deleted, _ = ToolTask.objects.filter(expires_at__lte=now()).delete()
+    return deleted
+
+
+# --- wire forms ----------------------------------------------------------------------------
+
+
+def iso(stamp: datetime) -> str:
+    return stamp.isoformat().replace("+00:00", "Z")
+
+
+def ttl_ms(task: ToolTask) -> int:
+    return max(1, int((task.expires_at - task.created_at).total_seconds() * 1000))
+
+
+def handle(task: ToolTask) -> dict[str, Any]:
+    """Return the ``Task`` fields of ``task`` (2026-07-28's extension)."""
+    wire: dict[str, Any] = {
+        "taskId": task.id,
+        "status": task.status,
+        "createdAt": iso(task.created_at),
+        "lastUpdatedAt": iso(task.updated_at),
+        "ttlMs": ttl_ms(task),
+        "pollIntervalMs": int(mcp_settings.TASK_POLL_INTERVAL_MS),
+    }
+    if task.status_message:
+        wire["statusMessage"] = task.status_message
+    return wire
+
+
+def created(task: ToolTask) -> dict[str, Any]:
+    """Return the ``CreateTaskResult`` of ``task``: flat, ``resultType: "task"``."""
+    return {"resultType": "task", **handle(task)}
+
+
+def detailed(task: ToolTask) -> dict[str, Any]:
+    """Return the ``tasks/get`` result of ``task``: its handle with what its status carries
+    (the result, the error, the input requests)."""
+    wire = handle(task)
+    if task.status == ToolTask.COMPLETED:
+        wire["result"] = task.result
+    elif task.status == ToolTask.FAILED:
+        wire["error"] = task.error
+    elif task.status == ToolTask.INPUT_REQUIRED:
+        wire["inputRequests"] = task.input_requests
+    return wire
+
+
+#: 2025-11-25's names of the fields 2026-07-28's extension renamed.
+EXPERIMENTAL_NAMES = {"ttlMs": "ttl", "pollIntervalMs": "pollInterval"}
+
+
+def experimental(task: ToolTask) -> dict[str, Any]:
+    """Return the 2025-11-25 ``Task`` of ``task``: its handle, ``ttl`` and ``pollInterval``."""
+    return {EXPERIMENTAL_NAMES.get(key, key): value for key, value in handle(task).items()}

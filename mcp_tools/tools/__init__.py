@@ -1,0 +1,1 @@
+"""What a tool is, and how one is built from a routed view."""

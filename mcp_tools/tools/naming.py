@@ -1,0 +1,344 @@
+"""Tool names, titles and descriptions derived from a routed view (docs/tools.md).
+
+Titles and descriptions built from a model's verbose names are lazy translations: they are
+marked for Django's translation machinery and put into words in the language active when a
+client lists the tools (``tools/list`` pages are cached per language).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any, cast
+
+from django.db.models import Model
+from django.utils.functional import lazy
+from django.utils.text import capfirst
+from django.utils.translation import gettext, override
+from rest_framework import mixins
+from rest_framework.permissions import AND, NOT, OR, OperandHolder, SingleOperandHolder
+from rest_framework.views import APIView
+
+from ..core.routes import Route
+from ..schemas.introspection import ViewMethod, lookup_model_field
+
+STANDARD_ACTIONS = ("list", "retrieve", "create", "update", "partial_update", "destroy")
+
+#: The standard action a generic view's own (DRF's) handler performs, by mixin and method.
+GENERIC_ACTIONS: list[tuple[type, str, str]] = [
+    (mixins.ListModelMixin, "GET", "list"),
+    (mixins.RetrieveModelMixin, "GET", "retrieve"),
+    (mixins.CreateModelMixin, "POST", "create"),
+    (mixins.UpdateModelMixin, "PUT", "update"),
+    (mixins.UpdateModelMixin, "PATCH", "partial_update"),
+    (mixins.DestroyModelMixin, "DELETE", "destroy"),
+]
+
+
+def _titles(action: str, singular: str, plural: str) -> str:
+    # Spelled out, one gettext call each, so that makemessages finds every message.
+    values = {"singular": singular, "plural": plural}
+    if action == "list":
+        return gettext("List %(plural)s") % values
+    if action == "retrieve":
+        return gettext("Get %(singular)s") % values
+    if action == "create":
+        return gettext("Create %(singular)s") % values
+    if action == "update":
+        return gettext("Update %(singular)s") % values
+    if action == "partial_update":
+        return gettext("Partially update %(singular)s") % values
+    return gettext("Delete %(singular)s") % values
+
+
+def _sentence(action: str, singular: str, plural: str, lookup: str, an: bool) -> str:
+    # Each sentence comes in an "a" and an "an" form, chosen by the model's English name
+    # (``an``): a catalog translates both into whatever its language needs.
+    values = {"name": singular, "plural": plural, "lookup": lookup}
+    if action == "list":
+        return gettext("List %(plural)s.") % values
+    if action == "retrieve":
+        return gettext("Get one %(name)s by %(lookup)s.") % values
+    if action == "create":
+        text = gettext("Create an %(name)s.") if an else gettext("Create a %(name)s.")
+    elif action == "update":
+        text = gettext("Replace an %(name)s.") if an else gettext("Replace a %(name)s.")
+    elif action == "partial_update":
+        text = (
+            gettext("Change some fields of an %(name)s.")
+            if an
+            else gettext("Change some fields of a %(name)s.")
+        )
+    else:
+        text = gettext("Delete an %(name)s.") if an else gettext("Delete a %(name)s.")
+    return text % values
+
+
+def takes_an(word: str) -> bool:
+    """Return whether English writes "an" before ``word`` (an order, a user, an hour)."""
+    lowered = word.lower()
+    if lowered.startswith(("hour", "honest", "honor", "honour", "heir")):
+        return True
+    if lowered.startswith(("uni", "use", "usu", "uti", "ura", "ure", "uro", "url", "eu", "one")):
+        return False
+    return lowered[:1] in ("a", "e", "i", "o", "u")
+
+
+def _later(build: Callable[[], str]) -> str:
+    return build()
+
+
+#: A string built when it is read, in the language active then (a Django lazy string).
+later = cast(Callable[[Callable[[], str]], str], lazy(_later, str))
+
+
+def snake_case(name: str) -> str:
+    name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
+    return re.sub(r"[^A-Za-z0-9]+", "_", name).strip("_").lower()
+
+
+def _basename(route: Route, view_class: type[APIView]) -> str | None:
+    initkwargs = getattr(route.callback, "initkwargs", {})
+    return initkwargs.get("basename")
+
+
+def default_name(operation: ViewMethod, several: bool) -> str:
+    """Return ``<basename>_<action>`` for a ViewSet action, else the URL name (or the class's)."""
+    route, view_class = operation.route, operation.view_class
+    method, action = operation.method, operation.action
+    if action is not None:
+        name = f"{_basename(route, view_class) or snake_case(view_class.__name__)}_{action}"
+        actions = getattr(route.callback, "actions", {})
+        if sum(1 for a in actions.values() if a == action) > 1 and action not in STANDARD_ACTIONS:
+            name += f"_{method.lower()}"
+        return name.replace("-", "_")
+    base = route.url_name.replace("-", "_") if route.url_name else snake_case(view_class.__name__)
+    return f"{base}_{method.lower()}" if several else base
+
+
+def _model_names(model: type[Model] | None, basename: str) -> tuple[Any, Any]:
+    """Return the singular and plural names: the model's verbose names (lazy), else words."""
+    if model is not None:
+        return model._meta.verbose_name, model._meta.verbose_name_plural
+    words = basename.replace("_", " ").replace("-", " ")
+    return words, words + "s"
+
+
+def default_title(operation: ViewMethod, several: bool, model: type[Model] | None = None) -> str:
+    """Return a human title: from the model's verbose names, else DRF's view name."""
+    route, view_class = operation.route, operation.view_class
+    method, action = operation.method, operation.action
+    if action is not None:
+        singular, plural = _model_names(model, _basename(route, view_class) or view_class.__name__)
+        if action in STANDARD_ACTIONS:
+            return later(lambda: _titles(action, str(singular), str(plural)))
+        words = action.replace("_", " ")
+        return later(lambda: f"{capfirst(str(singular))}: {words}")
+    title = view_class().get_view_name()
+    return f"{title} ({method})" if several else title
+
+
+def docstring(obj: Any) -> str | None:
+    """Return an object's docstring on one line, or None (DRF's own mixins describe DRF)."""
+    doc = getattr(obj, "__doc__", None)
+    module = getattr(obj, "__module__", "") or ""
+    if not doc or module.startswith("rest_framework"):
+        return None
+    return re.sub(r"\s+", " ", doc).strip() or None
+
+
+def standard_action(view_class: type[APIView], method: str, action: str | None) -> str | None:
+    """Return the standard action a tool performs: a ViewSet's, or a generic view's own."""
+    if action is not None:
+        return action if action in STANDARD_ACTIONS else None
+    handler = getattr(view_class, method.lower(), None)
+    if docstring(handler) is not None or not getattr(handler, "__module__", "").startswith(
+        "rest_framework"
+    ):
+        return None  # a handler of the project's own: it may do anything
+    for mixin, mixin_method, name in GENERIC_ACTIONS:
+        if method == mixin_method and issubclass(view_class, mixin):
+            return name
+    return None
+
+
+def _lookup_words(view_class: type[APIView], model: type[Model]) -> Callable[[], str]:
+    lookup = getattr(view_class, "lookup_field", "pk")
+    field = lookup_model_field(model, lookup)
+
+    def words() -> str:
+        if field is None:
+            return lookup.replace("__", " ").replace("_", " ")
+        name = str(field.verbose_name)
+        return name.lower() if name.isupper() else name  # "ID" reads "id" in a sentence
+
+    return words
+
+
+def default_description(operation: ViewMethod, title: str, model: type[Model] | None = None) -> str:
+    """Return the handler's docstring; else, for a standard action on a model, a sentence of
+    what it does followed by the class docstring; else the class docstring, else the title.
+    """
+    view_class, method, action = operation.view_class, operation.method, operation.action
+    own = docstring(operation.handler)
+    if own is not None:
+        return own
+    class_doc = docstring(view_class)
+    standard = standard_action(view_class, method, action)
+    if standard is None or model is None:
+        return class_doc or later(lambda: f"{title}.")
+    singular, plural = model._meta.verbose_name, model._meta.verbose_name_plural
+    lookup = _lookup_words(view_class, model)
+    with override(None):  # the English name decides between "a" and "an"
+        an = takes_an(str(singular))
+
+    def describe() -> str:
+        sentence = _sentence(standard, str(singular), str(plural), lookup(), an)
+        return f"{sentence} {class_doc}" if class_doc else sentence
+
+    return later(describe)
+
+
+def is_function_view(view_class: type[APIView]) -> bool:
+    """Return whether ``@api_view`` made the class (it renames it after the function)."""
+    return not view_class.__qualname__.endswith(view_class.__name__)
+
+
+def view_label(view_class: type[APIView]) -> str:
+    """Name a view for messages: its class, or the function ``@api_view`` wraps."""
+    return view_class.__name__ if is_function_view(view_class) else view_class.__qualname__
+
+
+def where(operation: ViewMethod) -> str:
+    """Describe a tool's view for messages: ``TodoViewSet list (GET) at /api/todos/``."""
+    named_action = f" {operation.action}" if operation.action else ""
+    label = view_label(operation.view_class)
+    return f"{label}{named_action} ({operation.method}) at /{operation.route.route}"
+
+
+#: How many output fields a description names before it says "…".
+MAX_NAMED_FIELDS = 8
+#: The permissions that restrict nothing: a description does not name them.
+OPEN_PERMISSIONS = frozenset({"AllowAny"})
+
+
+def permission_name(permission: Any) -> str:
+    """Name a permission (a class or an instance) as a person reads it; one composed with
+    ``&``, ``|`` or ``~`` by its parts: ``"IsAuthenticated and IsAdminUser"``."""
+    shapes = {"AND": "{} and {}", "OR": "{} or {}", "NOT": "not {}"}
+    if isinstance(permission, OperandHolder | SingleOperandHolder):  # classes composed
+        operator = getattr(permission.operator_class, "__name__", "")
+        operands = [getattr(permission, "op1_class", None), getattr(permission, "op2_class", None)]
+    elif isinstance(permission, AND | OR | NOT):  # an instance of composed classes
+        operator = type(permission).__name__
+        operands = [getattr(permission, "op1", None), getattr(permission, "op2", None)]
+    else:
+        return str(getattr(permission, "__name__", type(permission).__name__))
+    names = [permission_name(each) for each in operands if each is not None]
+    return shapes.get(operator, " ".join("{}" for _ in names)).format(*names)
+
+
+def _permissions(view: Any) -> list[Any]:
+    """Return the permissions a call of the view's action is checked against: what its
+    ``get_permissions()`` gives (djoser's sets them per action), else its classes."""
+    try:
+        return list(view.get_permissions())
+    except Exception:  # it reads what a schema's synthetic request lacks
+        return list(getattr(view, "permission_classes", ()) or ())
+
+
+def needs(operation: ViewMethod) -> str:
+    """Say what a call needs: the view's permission classes and throttles, by name.
+
+    ``"Needs IsAuthenticated. Throttled: UserRateThrottle (100/day)."``; empty when the view
+    lets anyone call it as often as they like.
+    """
+    view = operation.view
+    permissions = [
+        name for name in map(permission_name, _permissions(view)) if name not in OPEN_PERMISSIONS
+    ]
+    throttles = []
+    for throttle_class in getattr(view, "throttle_classes", ()) or ():
+        try:
+            rate = getattr(throttle_class(), "rate", None)
+        except Exception:  # a rate the settings don't define: the class name alone
+            rate = None
+        name = throttle_class.__name__
+        throttles.append(f"{name} ({rate})" if rate else name)
+    sentences = []
+    if permissions:
+        sentences.append(
+            gettext("Needs %(permissions)s.") % {"permissions": ", ".join(permissions)}
+        )
+    if throttles:
+        sentences.append(gettext("Throttled: %(throttles)s.") % {"throttles": ", ".join(throttles)})
+    return " ".join(sentences)
+
+
+def _field_names(schema: Any) -> str:
+    properties = list((schema or {}).get("properties") or {}) if isinstance(schema, dict) else []
+    if len(properties) > MAX_NAMED_FIELDS:
+        return ", ".join(properties[:MAX_NAMED_FIELDS]) + ", …"
+    return ", ".join(properties)
+
+
+def page_arguments(paginator: Any) -> str:
+    """Say how a list tool asks for another page of its paginator."""
+    if paginator is None:
+        return ""
+    for attribute in ("page_query_param", "cursor_query_param", "offset_query_param"):
+        param = getattr(paginator, attribute, None)
+        if param:
+            return param
+    return ""
+
+
+def returns(
+    operation: ViewMethod, schema: dict[str, Any] | None, model: type[Model] | None = None
+) -> str:
+    """Say what a successful call returns: the fields of the object, or of a page's rows,
+    and how to ask for the next page; empty when nothing is known of the result."""
+    if operation.method == "DELETE":
+        return gettext("Returns a confirmation.")
+    if not isinstance(schema, dict):
+        return ""
+    name = str(model._meta.verbose_name) if model is not None else "object"
+    plural = str(model._meta.verbose_name_plural) if model is not None else "objects"
+    properties = schema.get("properties") or {}
+    results = properties.get("results")
+    if schema.get("type") == "object" and isinstance(results, dict) and "next" in properties:
+        rows = _field_names(results.get("items"))
+        page = ", ".join(key for key in properties if key != "results")
+        param = page_arguments(getattr(operation.view, "paginator", None))
+        values = {"plural": plural, "page": page, "rows": rows, "param": param}
+        if rows:
+            text = gettext("Returns a page of %(plural)s (%(page)s, results) with %(rows)s.")
+        else:
+            text = gettext("Returns a page of %(plural)s (%(page)s, results).")
+        if param:
+            text += " " + gettext("To go on, call again with the %(param)s the result names.")
+        return text % values
+    if schema.get("type") == "array":
+        rows = _field_names(schema.get("items"))
+        if rows:
+            return gettext("Returns a list of %(plural)s with %(rows)s.") % {
+                "plural": plural,
+                "rows": rows,
+            }
+        return gettext("Returns a list of %(plural)s.") % {"plural": plural}
+    fields = _field_names(schema)
+    if not fields:
+        return ""
+    return gettext("Returns the %(name)s: %(fields)s.") % {"name": name, "fields": fields}
+
+
+def relation_words(relation: Any, listed_by: str | None) -> str:
+    """Say what a related argument's values are, and which tool lists them:
+    ``"The id of an author; author_list lists them."``"""
+    model = relation.model
+    if relation.many:
+        text = f"{capfirst(relation.key)}s of {model._meta.verbose_name_plural}"
+    else:
+        name = str(model._meta.verbose_name)
+        text = f"The {relation.key} of {'an' if takes_an(name) else 'a'} {name}"
+    return f"{text}; {listed_by} lists them." if listed_by else f"{text}."

@@ -1,0 +1,186 @@
+"""Tools: what ``@mcp_tool`` declares, and one tool resolved from a routed view.
+
+Plain data: the registry resolves declarations into tools (``mcp_tools.tools.definitions``
+builds each one), and the rest of the package only reads them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from django.utils.functional import Promise
+from rest_framework.views import APIView
+
+from ..core.routes import Route
+
+if TYPE_CHECKING:
+    from ..protocol.headers import ArgumentHeader
+    from ..schemas.introspection import ViewMethod
+
+NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+TOOL_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+
+
+@dataclass(frozen=True)
+class ToolOptions:
+    """What ``@mcp_tool(...)`` declared for a view, a handler or an action."""
+
+    name: str | None = None
+    title: str | None = None
+    description: str | None = None
+    annotations: dict[str, Any] | None = None
+    input_schema: dict[str, Any] | None = None
+    output_schema: Any = None
+    include_structured_content: bool | None = None
+    include_output_schema: bool | None = None
+    methods: tuple[str, ...] | None = None
+    actions: tuple[str, ...] | None = None
+    tags: tuple[str, ...] = ()
+    icons: list[dict[str, Any]] | None = None
+    meta: dict[str, Any] | None = None
+    stream: bool = False
+    path: str | None = None
+    #: Ask the user before the view runs: True, a message template, False, or None for the
+    #: ``CONFIRM_DESTRUCTIVE`` default.
+    confirm: bool | str | None = None
+    #: Arguments mirrored in ``Mcp-Param-<Name>`` headers: argument name → header name.
+    headers: dict[str, str] | None = None
+    #: Whether a call may run as an MCP task (docs/tasks.md): None (never), ``"optional"``
+    #: (when the client can take one) or ``"required"`` (refused where it can't).
+    task: str | None = None
+
+
+@dataclass(frozen=True, repr=False)
+class ViewPart:
+    """One action of a ViewSet class, or one HTTP method of an APIView class, declared on
+    its own: what ``expose(View, actions=[...])`` declares, as ``@mcp_tool`` on the handler
+    would, for a class whose source the project does not own (its handler may be a mixin's,
+    shared by every view)."""
+
+    view_class: type[APIView]
+    #: The action (``"create"``, ``"me"``) or the HTTP method (``"GET"``).
+    name: str
+
+    def __repr__(self) -> str:  # as checks and errors name it: UserViewSet.create
+        return f"{self.view_class.__qualname__}.{self.name}"
+
+
+@dataclass(frozen=True)
+class ToolProblem:
+    """A misconfiguration found while resolving tools; ``mcp_tools.checks`` words it."""
+
+    #: The system check id, e.g. ``mcp_tools.E002``.
+    id: str
+    #: What the problem is about: the decorated class, function or handler.
+    obj: Any = None
+    #: The values its message names (tool name, routes, ...).
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def error(self) -> bool:
+        return ".E" in self.id
+
+    @property
+    def info(self) -> bool:
+        return ".I" in self.id
+
+
+@dataclass(frozen=True, eq=False)
+class Tool:
+    """One MCP tool: a routed view, one HTTP method (and ViewSet action) of it."""
+
+    name: str
+    #: The title and the description, each a ``str`` or a lazy translation of one.
+    title: str
+    description: str
+    #: The routed view's method (and action) the tool calls.
+    operation: ViewMethod
+    options: ToolOptions
+    input_schema: dict[str, Any]
+    #: The input validator, compiled once from ``input_schema``.
+    validator: Any
+    #: Names of arguments that fill the URL path; the rest go to the query or the body.
+    path_params: tuple[str, ...] = ()
+    #: Names of arguments that go to the query string even when the method has a body.
+    query_params: tuple[str, ...] = ()
+    #: The arguments a 2026-07-28 client mirrors in ``Mcp-Param-*`` headers, checked per call.
+    headers: tuple[ArgumentHeader, ...] = ()
+    annotations: dict[str, Any] = field(default_factory=dict)
+    #: Whether JSON results carry structuredContent (an advertised output schema forces it).
+    include_structured_content: bool = True
+    #: The advertised output schema (unwrapped), or None when none is advertised.
+    output_schema: dict[str, Any] | None = None
+    #: Its compiled validator, or None when the schema itself is invalid (see below).
+    output_validator: Any = None
+    #: Why the advertised output schema can't be checked, when it can't.
+    output_schema_error: str | None = None
+    #: The key the tool was declared under (a class or a function), to report clashes.
+    declared_by: Any = None
+    #: Problems found while building the tool, reported by the system checks.
+    problems: tuple[ToolProblem, ...] = ()
+    #: Arguments that name rows of another model (``schemas.fields.Relation``).
+    relations: tuple[Any, ...] = ()
+    #: The arguments whose description names the tool that lists their rows: (argument,
+    #: that tool, the description without it, for a caller who doesn't see that tool).
+    listings: tuple[tuple[str, str, str], ...] = ()
+
+    @property
+    def method(self) -> str:
+        return self.operation.method
+
+    @property
+    def route(self) -> Route:
+        return self.operation.route
+
+    @property
+    def view_class(self) -> type[APIView]:
+        return self.operation.view_class
+
+    @property
+    def action(self) -> str | None:
+        return self.operation.action
+
+    @property
+    def callback(self) -> Callable[..., Any]:
+        return self.operation.route.callback
+
+    @property
+    def has_body(self) -> bool:
+        return self.method in BODY_METHODS
+
+    @cached_property
+    def takes_no_arguments(self) -> bool:
+        """Whether a call without arguments is valid (checked once: most such calls are)."""
+        return not any(self.validator.iter_errors({}))
+
+    def definition(self) -> dict[str, Any]:
+        """Return the tool's wire definition (2025-11-25 form, before projection).
+
+        Titles and descriptions may be lazy translations: they are put into words here, in
+        the active language.
+        """
+        definition: dict[str, Any] = {
+            "name": self.name,
+            "title": str(self.title),
+            "description": str(self.description),
+            "inputSchema": self.input_schema,
+            "annotations": {
+                key: str(value) if isinstance(value, Promise) else value
+                for key, value in self.annotations.items()
+            },
+        }
+        if self.options.icons:
+            definition["icons"] = self.options.icons
+        if self.options.meta:
+            definition["_meta"] = self.options.meta
+        if self.output_schema is not None:
+            definition["outputSchema"] = self.output_schema  # unwrapped; projection wraps it
+        if self.options.task is not None:
+            # Only 2025-11-25 carries it; 2026-07-28's server decides call by call.
+            definition["execution"] = {"taskSupport": self.options.task}
+        return definition
