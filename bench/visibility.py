@@ -41,7 +41,7 @@ def main() -> None:
     from django.test import RequestFactory
 
     from mcp_tools.catalog.visibility import plan_for
-    from mcp_tools.endpoint.handlers import Exchange
+    from mcp_tools.endpoint.exchange import Exchange
     from mcp_tools.views import MCPView
 
     endpoint = MCPView()

@@ -41,8 +41,8 @@ def sync_after_migrate(sender: AppConfig, **kwargs: Any) -> None:
     from django.db import router
 
     from .catalog.sync import sync_tools
+    from .endpoint.mounts import served_registries
     from .models import ExposedTool
-    from .views import served_registries
 
     if not router.allow_migrate_model(kwargs.get("using", "default"), ExposedTool):
         return  # a database a router keeps this app's tables out of (migrated on their own)

@@ -134,7 +134,7 @@ def check_tools(
 
 
 def _registries(registry: ToolRegistry | None) -> Sequence[ToolRegistry]:
-    from .views import served_registries
+    from .endpoint.mounts import served_registries
 
     return (registry,) if registry is not None else served_registries()
 
@@ -142,8 +142,8 @@ def _registries(registry: ToolRegistry | None) -> Sequence[ToolRegistry]:
 @checks.register("mcp_tools")
 def check_shared_names(app_configs: Configs = None, **kwargs: object) -> list[checks.CheckMessage]:
     """Report a tool name two registries give to different views: one admin row rules both."""
+    from .endpoint.mounts import mounted_endpoints, served_registries
     from .tools.naming import where
-    from .views import mounted_endpoints, served_registries
 
     registries = served_registries()
     if len(registries) == 1:
@@ -289,7 +289,7 @@ def check_endpoint_authentication(
 ) -> list[checks.CheckMessage]:
     """Report endpoints whose policy lets anonymous callers in without anyone choosing it,
     and authentication classes whose app is not installed (docs/checks.md)."""
-    from .views import mounted_endpoints
+    from .endpoint.mounts import mounted_endpoints
 
     messages = []
     for route, endpoint in mounted_endpoints():
@@ -349,7 +349,7 @@ def check_well_known(app_configs: Configs = None, **kwargs: object) -> list[chec
     from django.urls import NoReverseMatch, reverse
 
     from .auth.resource_metadata import WELL_KNOWN, is_configured, public_origin
-    from .views import mounted_endpoints
+    from .endpoint.mounts import mounted_endpoints
 
     if not is_configured():
         return []

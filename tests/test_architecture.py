@@ -273,7 +273,7 @@ def resolve(name: str):
 
 def test_every_dotted_name_of_the_diagram_resolves():
     names = diagram_names()
-    assert "views.MCPView.post" in names and "pipeline.chain.call_view" in names
+    assert "endpoint.view.MCPView.post" in names and "pipeline.chain.call_view" in names
     unresolved = []
     for name in sorted(names):
         try:

@@ -24,7 +24,8 @@ from rest_framework.authentication import (
 )
 from rest_framework.permissions import AllowAny
 
-from mcp_tools.authentication import MAX_AUTHORIZATION_BYTES, BearerTokenAuthentication
+from mcp_tools.auth.refusals import MAX_AUTHORIZATION_BYTES
+from mcp_tools.authentication import BearerTokenAuthentication
 from mcp_tools.test import MCPClient
 from mcp_tools.views import MCPView
 from tests.sdk import Wire, connect

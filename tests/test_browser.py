@@ -253,8 +253,8 @@ def shop(live_server):
     from django.contrib.auth.models import Group
 
     from mcp_tools.catalog import sync
+    from mcp_tools.endpoint.mounts import served_registries
     from mcp_tools.models import ExposedTool, ToolCall
-    from mcp_tools.views import served_registries
 
     sync.sync_tools(*served_registries())
     billing = Group.objects.create(name="billing")

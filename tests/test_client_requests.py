@@ -11,10 +11,10 @@ from django.core.cache import caches
 from django.test import override_settings
 
 from mcp_tools import ClientDisconnected
+from mcp_tools.auth.caller import caller_key
 from mcp_tools.endpoint.streaming import Channel, Notifier, StreamSpec
 from mcp_tools.inputs import relay as client_requests
 from mcp_tools.inputs.asks import NoAnswer
-from mcp_tools.inputs.request_state import caller_key
 from mcp_tools.protocol.versions import Era
 from mcp_tools.test import MCPClient
 from tests.testapp.models import Entry
@@ -148,7 +148,7 @@ def test_the_caller_s_own_response_is_taken_with_202(alice):
 
 
 def caller_key_of(user):
-    from mcp_tools.authentication import Caller
+    from mcp_tools.auth.caller import Caller
 
     return caller_key(Caller(user=user, auth=None, authentication_classes=()))
 

@@ -202,7 +202,7 @@ def test_an_acceptance_older_than_a_states_lifetime_is_asked_again(alice):
     # from its question, no state that asked it is alive, and no hold remembers it.
     import time
 
-    from mcp_tools.authentication import Caller
+    from mcp_tools.auth.caller import Caller
     from mcp_tools.inputs.asks import receive
     from mcp_tools.inputs.request_state import Binding, Confirmation, issue
 

@@ -84,7 +84,7 @@ def invoke(name, headers):
     Over MCP these tools are hidden from a caller their views refuse; this runs the view
     anyway, to show that its own checks refuse the call exactly as a direct request.
     """
-    from mcp_tools.endpoint.handlers import Call, Exchange
+    from mcp_tools.endpoint.exchange import Call, Exchange
     from mcp_tools.pipeline.invocation import Invocation
     from mcp_tools.pipeline.plans import CallPlan
     from mcp_tools.protocol.jsonrpc import parse_message

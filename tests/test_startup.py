@@ -19,6 +19,7 @@ import mcp_tools
 from mcp_tools.catalog import admin_state as catalog
 from mcp_tools.catalog.admin_state import catalogs
 from mcp_tools.endpoint import startup
+from mcp_tools.endpoint.mounts import served_registries
 from mcp_tools.protocol.jsonrpc import encode
 from mcp_tools.protocol.projection import project_tool
 from mcp_tools.protocol.versions import (
@@ -29,7 +30,6 @@ from mcp_tools.protocol.versions import (
 )
 from mcp_tools.test import MCPClient
 from mcp_tools.tools import definitions, registry
-from mcp_tools.views import served_registries
 from tests.conformance_app.server import (
     DATABASE_ENV,
     REPO,

@@ -407,7 +407,7 @@ def test_an_id_unlike_ours_is_unknown_without_a_query(task_id):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from mcp_tools.authentication import Caller, unauthenticated_user
+    from mcp_tools.auth.caller import Caller, unauthenticated_user
     from mcp_tools.protocol.jsonrpc import JSONRPCError
     from mcp_tools.tasks import store as tasks
 

@@ -326,8 +326,8 @@ def test_served_registries_are_the_default_then_each_mounted_one_once(settings):
 
     from django.urls import path
 
+    from mcp_tools.endpoint.mounts import served_registries
     from mcp_tools.tools.registry import ToolRegistry, registry
-    from mcp_tools.views import served_registries
 
     first, second = ToolRegistry(), ToolRegistry()
     module = types.ModuleType("served_urls")

@@ -289,9 +289,9 @@ def test_tools_hidden_by_the_admin_are_refused_with_the_work_of_an_unknown_name(
 def exchange_for(user, name):
     """Return an exchange of ``user`` (as ``mcp_call --user`` acts as them) with the
     endpoint that serves ``name``, and the tool."""
-    from mcp_tools.authentication import Caller
+    from mcp_tools.auth.caller import Caller
     from mcp_tools.endpoint import local
-    from mcp_tools.endpoint.handlers import Exchange
+    from mcp_tools.endpoint.exchange import Exchange
 
     path, endpoint = local.mounted_endpoint(tool=name)
     exchange = Exchange(local.endpoint_request(path), Caller.acting_as(user), endpoint)
@@ -305,7 +305,7 @@ def test_explain_gives_every_reason_sees_refuses_and_none_when_it_admits(
 ):
     from mcp_tools.catalog.sync import sync_tools
     from mcp_tools.catalog.visibility import Reason, explain
-    from mcp_tools.views import served_registries
+    from mcp_tools.endpoint.mounts import served_registries
 
     sync_tools(*served_registries())
     billing = Group.objects.create(name="billing")

@@ -12,7 +12,7 @@ from rest_framework.authtoken.models import Token
 
 from demo_project.clients import configurations
 from mcp_tools.endpoint import local
-from mcp_tools.endpoint.handlers import Exchange
+from mcp_tools.endpoint.exchange import Exchange
 from mcp_tools.protocol.jsonrpc import JSONRPCError
 
 TOKEN_PLACEHOLDER = "<your-token>"

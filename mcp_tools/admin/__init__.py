@@ -40,14 +40,14 @@ from ..catalog import sync, visibility
 from ..catalog.admin_state import catalog_for
 from ..conf import mcp_settings
 from ..endpoint import local
-from ..endpoint.handlers import Exchange
+from ..endpoint.exchange import Exchange
+from ..endpoint.mounts import served_registries
 from ..models import ExposedTool, ToolCall, ToolTask
 from ..protocol.jsonrpc import INVALID_PARAMS, JSONRPCError, clip
 from ..protocol.results import ERROR_REF_META_KEY
 from ..protocol.versions import LATEST_HANDSHAKE_VERSION, SUPPORTED_VERSIONS
 from ..tasks import store as tasks
 from ..tools.tool import Tool
-from ..views import served_registries
 from .forms import ExposedToolForm, TryItForm
 
 #: How many recent calls of a tool its p50 duration is taken over.

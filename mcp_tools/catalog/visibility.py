@@ -35,7 +35,8 @@ from rest_framework.permissions import (
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from ..authentication import Caller, authentication_of, missing_scopes, picks_own_authenticators
+from ..auth.caller import Caller, authentication_of, picks_own_authenticators
+from ..auth.refusals import missing_scopes
 from ..tools.naming import permission_name
 from ..tools.tool import Tool
 from .admin_state import Catalog, Rule

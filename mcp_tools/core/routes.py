@@ -14,6 +14,9 @@ from django.utils.regex_helper import normalize
 
 from ..protocol.jsonrpc import clip, json_text
 
+#: The HTTP methods whose arguments travel in a JSON body (the others' in the query string).
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+
 
 class NoPath(ValueError):
     """No path of the route takes these path arguments.

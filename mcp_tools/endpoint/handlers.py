@@ -14,190 +14,35 @@ it streams.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from functools import cached_property
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import Any
 
 from django.http import HttpRequest
+from django.utils import timezone
 from django.utils.translation import get_language
 
-from ..authentication import Caller, insufficient_scope
-from ..catalog.admin_state import Catalog, catalog_for
-from ..catalog.visibility import Visibility
 from ..conf import mcp_settings
 from ..inputs.asks import receive
 from ..inputs.request_state import Binding
-from ..pipeline.formatters import BaseFormatter
-from ..pipeline.invocation import Invocation, report_refusal
+from ..pipeline.invocation import Invocation, send_tool_called
 from ..pipeline.plans import CallPlan
-from ..protocol import headers, mediatypes, versions
+from ..protocol import headers, versions
 from ..protocol.cursors import decode_cursor, encode_cursor
-from ..protocol.jsonrpc import INVALID_PARAMS, JSONRPCError, Message, RawJSON, clip, encode
+from ..protocol.jsonrpc import (
+    INVALID_PARAMS,
+    THROTTLED,
+    UNAUTHORIZED,
+    JSONRPCError,
+    RawJSON,
+    encode,
+)
 from ..protocol.projection import project_tool
 from ..protocol.results import InputRequiredResult, ToolResult
-from ..protocol.versions import Era
 from ..tasks import methods as task_calls
 from ..tools.definitions import hide_listings
-from ..tools.registry import ToolRegistry
-from ..tools.tool import Tool
-from . import tracing
+from .exchange import Call
 
 CAPABILITIES = {"tools": {"listChanged": False}, "logging": {}}
-EVENT_STREAM = "text/event-stream"
-
-
-class Endpoint(Protocol):
-    """What the handlers need of the endpoint that received the request (``MCPView``)."""
-
-    registry: ToolRegistry | None
-    tags: Iterable[str] | None
-
-    def get_registry(self) -> ToolRegistry: ...
-
-    def get_formatter(self) -> BaseFormatter: ...
-
-    def get_resource_metadata_url(self, request: HttpRequest) -> str | None: ...
-
-    def serves(self, tool: Tool) -> bool: ...
-
-    def throttle_call(self) -> None: ...
-
-
-@dataclass(eq=False)
-class Exchange:
-    """One HTTP request to the endpoint: who made it, to which endpoint, and what every
-    message of it shares (a batch's items too): the catalog, the visibility answers."""
-
-    request: HttpRequest
-    caller: Caller
-    endpoint: Endpoint
-    #: The ``tools/call`` messages seen so far (a batch has several).
-    calls: int = 0
-    #: The media ranges the client accepts, where a tool call's answer may be an SSE
-    #: stream; None for a batch, and for a call made in-process (docs/protocol.md).
-    accepted: mediatypes.Ranges | None = None
-    #: An operator's own call (Try it, ``mcp_call``): a confirmed tool runs unasked, as the
-    #: operator chose to run it (docs/input.md).
-    operator: bool = False
-
-    @cached_property
-    def streams(self) -> bool:
-        """Whether a tool call's answer may be an SSE stream: the client reads it."""
-        return self.accepted is not None and mediatypes.admits(self.accepted, EVENT_STREAM)
-
-    @cached_property
-    def asks(self) -> bool:
-        """Whether a handshake-era call may ask its client on a stream: the client names
-        ``text/event-stream`` (an MCP client does; a script that accepts ``*/*`` may read
-        the stream, but would never answer what it asks)."""
-        return self.accepted is not None and mediatypes.names(self.accepted, EVENT_STREAM)
-
-    def count_call(self) -> None:
-        """Count a ``tools/call`` against the endpoint's throttles: the request itself was
-        counted once, so each further call of a batch is counted as a request of its own.
-        Raises the endpoint's 429 refusal (-32029) when a throttle refuses it."""
-        self.calls += 1
-        if self.calls > 1:
-            self.endpoint.throttle_call()
-
-    @property
-    def endpoint_path(self) -> str:
-        """The path the endpoint answered at, its ``PATH_INFO`` (its OAuth resource,
-        docs/oauth.md)."""
-        return self.request.path_info
-
-    @cached_property
-    def catalog(self) -> Catalog:
-        """The request's tools as admins configured them (the admin state's version read at
-        most once per ``ADMIN_STATE_MAX_AGE``), of the URLconf Django's handler resolved the
-        request with: the request's own (``request.urlconf``), else ``ROOT_URLCONF``."""
-        urlconf = getattr(self.request, "urlconf", None) or mcp_settings.root_urlconf
-        return catalog_for(self.endpoint.get_registry().tools(urlconf))
-
-    @cached_property
-    def visibility(self) -> Visibility:
-        return Visibility(self.request, self.caller, self.endpoint)
-
-    def served(self) -> int:
-        """Return how many tools this endpoint serves, whoever asks."""
-        if self.endpoint.tags is None:
-            return len(self.catalog.tools)
-        return sum(1 for tool in self.catalog if self.endpoint.serves(tool))
-
-    def tools(self) -> tuple[list[Tool], Any]:
-        """Return the tools this request may see, in URLconf order, and what the list
-        depends on (equal keys, equal lists)."""
-        tags = self.endpoint.tags
-        endpoint = tuple(sorted(tags)) if tags is not None else None
-        return self.visibility.visible_tools(self.catalog, self.endpoint.serves, endpoint)
-
-    def plan(self, name: str) -> CallPlan | None:
-        """Return the call plan of the tool ``name`` if this request may call it, else None
-        (an unknown tool).
-
-        The same rule as ``tools()``: a tool this request can't see can't be called.
-        """
-        # First, whatever the name: the caller's groups, read once per request when a rule
-        # names any, so that an unknown name, a disabled tool and one hidden by its groups
-        # take the same reads to refuse (docs/security.md).
-        self.visibility.read_groups(self.catalog)
-        catalog = self.catalog
-        tool = catalog.tools.get(name)
-        if tool is None or not self.endpoint.serves(tool):
-            return None
-        return catalog.plan(tool) if self.visibility.sees(tool, catalog) else None
-
-    def refusal(self, name: str) -> JSONRPCError:
-        """Answer a call of a tool this request may not call: an unknown tool, or, when the
-        token lacks only scopes, 403 with an insufficient_scope challenge (step-up)."""
-        tool = self.catalog.tools.get(name)
-        if tool is not None and self.endpoint.serves(tool):
-            scopes = self.visibility.missing_scopes(tool, self.catalog.rule(name))
-            if scopes:
-                return insufficient_scope(self.request, self.endpoint, scopes)
-        return JSONRPCError(INVALID_PARAMS, f"Unknown tool: {clip(name)}")
-
-
-@dataclass(eq=False)
-class Call:
-    """One JSON-RPC request of an exchange, with what the handlers need to answer it."""
-
-    exchange: Exchange
-    message: Message
-    era: Era
-    #: The request's span (a shared no-op without OpenTelemetry), ended once it is answered.
-    trace: tracing.NoTrace = tracing.NO_TRACE
-    #: The tool call this request is, once it is one (reported when it is answered).
-    invocation: Invocation | None = None
-    #: The ``ToolTask`` this call runs as, in a task worker (``task_runs``): reported with
-    #: the call (``tool_called``'s ``task_id``), so that its logged row links to the task.
-    task_id: str | None = None
-
-    @property
-    def version(self) -> str:
-        return self.era.version
-
-    @property
-    def request(self) -> HttpRequest:
-        return self.exchange.request
-
-    @property
-    def caller(self) -> Caller:
-        return self.exchange.caller
-
-    @property
-    def endpoint(self) -> Endpoint:
-        return self.exchange.endpoint
-
-    @cached_property
-    def client_name(self) -> str:
-        """Name the client: its ``clientInfo`` (2026-07-28 ``_meta``), else its User-Agent."""
-        info = self.message.meta.get(versions.CLIENT_INFO_META_KEY)
-        name = info.get("name") if isinstance(info, dict) else None
-        if not isinstance(name, str):
-            name = self.request.META.get("HTTP_USER_AGENT", "")
-        return name[:200]
 
 
 def server_info() -> dict[str, Any]:
@@ -288,7 +133,7 @@ def list_tools(call: Call) -> dict[str, Any]:
     return result
 
 
-def call_tool(call: Call) -> ToolResult | InputRequiredResult | Invocation:
+def call_tool(call: Call) -> ToolResult | InputRequiredResult | Invocation[Call]:
     started = time.perf_counter()
     try:
         return _call_tool(call)
@@ -297,7 +142,7 @@ def call_tool(call: Call) -> ToolResult | InputRequiredResult | Invocation:
         raise
 
 
-def _call_tool(call: Call) -> ToolResult | InputRequiredResult | Invocation:
+def _call_tool(call: Call) -> ToolResult | InputRequiredResult | Invocation[Call]:
     call.exchange.count_call()  # before anything of the tool is looked at
     # Before the tool is looked up: the refusal is the same for every tool, known or not.
     call.message.check_progress_token()
@@ -326,7 +171,7 @@ def _call_tool(call: Call) -> ToolResult | InputRequiredResult | Invocation:
 
 def prepare(
     call: Call, plan: CallPlan, arguments: dict[str, Any]
-) -> ToolResult | InputRequiredResult | Invocation:
+) -> ToolResult | InputRequiredResult | Invocation[Call]:
     """Make the ``Invocation`` of a call of ``plan``'s tool and prepare it: returns what
     ended the call before its view runs, else the invocation, its view still to run (here,
     in a streaming worker, or in a task's worker)."""
@@ -384,3 +229,35 @@ MODERN_HANDLERS: dict[str, Handler] = {
     "tasks/update": task_calls.update_task,
     "tasks/cancel": task_calls.cancel_task,
 }
+
+
+def report_refusal(call: Call, error: JSONRPCError, started: float) -> None:
+    """Send ``tool_called`` for a call of a tool this endpoint serves that was refused
+    with a JSON-RPC error before an ``Invocation`` was made: hidden from the caller (or
+    short of scopes), throttled by the endpoint, or with arguments it could not take. A
+    name that is no tool of the endpoint is not reported: it is the client's string."""
+    name = call.message.params.get("name")
+    tool = call.exchange.catalog.tools.get(name) if isinstance(name, str) else None
+    if tool is None or not call.exchange.endpoint.serves(tool) or call.invocation is not None:
+        return
+    if error.code == THROTTLED:
+        refusal = "throttled"
+    elif error.code == UNAUTHORIZED or error.message.startswith("Unknown tool"):
+        refusal = "hidden"  # or the token lacks only scopes: step-up (docs/oauth.md)
+    else:
+        refusal = "invalid_arguments"
+    args = call.message.params.get("arguments")
+    send_tool_called(
+        call,
+        tool,
+        args if isinstance(args, dict) else {},
+        timezone.now(),
+        started,
+        result_type="complete",
+        status=None,
+        is_error=True,
+        error_ref=None,
+        outcome="refused",
+        error_message=error.message,
+        refusal=refusal,
+    )

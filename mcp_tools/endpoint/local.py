@@ -17,15 +17,16 @@ from django.core.handlers.wsgi import WSGIRequest
 from django.http import HttpRequest
 from django.urls import NoReverseMatch, get_script_prefix, reverse
 
-from ..authentication import Caller
+from ..auth.caller import Caller
 from ..pipeline.inner_requests import carried_attributes, client_environ
 from ..pipeline.invocation import Invocation
 from ..protocol.jsonrpc import JSONRPCError, parse_message
 from ..protocol.versions import LATEST_HANDSHAKE_VERSION, Era
-from ..views import MCPView, endpoint_at, endpoint_paths
+from ..views import MCPView
 from . import server
-from .handlers import Call, Exchange
+from .exchange import Call, Exchange
 from .handlers import call_tool as handle_call
+from .mounts import endpoint_at, endpoint_paths
 
 DEFAULT_ENDPOINT = "mcp_tools:endpoint"
 

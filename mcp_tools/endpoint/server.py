@@ -17,10 +17,10 @@ from typing import Any
 
 from django.http import HttpRequest
 
+from ..auth.caller import caller_key
 from ..conf import mcp_settings
 from ..core import errors
 from ..inputs import relay as client_requests
-from ..inputs.request_state import caller_key
 from ..pipeline.formatters import response_too_large
 from ..pipeline.invocation import Invocation
 from ..protocol import versions
@@ -36,7 +36,7 @@ from ..protocol.jsonrpc import (
 from ..protocol.projection import project
 from ..protocol.results import ToolResult
 from . import handlers, tracing
-from .handlers import Call, Exchange
+from .exchange import Call, Exchange
 
 logger = logging.getLogger("mcp_tools")
 
@@ -56,7 +56,7 @@ class Answer:
 
 def serve_message(
     value: Any, exchange: Exchange, *, in_batch: bool = False
-) -> Answer | Invocation | None:
+) -> Answer | Invocation[Call] | None:
     """Check one decoded message of ``exchange`` and do on this thread what answering it
     takes.
 
@@ -120,7 +120,7 @@ def deliver(value: dict[str, Any], exchange: Exchange, *, in_batch: bool = False
 
 
 def serve_invocation(
-    invocation: Invocation, notifier: Any = None, *, limit: int | None = None
+    invocation: Invocation[Call], notifier: Any = None, *, limit: int | None = None
 ) -> Answer:
     """Run the invocation's view (its notifications to ``notifier``) and answer with its
     result.

@@ -18,7 +18,7 @@ from django.db import connections
 
 from ..catalog.admin_state import catalog_for
 from ..tools.registry import ToolSet
-from ..views import served_registries
+from .mounts import served_registries
 
 logger = logging.getLogger("mcp_tools")
 

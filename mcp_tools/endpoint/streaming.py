@@ -33,17 +33,18 @@ from django.http import HttpRequest, StreamingHttpResponse
 from django.urls import get_script_prefix, get_urlconf, set_script_prefix, set_urlconf
 from django.utils import translation
 
+from ..auth.caller import caller_key
 from ..conf import mcp_settings
 from ..core import errors
 from ..core.encoding import encode_value
 from ..exceptions import ClientDisconnected
 from ..inputs import relay as client_requests
 from ..inputs.asks import NoAnswer, can_ask_on_stream
-from ..inputs.request_state import caller_key
 from ..pipeline.invocation import Invocation
 from ..protocol import jsonrpc
 from ..protocol.projection import project_progress
 from ..protocol.versions import Era, sends_log
+from .exchange import Call
 from .server import complete, serve_invocation
 from .watchdog import Alarm, watchdog
 
@@ -345,7 +346,9 @@ class Worker:
     """One call run off the request thread (in ``threads``), as that request's locale,
     URLconf and script prefix."""
 
-    def __init__(self, request: HttpRequest, invocation: Invocation, notifier: Notifier) -> None:
+    def __init__(
+        self, request: HttpRequest, invocation: Invocation[Call], notifier: Notifier
+    ) -> None:
         self.request = request
         self.invocation = invocation
         self.notifier = notifier
@@ -607,7 +610,7 @@ def connection_cutter(request: HttpRequest) -> Callable[[], None] | None:
     return cut
 
 
-def stream(request: HttpRequest, invocation: Invocation) -> StreamingHttpResponse | None:
+def stream(request: HttpRequest, invocation: Invocation[Call]) -> StreamingHttpResponse | None:
     """Start the invocation's view in a worker thread; return the SSE response that relays
     it.
 

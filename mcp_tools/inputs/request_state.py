@@ -20,7 +20,7 @@ from typing import Any
 
 from django.core import signing
 
-from ..authentication import Caller
+from ..auth.caller import Caller, caller_key
 from ..conf import mcp_settings
 from ..core.shared_cache import shared_cache
 from ..protocol.jsonrpc import INVALID_PARAMS, JSONRPCError
@@ -49,14 +49,6 @@ def arguments_digest(arguments: dict[str, Any]) -> str:
     """Return a digest of the arguments as received (key order does not matter)."""
     text = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
-
-
-def caller_key(caller: Caller) -> str:
-    """Name the caller: its user (model and primary key), or ``anonymous``."""
-    if not caller.is_authenticated:
-        return "anonymous"
-    user = caller.user
-    return f"{user._meta.label_lower}:{user.pk}"
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import time
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from django.http import HttpRequest
 from django.utils import timezone
 
+from ..auth.caller import Caller
 from ..core.context import ToolCallContext, attach_notifier, get_context
 from ..core.routes import NoPath
 from ..exceptions import ClientDisconnected
@@ -32,8 +33,9 @@ from ..inputs.asks import (
     confirmation_message,
     unavailable_error,
 )
-from ..protocol.jsonrpc import THROTTLED, UNAUTHORIZED, JSONRPCError
+from ..protocol.jsonrpc import JSONRPCError, Message
 from ..protocol.results import InputRequiredResult, ToolResult
+from ..protocol.versions import Era
 from ..signals import tool_called
 from ..tools.tool import Tool
 from . import arguments
@@ -44,8 +46,50 @@ from .inner_requests import build_inner_request
 from .plans import CallPlan
 from .processors import run_processors
 
-if TYPE_CHECKING:
-    from ..endpoint.handlers import Call
+
+class Exchange(Protocol):
+    """What an invocation reads of the HTTP request its call came in (``endpoint.exchange``)."""
+
+    @property
+    def asks(self) -> bool: ...
+
+    @property
+    def operator(self) -> bool: ...
+
+    @property
+    def endpoint_path(self) -> str: ...
+
+
+class Endpoint(Protocol):
+    def get_formatter(self) -> BaseFormatter: ...
+
+
+class Call(Protocol):
+    """What an invocation reads of the JSON-RPC request it answers: the endpoint's ``Call``
+    (``mcp_tools.endpoint.exchange``), typed here so that the pipeline needs no endpoint."""
+
+    message: Message
+    era: Era
+    task_id: str | None
+    invocation: Invocation[Any] | None
+
+    @property
+    def exchange(self) -> Exchange: ...
+
+    @property
+    def endpoint(self) -> Endpoint: ...
+
+    @property
+    def version(self) -> str: ...
+
+    @property
+    def request(self) -> HttpRequest: ...
+
+    @property
+    def caller(self) -> Caller: ...
+
+    @property
+    def client_name(self) -> str: ...
 
 
 #: The tools whose views asked for input in a handshake-era call that was not streamed, in
@@ -53,11 +97,15 @@ if TYPE_CHECKING:
 ASKING: weakref.WeakSet[Tool] = weakref.WeakSet()
 
 
-class Invocation:
+#: The call an invocation answers: the endpoint's own ``Call`` where the endpoint made it.
+CallT = TypeVar("CallT", bound=Call)
+
+
+class Invocation(Generic[CallT]):
     """One ``tools/call`` of one tool, from its arguments to its finished result."""
 
     def __init__(
-        self, call: Call, plan: CallPlan, args: dict[str, Any], inputs: Inputs | None = None
+        self, call: CallT, plan: CallPlan, args: dict[str, Any], inputs: Inputs | None = None
     ) -> None:
         self.call = call
         #: What every call of the tool shares (docs/performance.md#the-call-plan).
@@ -340,35 +388,3 @@ def ending(sent: ToolResult, refusal: str | None) -> dict[str, Any]:
         message = f"{message} (reference {sent.error_reference})"
     outcome = "refused" if refusal is not None else "error"
     return {"outcome": outcome, "error_message": message, "refusal": refusal}
-
-
-def report_refusal(call: Call, error: JSONRPCError, started: float) -> None:
-    """Send ``tool_called`` for a call of a tool this endpoint serves that was refused
-    with a JSON-RPC error before an ``Invocation`` was made: hidden from the caller (or
-    short of scopes), throttled by the endpoint, or with arguments it could not take. A
-    name that is no tool of the endpoint is not reported: it is the client's string."""
-    name = call.message.params.get("name")
-    tool = call.exchange.catalog.tools.get(name) if isinstance(name, str) else None
-    if tool is None or not call.exchange.endpoint.serves(tool) or call.invocation is not None:
-        return
-    if error.code == THROTTLED:
-        refusal = "throttled"
-    elif error.code == UNAUTHORIZED or error.message.startswith("Unknown tool"):
-        refusal = "hidden"  # or the token lacks only scopes: step-up (docs/oauth.md)
-    else:
-        refusal = "invalid_arguments"
-    args = call.message.params.get("arguments")
-    send_tool_called(
-        call,
-        tool,
-        args if isinstance(args, dict) else {},
-        timezone.now(),
-        started,
-        result_type="complete",
-        status=None,
-        is_error=True,
-        error_ref=None,
-        outcome="refused",
-        error_message=error.message,
-        refusal=refusal,
-    )

@@ -18,8 +18,7 @@ from rest_framework import serializers
 from rest_framework.views import APIView
 from rest_framework.viewsets import ViewSetMixin
 
-from ..core.routes import Route
-from ..tools.tool import BODY_METHODS
+from ..core.routes import BODY_METHODS, Route
 from . import fields, spectacular
 from .introspection import IntrospectionError, ViewMethod, lookup_model_field, serializer_of
 from .queries import query_parameters

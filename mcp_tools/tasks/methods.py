@@ -20,7 +20,7 @@ from ..tools.tool import Tool
 from . import store as tasks
 
 if TYPE_CHECKING:
-    from ..endpoint.handlers import Call
+    from ..endpoint.exchange import Call
     from ..pipeline.invocation import Invocation
 
 
@@ -57,7 +57,7 @@ def decide(call: Call, tool: Tool) -> bool:
     return False
 
 
-def start(call: Call, invocation: Invocation) -> Any:
+def start(call: Call, invocation: Invocation[Call]) -> Any:
     """Run ``invocation``'s call as a task; answer its handle, or what the task ended with
     (or asked for) within ``TASK_IMMEDIATE_SECONDS``, as an inline call would."""
     call.invocation = None  # the worker's run reports the call, not this request

@@ -36,10 +36,12 @@ from django.db.models import F, Q
 from django.urls import get_script_prefix, get_urlconf, set_script_prefix, set_urlconf
 from django.utils import translation
 
-from ..authentication import Caller, unauthenticated_user
+from ..auth.caller import Caller, unauthenticated_user
 from ..conf import mcp_settings
 from ..endpoint import server, tracing
-from ..endpoint.handlers import Call, Exchange, prepare
+from ..endpoint.exchange import Call, Exchange
+from ..endpoint.handlers import prepare
+from ..endpoint.mounts import endpoint_at
 from ..exceptions import ClientDisconnected
 from ..inputs import request_state
 from ..models import ToolTask
@@ -47,7 +49,6 @@ from ..pipeline.invocation import Invocation
 from ..protocol.jsonrpc import INTERNAL_ERROR, JSONRPCError, parse_message
 from ..protocol.results import InputRequiredResult
 from ..protocol.versions import MODERN_VERSIONS, Era
-from ..views import endpoint_at
 from . import store as tasks
 
 logger = logging.getLogger("mcp_tools")

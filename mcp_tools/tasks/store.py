@@ -28,8 +28,8 @@ from django.http import HttpRequest
 from django.urls import get_script_prefix
 from django.utils import timezone, translation
 
+from ..auth.caller import caller_key
 from ..conf import mcp_settings
-from ..inputs.request_state import caller_key
 from ..models import ToolTask
 from ..pipeline.inner_requests import client_environ
 from ..protocol import inputs

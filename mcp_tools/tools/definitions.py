@@ -18,6 +18,7 @@ from jsonschema.exceptions import SchemaError
 from rest_framework.views import APIView
 
 from ..conf import mcp_settings
+from ..core.routes import BODY_METHODS
 from ..protocol import headers as argument_headers
 from ..protocol.headers import ANNOTATION, ArgumentHeader, InvalidHeader
 from ..schemas import input_schema, spectacular
@@ -26,7 +27,7 @@ from ..schemas.output_schema import OutputSchemaTypeError, build_validator, reso
 from ..schemas.validators import argument_validator
 from . import naming
 from .annotations import tool_annotations
-from .tool import BODY_METHODS, NAME_RE, Tool, ToolOptions, ToolProblem
+from .tool import NAME_RE, Tool, ToolOptions, ToolProblem
 
 logger = logging.getLogger("mcp_tools")
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from django.utils.functional import Promise
 from rest_framework.views import APIView
 
-from ..core.routes import Route
+from ..core.routes import BODY_METHODS, Route
 
 if TYPE_CHECKING:
     from ..protocol.headers import ArgumentHeader
@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 TOOL_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
-BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ def _message(level: Any, check_id: str, **params: Any) -> checks.CheckMessage:
 def check_oauth(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     """The resource server needs django-oauth-toolkit's app and an authorization server."""
     from mcp_tools.auth.resource_metadata import is_configured
-    from mcp_tools.views import mounted_endpoints
+    from mcp_tools.endpoint.mounts import mounted_endpoints
 
     if not apps.is_installed("oauth2_provider"):
         return [_message(checks.Error, "mcp_tools.E043")]

@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from mcp_tools.authentication import Caller
+from mcp_tools.auth.caller import Caller
 from mcp_tools.conf import mcp_settings
 from mcp_tools.endpoint import local
 from mcp_tools.models import ExposedTool

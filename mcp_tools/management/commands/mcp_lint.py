@@ -7,10 +7,10 @@ from typing import Any
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from mcp_tools.endpoint.mounts import served_registries
 from mcp_tools.protocol.projection import project_tool
 from mcp_tools.protocol.versions import LATEST_HANDSHAKE_VERSION
 from mcp_tools.tools.lint import COMPONENTS, LEVELS, Report, at_or_above, lint_tool
-from mcp_tools.views import served_registries
 
 
 class Command(BaseCommand):

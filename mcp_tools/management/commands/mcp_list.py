@@ -7,8 +7,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 
 from mcp_tools.catalog.admin_state import Rule, catalog_for
+from mcp_tools.endpoint.mounts import served_registries
 from mcp_tools.tools.tool import Tool
-from mcp_tools.views import served_registries
 
 
 class Command(BaseCommand):

@@ -8,9 +8,9 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from mcp_tools.catalog.admin_state import catalog_for
+from mcp_tools.endpoint.mounts import served_registries
 from mcp_tools.protocol.projection import project_tool
 from mcp_tools.protocol.versions import LATEST_HANDSHAKE_VERSION, SUPPORTED_VERSIONS
-from mcp_tools.views import served_registries
 
 
 class Command(BaseCommand):

@@ -8,7 +8,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError
 
 from mcp_tools.catalog.sync import sync_tools
-from mcp_tools.views import served_registries
+from mcp_tools.endpoint.mounts import served_registries
 
 
 class Command(BaseCommand):

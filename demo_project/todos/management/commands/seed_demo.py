@@ -6,7 +6,7 @@ from rest_framework.authtoken.models import Token
 
 from demo_project.clients import configurations
 from demo_project.todos.models import Todo
-from mcp_tools.authentication import Caller
+from mcp_tools.auth.caller import Caller
 from mcp_tools.endpoint import local
 from mcp_tools.models import ToolCall
 

@@ -1,0 +1,99 @@
+"""The caller of the /mcp endpoint, as a DRF view would authenticate it, and who it is to
+the views its tool calls reach (identity handover, docs/dispatch.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rest_framework.settings import api_settings
+
+__all__ = [
+    "Caller",
+    "authentication_of",
+    "caller_key",
+    "picks_own_authenticators",
+    "unauthenticated_user",
+]
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who called the endpoint, and with which authentication classes."""
+
+    user: Any
+    auth: Any
+    authentication_classes: tuple[type, ...]
+    #: Hand the user over to every view, whatever its authentication classes: for an
+    #: operator's own calls (``manage.py mcp_call --user``), never for a request.
+    forced: bool = False
+    #: The authentication class instance that accepted the credentials (None: anonymous).
+    authenticator: Any = None
+    #: ``identity_for`` per view class, worked out once per caller (its /mcp request).
+    _identities: dict[type[Any], tuple[Any, Any] | None] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
+    @classmethod
+    def acting_as(cls, user: Any) -> Caller:
+        """Return a caller that every view sees as ``user`` (an operator's command)."""
+        return cls(user=user, auth=None, authentication_classes=(), forced=True)
+
+    @property
+    def is_authenticated(self) -> bool:
+        return bool(getattr(self.user, "is_authenticated", False))
+
+    def identity_for(self, view_class: type[Any]) -> tuple[Any, Any] | None:
+        """Return ``(user, token)`` to hand over to a view with the same authentication classes.
+
+        Anonymous callers are never handed over: the view's own classes then run on the copied
+        credentials and refuse them exactly as a direct call would (401, not 403).
+        """
+        try:
+            return self._identities[view_class]
+        except KeyError:
+            identity = self._identities[view_class] = self._identity_for(view_class)
+            return identity
+
+    def _identity_for(self, view_class: type[Any]) -> tuple[Any, Any] | None:
+        if not self.is_authenticated:
+            return None
+        if self.forced:
+            return self.user, self.auth
+        if tuple(getattr(view_class, "authentication_classes", ())) != self.authentication_classes:
+            return None
+        if picks_own_authenticators(view_class):
+            return None  # the view chooses its authenticators itself: let them run
+        return self.user, self.auth
+
+
+def picks_own_authenticators(view_class: type[Any]) -> bool:
+    """Return whether ``view_class`` overrides DRF's ``get_authenticators()``: it may read
+    its request to choose, so only its own instance can say which classes run."""
+    # Imported here: DRF imports this module while it reads DEFAULT_AUTHENTICATION_CLASSES
+    # (BearerTokenAuthentication), before rest_framework.views can be imported.
+    from rest_framework.views import APIView
+
+    return view_class.get_authenticators is not APIView.get_authenticators
+
+
+def authentication_of(view_class: type[Any]) -> Any:
+    """Return what decides how ``view_class`` authenticates a request: its classes, or the
+    view class itself when it picks its own authenticators (a key, equal when alike)."""
+    if picks_own_authenticators(view_class):
+        return view_class
+    return tuple(view_class.authentication_classes)
+
+
+def caller_key(caller: Caller) -> str:
+    """Name the caller: its user (model and primary key), or ``anonymous``."""
+    if not caller.is_authenticated:
+        return "anonymous"
+    user = caller.user
+    return f"{user._meta.label_lower}:{user.pk}"
+
+
+def unauthenticated_user() -> Any:
+    """Return DRF's user of an unauthenticated request (``UNAUTHENTICATED_USER``)."""
+    factory: Any = api_settings.UNAUTHENTICATED_USER
+    return factory() if factory else None
