@@ -2,7 +2,7 @@
 
 Each repetition starts a fresh process per mode, the modes interleaved. The process sets
 Django up as a server's worker does (``django.setup()``, the WSGI handler; no migrate, no
-checks), calls ``mcp_tools.prepare()`` in the ``prepared`` mode, imports the URLconf (which
+checks), calls ``mcp_tools.warm_up()`` in the ``prepared`` mode, imports the URLconf (which
 declares ``BENCH_TOOLS`` tools: the project's own cost, paid by its first request of any
 kind) and sends every page of one ``tools/list`` through Django's WSGI handler, without
 sockets. Prints one JSON object: the median of each figure per mode, and every run.
@@ -62,7 +62,7 @@ def child(mode: str) -> dict[str, float]:
         import mcp_tools
 
         begin = time.perf_counter()
-        mcp_tools.prepare()
+        mcp_tools.warm_up()
         prepare_ms = (time.perf_counter() - begin) * 1000
     started = time.perf_counter()
     start_rss = rss_kib()

@@ -171,7 +171,7 @@ def cold_listing(data: dict[str, Any]) -> str:
     header = [
         "mode",
         "start-up ms",
-        "of which prepare() ms",
+        "of which warm_up() ms",
         "URLconf import ms",
         "first page ms",
         "first listing ms",

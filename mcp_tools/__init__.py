@@ -13,6 +13,7 @@ __version__ = "0.1.0.dev0"
 __all__ = [
     "ClientDisconnected",
     "InputUnavailable",
+    "MCPView",
     "ToolError",
     "elicit",
     "expose",
@@ -21,15 +22,16 @@ __all__ = [
     "log_message",
     "mcp_output",
     "mcp_tool",
-    "prepare",
     "report_progress",
     "request_input",
+    "warm_up",
 ]
 
 _LOCATIONS = {
     "ClientDisconnected": "mcp_tools.exceptions",
     "InputUnavailable": "mcp_tools.exceptions",
     "ToolError": "mcp_tools.exceptions",
+    "MCPView": "mcp_tools.endpoint.view",
     "get_tool_call": "mcp_tools.core.context",
     "is_mcp_request": "mcp_tools.core.context",
     "mcp_output": "mcp_tools.core.context",
@@ -37,14 +39,15 @@ _LOCATIONS = {
     "report_progress": "mcp_tools.pipeline.notifications",
     "mcp_tool": "mcp_tools.tools.decorators",
     "expose": "mcp_tools.tools.decorators",
-    "prepare": "mcp_tools.endpoint.startup",
+    "warm_up": "mcp_tools.endpoint.startup",
     "elicit": "mcp_tools.inputs.asks",
     "request_input": "mcp_tools.inputs.asks",
 }
 
 if TYPE_CHECKING:
     from .core.context import get_tool_call, is_mcp_request, mcp_output
-    from .endpoint.startup import prepare
+    from .endpoint.startup import warm_up
+    from .endpoint.view import MCPView
     from .exceptions import ClientDisconnected, InputUnavailable, ToolError
     from .inputs.asks import elicit, request_input
     from .pipeline.notifications import log_message, report_progress

@@ -107,13 +107,13 @@ def test_a_saved_change_publishes_a_new_version(django_capture_on_commit_callbac
 def test_the_rows_are_read_once_per_version(django_assert_num_queries):
     from mcp_tools.tools.registry import registry
 
-    toolset = registry.tools()
-    first = catalog_for(toolset)
+    routed = registry.tools()
+    first = catalog_for(routed)
     with django_assert_num_queries(0):
-        assert catalog_for(toolset) is first  # same version: nothing read
+        assert catalog_for(routed) is first  # same version: nothing read
     catalog.publish()
     with django_assert_num_queries(2):  # the rows, and their groups
-        assert catalog_for(toolset) is not first
+        assert catalog_for(routed) is not first
 
 
 def test_a_version_lost_with_the_cache_is_the_same_on_every_worker():

@@ -113,10 +113,10 @@ def shop_app(monkeypatch) -> None:
 
 
 def with_database(found: list[Sample]) -> list:
-    """The samples, those that show a test or a server's start-up (``prepare()`` reads the
+    """The samples, those that show a test or a server's start-up (``warm_up()`` reads the
     admin state) marked to use the database (and a live server)."""
     marks = pytest.mark.django_db(transaction=True)
-    uses = ("def test_", "mcp_tools.prepare()")
+    uses = ("def test_", "mcp_tools.warm_up()")
     return [
         pytest.param(s, marks=marks) if any(use in s.text for use in uses) else s for s in found
     ]

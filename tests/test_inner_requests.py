@@ -101,7 +101,7 @@ def invoke(name, headers):
     message = parse_message({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
     call = Call(Exchange(request, caller, endpoint), message, Era("2025-11-25"))
     invocation = Invocation(call, CallPlan(tool), {})
-    assert invocation.prepare() is None
+    assert invocation.start() is None
     return project_result(invocation.run(), "2025-11-25")
 
 

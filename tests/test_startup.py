@@ -1,4 +1,4 @@
-"""``prepare()``: every tool built and the admin state read at a server's start-up, the same
+"""``warm_up()``: every tool built and the admin state read at a server's start-up, the same
 definitions as a process that builds them at its first tools/list (docs/performance.md)."""
 
 import asyncio
@@ -71,15 +71,15 @@ def listing_bytes(token, version):
         params = {"cursor": cursor}
 
 
-def test_prepare_is_public_api():
-    assert "prepare" in mcp_tools.__all__
-    assert mcp_tools.prepare is startup.prepare
+def test_warm_up_is_public_api():
+    assert "warm_up" in mcp_tools.__all__
+    assert mcp_tools.warm_up is startup.warm_up
 
 
 def test_a_prepared_process_builds_nothing_at_its_first_tools_list(
     new_process, alice, monkeypatch, django_assert_num_queries
 ):
-    mcp_tools.prepare()
+    mcp_tools.warm_up()
 
     def refuse(*args, **kwargs):
         raise AssertionError("built at the first request, not at start-up")
@@ -91,7 +91,7 @@ def test_a_prepared_process_builds_nothing_at_its_first_tools_list(
     assert "todo_list" in names
 
 
-def test_without_prepare_the_first_tools_list_builds_the_tools(new_process, alice, monkeypatch):
+def test_without_warm_up_the_first_tools_list_builds_the_tools(new_process, alice, monkeypatch):
     built = []
     build_tool = registry.build_tool
     monkeypatch.setattr(
@@ -107,7 +107,7 @@ def test_prepared_and_lazy_processes_list_the_same_bytes(new_process, alice, ver
     for each in served_registries():
         each.clear()
     catalogs.clear()
-    mcp_tools.prepare()
+    mcp_tools.warm_up()
     assert listing_bytes(alice.token, version) == lazy
 
 
@@ -150,11 +150,11 @@ def test_the_definitions_are_those_recorded_before_the_cold_path_changed(new_pro
 def test_an_admin_state_it_cannot_read_is_left_to_the_first_request(
     new_process, alice, monkeypatch, caplog, failure
 ):
-    def unreadable(toolset):
+    def unreadable(routed):
         raise failure
 
     monkeypatch.setattr(startup, "catalog_for", unreadable)
-    mcp_tools.prepare()  # no exception: the server still starts
+    mcp_tools.warm_up()  # no exception: the server still starts
     assert "the admin state is left to the first request" in caplog.text
     assert str(failure) in caplog.text
     monkeypatch.undo()
@@ -169,7 +169,7 @@ def test_a_tool_that_cant_be_built_fails_the_start_up(new_process, monkeypatch):
 
     monkeypatch.setattr(registry, "build_tool", broken)
     with pytest.raises(Exception, match="bad name"):
-        mcp_tools.prepare()
+        mcp_tools.warm_up()
 
 
 SCRIPT = """
@@ -177,13 +177,13 @@ import django
 django.setup()
 from django.db import connections
 import mcp_tools
-mcp_tools.prepare()
+mcp_tools.warm_up()
 print(connections["default"].connection is None)
 """
 
 
-def test_prepare_closes_the_connection_it_opened(tmp_path):
-    # A server that forks after prepare() (gunicorn --preload) must not hand one database
+def test_warm_up_closes_the_connection_it_opened(tmp_path):
+    # A server that forks after warm_up() (gunicorn --preload) must not hand one database
     # connection to every worker.
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT],
@@ -283,14 +283,14 @@ import mcp_tools
 from mcp_tools.catalog.admin_state import catalogs
 
 async def importing_the_application():
-    mcp_tools.prepare()  # as an ASGI server that imports the app inside its event loop
+    mcp_tools.warm_up()  # as an ASGI server that imports the app inside its event loop
 
 asyncio.run(importing_the_application())
 print(catalogs._state is not None, connections["default"].connection is None)
 """
 
 
-def test_prepare_reads_the_admin_state_inside_an_event_loop(tmp_path):
+def test_warm_up_reads_the_admin_state_inside_an_event_loop(tmp_path):
     database = migrated_database(CONFORMANCE, tmp_path)
     done = subprocess.run(
         [sys.executable, "-c", ASGI_SCRIPT],

@@ -30,7 +30,7 @@ from ..core.shared_cache import is_per_process
 from ..pipeline.plans import CallPlan
 from ..protocol.content import TOOL_ANNOTATION_TYPES
 from ..tools.definitions import with_overrides
-from ..tools.registry import ToolSet
+from ..tools.registry import RoutedTools
 from ..tools.tool import Tool
 
 logger = logging.getLogger("mcp_tools")
@@ -198,11 +198,11 @@ def load_state(version: str) -> AdminState:
 class Catalog:
     """One tool set with the admin's rules applied: each tool as callers see it."""
 
-    def __init__(self, toolset: ToolSet, state: AdminState) -> None:
-        self.toolset = toolset
+    def __init__(self, routed: RoutedTools, state: AdminState) -> None:
+        self.routed = routed
         self.state = state
         self.tools: dict[str, Tool] = {}
-        for tool in toolset:
+        for tool in routed:
             rule = state.rule(tool.name)
             self.tools[tool.name] = with_overrides(tool, **rule.overrides)
         #: Encoded tools/list pages, built once per key (see handlers.list_tools).
@@ -235,7 +235,7 @@ class _Catalogs:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._state: AdminState | None = None
-        self._catalogs: WeakKeyDictionary[ToolSet, Catalog] = WeakKeyDictionary()
+        self._catalogs: WeakKeyDictionary[RoutedTools, Catalog] = WeakKeyDictionary()
         #: The version stamp last read, and when (``time.monotonic()``).
         self._seen: tuple[str, float] | None = None
 
@@ -254,18 +254,18 @@ class _Catalogs:
         """Take ``version`` as read now: this process published it."""
         self._seen = (version, time.monotonic())
 
-    def get(self, toolset: ToolSet) -> Catalog:
+    def get(self, routed: RoutedTools) -> Catalog:
         version = self.version()
-        catalog = self._catalogs.get(toolset)
+        catalog = self._catalogs.get(routed)
         if catalog is not None and catalog.version == version:
             return catalog
         with self._lock:
             state = self._state
             if state is None or state.version != version:
                 state = self._state = load_state(version)
-            catalog = self._catalogs.get(toolset)
+            catalog = self._catalogs.get(routed)
             if catalog is None or catalog.version != version:
-                catalog = self._catalogs[toolset] = Catalog(toolset, state)
+                catalog = self._catalogs[routed] = Catalog(routed, state)
         return catalog
 
     def clear(self) -> None:
@@ -284,6 +284,6 @@ def current_version() -> str:
     return catalogs.version()
 
 
-def catalog_for(toolset: ToolSet) -> Catalog:
-    """Return the catalog of ``toolset`` for the admin state's current version."""
-    return catalogs.get(toolset)
+def catalog_for(routed: RoutedTools) -> Catalog:
+    """Return the catalog of ``routed`` for the admin state's current version."""
+    return catalogs.get(routed)

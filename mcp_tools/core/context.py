@@ -48,7 +48,7 @@ class ToolCallContext:
     stream_on_ask: str | None = None
     #: The ``InputUnavailable`` an ask raised for lack of a declared client capability.
     unavailable: Any = None
-    #: What the view raised, held while the middleware chain returns (``dispatch``).
+    #: What the view raised, held while the middleware chain returns (``pipeline.chain``).
     escaped: Exception | None = None
     #: The view as the call plan wrapped it for its transaction (``plans.CallPlan.view``);
     #: None: wrapped at the call.

@@ -1,4 +1,4 @@
-"""JSON-RPC method handlers, dispatched from one table per era as the MCP SDK's server does.
+"""JSON-RPC method handlers, looked up in one table per era as the MCP SDK's server does.
 
 A handler takes one ``Call`` (the parsed request and who made it) and returns its result,
 or raises ``JSONRPCError``. It never builds an HTTP response: how the answer travels
@@ -163,16 +163,16 @@ def _call_tool(call: Call) -> ToolResult | InputRequiredResult | Invocation[Call
         # Before anything runs: an intermediary may have routed on the headers (-32020).
         headers.check(tool.headers, arguments, call.request.META, repeated_headers(call.request))
     as_task = task_calls.decide(call, tool)  # before anything runs: -32021, -32601
-    invocation = prepare(call, plan, arguments)
+    invocation = start_call(call, plan, arguments)
     if isinstance(invocation, Invocation) and as_task:
         return task_calls.start(call, invocation)  # a task, or its result within the window
     return invocation
 
 
-def prepare(
+def start_call(
     call: Call, plan: CallPlan, arguments: dict[str, Any]
 ) -> ToolResult | InputRequiredResult | Invocation[Call]:
-    """Make the ``Invocation`` of a call of ``plan``'s tool and prepare it: returns what
+    """Make the ``Invocation`` of a call of ``plan``'s tool and start it: returns what
     ended the call before its view runs, else the invocation, its view still to run (here,
     in a streaming worker, or in a task's worker)."""
     inputs = None
@@ -181,7 +181,7 @@ def prepare(
         binding = Binding.of(plan.tool.name, arguments, call.caller)
         inputs = receive(call.message.params, capabilities, binding)
     invocation = call.invocation = Invocation(call, plan, arguments, inputs)
-    ended = invocation.prepare()
+    ended = invocation.start()
     if ended is not None:
         return ended  # refused, declined or asking before the view ran: nothing to stream
     return invocation

@@ -1,7 +1,7 @@
 """The server: one JSON-RPC message in, one answer out, whatever carries it.
 
 As the MCP SDK's low-level server does, a message is checked, its protocol era detected
-and its method dispatched from the handlers' table; handlers return results or raise
+and its method looked up in the handlers' table; handlers return results or raise
 ``JSONRPCError``. This module turns either into an ``Answer``: projection onto the
 negotiated version happens here, once, and so does the handling of any unexpected
 exception (logged under an error reference, answered -32603). How the answer travels

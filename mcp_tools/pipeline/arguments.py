@@ -124,8 +124,9 @@ def coerce(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
     return coerce_value(arguments, tool.input_schema)
 
 
-def prepare(tool: Tool, arguments: dict[str, Any]) -> tuple[list[str], SplitArguments]:
-    """Convert the arguments once; return their problems and, split, where they go."""
+def check(tool: Tool, arguments: dict[str, Any]) -> tuple[list[str], SplitArguments]:
+    """Convert the arguments once and check them; return their problems and, split, where
+    they go (path, query, body)."""
     if not arguments and tool.takes_no_arguments:
         return [], SplitArguments(body={} if tool.has_body else None)
     limit = mcp_settings.MAX_ARGUMENTS

@@ -1,7 +1,7 @@
 """One tool invocation: arguments checked, the view run as the caller, its answer formatted.
 
 An ``Invocation`` is made on the /mcp request's thread for one ``tools/call`` message (its
-``handlers.Call``), where ``prepare`` checks the arguments, builds the view's request and
+``handlers.Call``), where ``start`` checks the arguments, builds the view's request and
 asks for the user's confirmation where the tool wants it. ``run`` then runs the view there
 or in a streaming worker. Whether refused or run, every call ends in ``finish``: result
 processors, output schema enforcement, and the ``tool_called`` signal (the call log is one
@@ -146,7 +146,7 @@ class Invocation(Generic[CallT]):
             or (self.tool in ASKING and self._may_stream)
         )
 
-    def prepare(self) -> ToolResult | InputRequiredResult | None:
+    def start(self) -> ToolResult | InputRequiredResult | None:
         """Check the arguments, build the view's request, and ask for confirmation if due.
 
         Returns what ends the call before the view runs (a refusal, a declined confirmation,
@@ -158,7 +158,7 @@ class Invocation(Generic[CallT]):
         if not self.args and plan.unargued is not None:
             self._split = plan.unargued  # read, never written: every such call's
         else:
-            lines, self._split = arguments.prepare(self.tool, self.args)
+            lines, self._split = arguments.check(self.tool, self.args)
             if lines:
                 error = ToolResult.error("\n".join(lines))
                 return self.finish(error, refusal="invalid_arguments")
@@ -198,7 +198,7 @@ class Invocation(Generic[CallT]):
             view=self.plan.view,
         )
         identity = call.caller.identity_for(self.tool.view_class)
-        assert self._split is not None, "prepare() splits the arguments first"
+        assert self._split is not None, "start() splits the arguments first"
         return build_inner_request(call.request, self.plan, self._split, context, identity=identity)
 
     @property
@@ -228,7 +228,7 @@ class Invocation(Generic[CallT]):
         handshake-era view asked without a stream (``restart`` it on one).
         """
         inner = self.inner
-        assert inner is not None, "prepare() refused this call"
+        assert inner is not None, "start() refused this call"
         if notifier is not None:
             attach_notifier(inner, notifier)
         if self.confirmation is not None:

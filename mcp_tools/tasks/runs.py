@@ -40,7 +40,7 @@ from ..auth.caller import Caller, unauthenticated_user
 from ..conf import mcp_settings
 from ..endpoint import server, tracing
 from ..endpoint.exchange import Call, Exchange
-from ..endpoint.handlers import prepare
+from ..endpoint.handlers import start_call
 from ..endpoint.mounts import endpoint_at
 from ..exceptions import ClientDisconnected
 from ..inputs import request_state
@@ -179,12 +179,12 @@ def call_as_endpoint(call: Call, task: ToolTask, lease: Lease) -> dict[str, Any]
     plan = call.exchange.plan(task.tool_name)
     if plan is None:  # disabled, or hidden from the user since: as the endpoint answers it
         raise call.exchange.refusal(task.tool_name)
-    prepared = prepare(call, plan, arguments)
-    if isinstance(prepared, Invocation):
-        prepared.stay_inline()
-        result = prepared.run(TaskNotifier(lease))
+    started = start_call(call, plan, arguments)
+    if isinstance(started, Invocation):
+        started.stay_inline()
+        result = started.run(TaskNotifier(lease))
     else:
-        result = prepared
+        result = started
     if isinstance(result, InputRequiredResult):
         return {
             "status": ToolTask.INPUT_REQUIRED,

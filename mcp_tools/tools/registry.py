@@ -53,7 +53,7 @@ class AlreadyRegistered(ImproperlyConfigured):
     """A tool name is used twice, or one object is decorated twice."""
 
 
-class ToolSet:
+class RoutedTools:
     """The tools resolved from one URLconf, by name, in URLconf order, and their problems."""
 
     def __init__(
@@ -157,7 +157,7 @@ class ToolRegistry:
         #: The object declared under each explicit name: a name's clash found at once, not
         #: by a scan of every declaration (500 tools made the URLconf's import quadratic).
         self._named: dict[str, Any] = {}
-        self._resolved: WeakKeyDictionary[URLResolver, ToolSet] = WeakKeyDictionary()
+        self._resolved: WeakKeyDictionary[URLResolver, RoutedTools] = WeakKeyDictionary()
         self._lock = threading.Lock()
 
     def register(self, obj: Any, options: ToolOptions, *, again: bool = False) -> None:
@@ -193,26 +193,26 @@ class ToolRegistry:
         """Forget resolved tools (after a declaration or URLconf change)."""
         self._resolved = WeakKeyDictionary()
 
-    def tools(self, urlconf: str | None = None) -> ToolSet:
+    def tools(self, urlconf: str | None = None) -> RoutedTools:
         """Return the tools of ``urlconf`` (default: the current request's, else ROOT_URLCONF).
 
         Raises ``ImproperlyConfigured`` when a declared tool can't be built.
         """
-        toolset = self.inspect(urlconf)
-        toolset.raise_failures()
-        return toolset
+        routed = self.inspect(urlconf)
+        routed.raise_failures()
+        return routed
 
-    def inspect(self, urlconf: str | None = None) -> ToolSet:
+    def inspect(self, urlconf: str | None = None) -> RoutedTools:
         """Return the tools of ``urlconf`` with every problem found, raising none."""
         resolver = get_resolver(urlconf if urlconf is not None else get_urlconf())
-        toolset = self._resolved.get(resolver)
-        if toolset is None:
+        routed = self._resolved.get(resolver)
+        if routed is None:
             with self._lock:
-                toolset = self._resolved.get(resolver)
-                if toolset is None:
-                    toolset = self._resolve(resolver)
-                    self._resolved[resolver] = toolset
-        return toolset
+                routed = self._resolved.get(resolver)
+                if routed is None:
+                    routed = self._resolve(resolver)
+                    self._resolved[resolver] = routed
+        return routed
 
     def get_tool(self, name: str, urlconf: str | None = None) -> Tool | None:
         return self.tools(urlconf).get(name)
@@ -228,7 +228,7 @@ class ToolRegistry:
             return self._paths
         return PathRules.of(mcp_settings.EXPOSE_PATHS, mcp_settings.EXCLUDE_PATHS, "MCP_TOOLS")
 
-    def _resolve(self, resolver: URLResolver) -> ToolSet:
+    def _resolve(self, resolver: URLResolver) -> RoutedTools:
         found: list[Tool] = []
         failures: list[ToolProblem] = []
         warnings: list[ToolProblem] = []
@@ -274,7 +274,7 @@ class ToolRegistry:
         tools, clashes = _unique(found, by_path)
         tools = relate(tools)
         reached = {tool.declared_by for tool in found} | excluded_by
-        return ToolSet(tools, failures + clashes + _untaken_headers(found), reached, warnings)
+        return RoutedTools(tools, failures + clashes + _untaken_headers(found), reached, warnings)
 
 
 def _exposed_by_path(
