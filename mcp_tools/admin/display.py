@@ -1,0 +1,37 @@
+"""What the admin pages share to show a value: JSON, a time, the link to a tool's row."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.html import format_html
+
+from ..conf import mcp_settings
+from ..models import ExposedTool
+
+
+def pretty(value: Any) -> str:
+    """Return ``value`` as indented JSON in a ``<pre>`` block (it scrolls: keyboard-focusable)."""
+    return format_html('<pre class="mcp-json" tabindex="0">{}</pre>', json.dumps(value, indent=2))
+
+
+def window_start() -> Any:
+    return timezone.now() - timedelta(days=mcp_settings.CALL_LOG_WINDOW_DAYS)
+
+
+def local_time(value: datetime) -> datetime:
+    """Return ``value`` in the current time zone (as it is where ``USE_TZ = False``)."""
+    return timezone.localtime(value) if timezone.is_aware(value) else value
+
+
+def exposed_tool_link(name: str) -> str:
+    """Return the tool's name, linked to its row of the exposed tools when it has one."""
+    exposed = ExposedTool.objects.filter(name=name).values_list("pk", flat=True).first()
+    if exposed is None:
+        return name
+    url = reverse("admin:mcp_tools_exposedtool_change", args=[exposed])
+    return format_html('<a href="{}">{}</a>', url, name)
