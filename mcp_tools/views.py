@@ -1,4 +1,5 @@
-"""The MCP endpoint's views: ``MCPView`` (docs/dispatch.md) and ``ProtectedResourceMetadataView`` (docs/oauth.md).
+"""The MCP endpoint's views: ``MCPView`` (docs/dispatch.md) and the RFC 9728 documents'
+``ProtectedResourceMetadataView`` (docs/oauth.md).
 
 The endpoint itself lives in ``mcp_tools.endpoint``; this module is its public path, as
 ``rest_framework.views`` is DRF's.

@@ -22,11 +22,11 @@ from ..pipeline.inner_requests import carried_attributes, client_environ
 from ..pipeline.invocation import Invocation
 from ..protocol.jsonrpc import JSONRPCError, parse_message
 from ..protocol.versions import LATEST_HANDSHAKE_VERSION, Era
-from ..views import MCPView
 from . import server
 from .exchange import Call, Exchange
 from .handlers import call_tool as handle_call
 from .mounts import endpoint_at, endpoint_paths
+from .view import MCPView
 
 DEFAULT_ENDPOINT = "mcp_tools:endpoint"
 
