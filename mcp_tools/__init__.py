@@ -5,8 +5,9 @@ The public API is importable before ``django.setup()``: names load on first acce
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .core.exports import lazy_exports
 
 __version__ = "0.1.0.dev0"
 
@@ -27,22 +28,25 @@ __all__ = [
     "warm_up",
 ]
 
-_LOCATIONS = {
-    "ClientDisconnected": "mcp_tools.exceptions",
-    "InputUnavailable": "mcp_tools.exceptions",
-    "ToolError": "mcp_tools.exceptions",
-    "MCPView": "mcp_tools.endpoint.view",
-    "get_tool_call": "mcp_tools.core.context",
-    "is_mcp_request": "mcp_tools.core.context",
-    "mcp_output": "mcp_tools.core.context",
-    "log_message": "mcp_tools.pipeline.notifications",
-    "report_progress": "mcp_tools.pipeline.notifications",
-    "mcp_tool": "mcp_tools.tools.decorators",
-    "expose": "mcp_tools.tools.decorators",
-    "warm_up": "mcp_tools.endpoint.startup",
-    "elicit": "mcp_tools.inputs.asks",
-    "request_input": "mcp_tools.inputs.asks",
-}
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "ClientDisconnected": ".exceptions",
+        "InputUnavailable": ".exceptions",
+        "ToolError": ".exceptions",
+        "MCPView": ".endpoint.view",
+        "get_tool_call": ".core.context",
+        "is_mcp_request": ".core.context",
+        "mcp_output": ".core.context",
+        "log_message": ".pipeline.notifications",
+        "report_progress": ".pipeline.notifications",
+        "mcp_tool": ".tools.decorators",
+        "expose": ".tools.decorators",
+        "warm_up": ".endpoint.startup",
+        "elicit": ".inputs.asks",
+        "request_input": ".inputs.asks",
+    },
+)
 
 if TYPE_CHECKING:
     from .core.context import get_tool_call, is_mcp_request, mcp_output
@@ -52,11 +56,3 @@ if TYPE_CHECKING:
     from .inputs.asks import elicit, request_input
     from .pipeline.notifications import log_message, report_progress
     from .tools.decorators import expose, mcp_tool
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LOCATIONS:
-        value = getattr(import_module(_LOCATIONS[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'mcp_tools' has no attribute {name!r}")

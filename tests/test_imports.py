@@ -90,3 +90,59 @@ def test_the_protocol_package_imports_nothing_of_django():
     roots = set(json.loads(completed.stdout))
     assert "mcp_tools" in roots
     assert not roots & {"django", "rest_framework", "mcp", "pydantic"}
+
+
+#: The folders whose ``__init__`` names entry points lazily (docs/architecture.md).
+LAZY_FOLDERS = [
+    "auth",
+    "calllog",
+    "catalog",
+    "core",
+    "endpoint",
+    "inputs",
+    "pipeline",
+    "schemas",
+    "tasks",
+    "tools",
+]
+
+FOLDER_SCRIPT = """
+import json, sys
+import mcp_tools.{folder} as folder
+print(json.dumps({{
+    "loaded": sorted(m for m in sys.modules if m.startswith("mcp_tools")),
+    "all": folder.__all__,
+}}))
+"""
+
+
+def test_importing_a_folder_imports_none_of_its_modules_before_django_setup():
+    """``import mcp_tools.tasks`` costs the package and the lazy-export helper, no more:
+    each entry point loads when it is first read (and Django need not be set up)."""
+    for folder in LAZY_FOLDERS:
+        completed = subprocess.run(
+            [sys.executable, "-c", FOLDER_SCRIPT.format(folder=folder)],
+            capture_output=True,
+            text=True,
+            env={"PATH": "", "PYTHONPATH": "."},
+            timeout=60,
+            check=True,
+        )
+        found = json.loads(completed.stdout)
+        expected = {"mcp_tools", "mcp_tools.core", "mcp_tools.core.exports"}
+        assert set(found["loaded"]) == expected | {f"mcp_tools.{folder}"}, folder
+        assert found["all"], folder
+
+
+def test_every_entry_point_of_a_folder_is_the_object_its_module_defines():
+    import importlib
+
+    for folder in LAZY_FOLDERS:
+        package = importlib.import_module(f"mcp_tools.{folder}")
+        for name in package.__all__:
+            value = getattr(package, name)
+            defined_in = (
+                importlib.import_module(value.__module__) if hasattr(value, "__module__") else None
+            )
+            assert defined_in is None or getattr(defined_in, name, value) is value, (folder, name)
+            assert name in dir(package), (folder, name)

@@ -1,1 +1,26 @@
 """The caller of the endpoint, and the endpoints as OAuth protected resources."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..core.exports import lazy_exports
+
+__all__ = [
+    "Caller",
+    "caller_key",
+    "refusal",
+]
+
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "Caller": ".caller",
+        "caller_key": ".caller",
+        "refusal": ".refusals",
+    },
+)
+
+if TYPE_CHECKING:
+    from .caller import Caller, caller_key
+    from .refusals import refusal
