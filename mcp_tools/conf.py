@@ -17,6 +17,8 @@ from django.conf import settings
 from django.core.signals import setting_changed
 from django.utils.module_loading import import_string
 
+__all__ = ["mcp_settings"]
+
 DEFAULTS: dict[str, Any] = {
     # Server identity, sent in the initialize result.
     "SERVER_NAME": "django-mcp-tools",

@@ -3,6 +3,8 @@ is the task's row (``mcp_tools.tasks.runs``)."""
 
 from __future__ import annotations
 
+__all__ = ["run_tool_task"]
+
 try:
     from django.tasks import task
 except ImportError:  # Django 5.2: the django-tasks backport

@@ -2,6 +2,8 @@
 
 from django.dispatch import Signal
 
+__all__ = ["tool_called"]
+
 #: Sent after every tool call the endpoint answered with a result (also when the arguments
 #: were refused before the view ran), with ``sender`` the tool's view class and:
 #: ``tool`` (its name), ``user`` (None for anonymous callers), ``started_at`` (an aware

@@ -21,6 +21,8 @@ from .protocol.versions import (
     PROTOCOL_VERSION_META_KEY,
 )
 
+__all__ = ["MCPClient"]
+
 JSON = "application/json"
 ACCEPT = "application/json, text/event-stream"
 CLIENT_INFO = {"name": "mcp_tools.test.MCPClient", "version": "1"}

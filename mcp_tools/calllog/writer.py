@@ -41,6 +41,8 @@ from ..conf import mcp_settings
 from ..protocol.jsonrpc import clip
 from . import summary
 
+__all__ = ["MODES", "flush", "queue", "record"]
+
 logger = logging.getLogger("mcp_tools")
 
 MODES = ("off", "errors", "all")

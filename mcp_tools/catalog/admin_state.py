@@ -33,6 +33,8 @@ from ..tools.definitions import with_overrides
 from ..tools.registry import RoutedTools
 from ..tools.tool import Tool
 
+__all__ = ["Catalog", "catalog_for", "catalogs", "publish"]
+
 logger = logging.getLogger("mcp_tools")
 
 VERSION_KEY = "mcp_tools:admin-state"

@@ -26,6 +26,8 @@ from ..protocol.jsonrpc import RawJSON, json_text
 from ..protocol.results import ERROR_REF_META_KEY, NO_STRUCTURED, ToolResult, text_block
 from ..tools.tool import Tool
 
+__all__ = ["BaseFormatter", "ResponseFormatter"]
+
 logger = logging.getLogger("mcp_tools")
 
 TEXT_TYPES = frozenset(

@@ -24,6 +24,8 @@ from ..inputs.asks import confirmation
 from ..tools.tool import Tool
 from .arguments import SplitArguments
 
+__all__ = ["CallPlan"]
+
 # Its make_view_atomic() is Django's own rule for wrapping a view in ATOMIC_REQUESTS.
 _handler = BaseHandler()
 

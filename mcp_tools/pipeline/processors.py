@@ -19,6 +19,8 @@ from ..core import errors
 from ..core.encoding import encode_value
 from ..protocol.results import ToolResult
 
+__all__ = ["redact", "run_processors", "truncate_text"]
+
 Processor = Callable[[ToolResult, Any, HttpRequest | None], ToolResult]
 
 TRUNCATION_MARKER = "\n[truncated: {cut} more characters]"

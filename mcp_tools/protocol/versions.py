@@ -20,6 +20,8 @@ from .jsonrpc import (
     Message,
 )
 
+__all__ = ["Era", "detect"]
+
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 MODERN_VERSIONS = ("2026-07-28",)
 SUPPORTED_VERSIONS = HANDSHAKE_VERSIONS + MODERN_VERSIONS

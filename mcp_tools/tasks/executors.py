@@ -14,6 +14,8 @@ from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 
+__all__ = ["DjangoTasksExecutor", "TaskExecutor"]
+
 
 class TaskExecutor:
     """The seam: enqueue a task's run on a worker."""

@@ -51,6 +51,8 @@ from ..protocol.results import InputRequiredResult
 from ..protocol.versions import MODERN_VERSIONS, Era
 from . import store as tasks
 
+__all__ = ["run"]
+
 logger = logging.getLogger("mcp_tools")
 
 #: How often the lease's thread reads whether its task was cancelled, and writes the view's

@@ -31,6 +31,8 @@ from mcp_tools.tasks import store as tasks
 from mcp_tools.tasks.executors import TaskExecutor
 from mcp_tools.tasks.runs import error_object
 
+__all__ = ["CeleryExecutor"]
+
 
 class CeleryExecutor(TaskExecutor):
     """Send ``mcp_tools.contrib.celery.tasks.run_tool_task`` to the project's Celery app

@@ -18,6 +18,8 @@ from rest_framework.request import Request
 
 from mcp_tools.auth.resource_metadata import endpoint_path, resource_identifier
 
+__all__ = ["OAuth2ResourceAuthentication"]
+
 UNBOUND = "The access token names no resource (RFC 8707): it was not issued for this server."
 UNNAMED = "This server does not know its own resource identifier: no token can be checked."
 
