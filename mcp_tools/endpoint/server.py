@@ -20,6 +20,7 @@ from django.http import HttpRequest
 from ..auth.caller import caller_key
 from ..conf import mcp_settings
 from ..core import errors
+from ..core.context import Notifier
 from ..inputs import relay as client_requests
 from ..pipeline.formatters import response_too_large
 from ..pipeline.invocation import Invocation
@@ -120,7 +121,7 @@ def deliver(value: dict[str, Any], exchange: Exchange, *, in_batch: bool = False
 
 
 def serve_invocation(
-    invocation: Invocation[Call], notifier: Any = None, *, limit: int | None = None
+    invocation: Invocation[Call], notifier: Notifier | None = None, *, limit: int | None = None
 ) -> Answer:
     """Run the invocation's view (its notifications to ``notifier``) and answer with its
     result.

@@ -59,7 +59,8 @@ class Confirmation:
     asked_at: float
 
     def expired(self) -> bool:
-        return time.time() - self.asked_at > mcp_settings.INPUT_STATE_MAX_AGE
+        max_age: float = mcp_settings.INPUT_STATE_MAX_AGE
+        return time.time() - self.asked_at > max_age
 
     def hold(self) -> bool:
         """Take this confirmation for one run of the view; False when a run has it already.
