@@ -35,7 +35,7 @@ from ..protocol.jsonrpc import (
     result_envelope,
 )
 from ..protocol.projection import project
-from ..protocol.results import ToolResult
+from ..protocol.results import InputRequiredResult, ToolResult
 from . import handlers, tracing
 from .exchange import Call, Exchange
 
@@ -143,7 +143,11 @@ def serve_invocation(
 
 
 def complete(
-    call: Call, result: Any, *, limit: int | None = None, trace: tracing.NoTrace = tracing.NO_TRACE
+    call: Call,
+    result: ToolResult | InputRequiredResult | dict[str, Any],
+    *,
+    limit: int | None = None,
+    trace: tracing.NoTrace = tracing.NO_TRACE,
 ) -> Answer:
     """Answer ``call`` with ``result``, projected onto the request's protocol version, and
     record on ``trace`` the result sent.

@@ -83,20 +83,22 @@ class Inputs:
     """What one round of a 2026-07-28 tool call can ask its client, and the answers it has."""
 
     #: The ``clientCapabilities`` of this request's ``_meta``.
-    capabilities: Mapping[str, Any]
+    capabilities: Mapping[str, object]
     #: The answers of earlier rounds (from the state), then this round's ``inputResponses``.
-    answers: dict[str, Any]
+    answers: dict[str, object]
     #: What the state is bound to, to sign the next round's.
     binding: Binding
     #: The answers the view has read in this run: what the next round's state carries.
-    used: dict[str, Any] = field(default_factory=dict)
+    used: dict[str, object] = field(default_factory=dict)
     #: The accepted confirmation among ``answers``, named by the state that asked for it.
     confirmation: Confirmation | None = None
     #: The confirmation this run holds (``Confirmation.hold``): given back if it asks again.
     held: Confirmation | None = None
 
 
-def receive(params: Mapping[str, Any], capabilities: Any, binding: Binding) -> Inputs:
+def receive(
+    params: Mapping[str, Any], capabilities: Mapping[str, object] | None, binding: Binding
+) -> Inputs:
     """Return the ``Inputs`` of a 2026-07-28 ``tools/call`` from its params.
 
     Raises ``JSONRPCError`` (-32602) unless ``inputResponses`` is a valid ``InputResponses``
@@ -351,7 +353,7 @@ def can_ask_on_stream(version: str, request: Mapping[str, Any]) -> bool:
     return inputs.handshake_supports(version, request)
 
 
-def _accepted(answer: Any) -> bool:
+def _accepted(answer: object) -> bool:
     return isinstance(answer, dict) and answer.get("action") == "accept"
 
 
@@ -362,6 +364,6 @@ class _Formatter(string.Formatter):
         return super().get_value(key, args, kwargs)
 
 
-def _shown(value: Any) -> str:
+def _shown(value: object) -> str:
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= MAX_SHOWN_VALUE else text[: MAX_SHOWN_VALUE - 1] + "…"
