@@ -126,7 +126,7 @@ class Visibility:
         self._group_ids: frozenset[int] | None = None
         #: Per (method, authentication): the view's request, or None when the view's own
         #: authentication refuses the caller's credentials.
-        self._requests: dict[Any, Request | None] = {}
+        self._requests: dict[Hashable, Request | None] = {}
         #: Per access key: the answer of the permission classes for this caller.
         self._answers: dict[Hashable, bool] = {}
 
