@@ -20,7 +20,7 @@ import secrets
 import time
 from collections.abc import Mapping
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from django.db import transaction
 from django.db.models import Q
@@ -35,7 +35,6 @@ from ..pipeline.inner_requests import client_environ
 from ..protocol import inputs
 from ..protocol.jsonrpc import INVALID_PARAMS, MISSING_CAPABILITY, JSONRPCError, clip
 from ..protocol.versions import CLIENT_CAPABILITIES_META_KEY
-from .executors import TaskExecutor
 
 #: The extension's identifier, declared by the client per request and by the server in
 #: ``server/discover``.
@@ -73,7 +72,16 @@ def missing_extension(what: str) -> JSONRPCError:
     )
 
 
-def executor() -> TaskExecutor:
+class Executor(Protocol):
+    """What runs a task's view (``TASK_EXECUTOR``: ``tasks.executors.TaskExecutor``)."""
+
+    @property
+    def immediate(self) -> bool: ...
+
+    def enqueue(self, task_id: str) -> None: ...
+
+
+def executor() -> Executor:
     """Return the ``TASK_EXECUTOR`` instance, made once per settings generation."""
     generation = mcp_settings.generation
     made = _executors.get(generation)
@@ -83,7 +91,7 @@ def executor() -> TaskExecutor:
     return made
 
 
-_executors: dict[int, TaskExecutor] = {}
+_executors: dict[int, Executor] = {}
 
 
 def now() -> datetime:
