@@ -29,6 +29,7 @@ from ..protocol.jsonrpc import (
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     JSONRPCError,
+    RequestId,
     clip,
     error_envelope,
     parse_message,
@@ -51,7 +52,7 @@ class Answer:
     headers: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
-    def error(cls, request_id: Any, error: JSONRPCError) -> Answer:
+    def error(cls, request_id: RequestId, error: JSONRPCError) -> Answer:
         return cls(error_envelope(request_id, error), error.status, error.headers)
 
 
@@ -105,7 +106,9 @@ def serve_message(
     return answer
 
 
-def deliver(value: dict[str, Any], exchange: Exchange, *, in_batch: bool = False) -> Answer | None:
+def deliver(
+    value: dict[str, object], exchange: Exchange, *, in_batch: bool = False
+) -> Answer | None:
     """Hand a response the client POSTed to the worker that asked for it (docs/input.md).
 
     Returns None once it is handed over (answered 202), or the refusal of a response to no
@@ -186,7 +189,7 @@ def utf8_length_exceeds(text: str, limit: int) -> bool:
 
 
 def internal_error(
-    request_id: Any,
+    request_id: RequestId,
     exc: BaseException,
     request: HttpRequest,
     trace: tracing.NoTrace = tracing.NO_TRACE,

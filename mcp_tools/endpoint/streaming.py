@@ -334,7 +334,7 @@ slots = StreamSlots()
 class StreamSpec:
     """Where a streamed call's notifications go, and how long it may run."""
 
-    request_id: Any
+    request_id: jsonrpc.RequestId
     era: Era
     progress_token: str | int | None
     logger: str
