@@ -4,9 +4,13 @@ the views its tool calls reach (identity handover, docs/dispatch.md)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rest_framework.settings import api_settings
+
+if TYPE_CHECKING:
+    from rest_framework.authentication import BaseAuthentication
+    from rest_framework.views import APIView
 
 __all__ = [
     "Caller",
@@ -22,15 +26,15 @@ class Caller:
     """Who called the endpoint, and with which authentication classes."""
 
     user: Any
-    auth: Any
+    auth: object
     authentication_classes: tuple[type, ...]
     #: Hand the user over to every view, whatever its authentication classes: for an
     #: operator's own calls (``manage.py mcp_call --user``), never for a request.
     forced: bool = False
     #: The authentication class instance that accepted the credentials (None: anonymous).
-    authenticator: Any = None
+    authenticator: object = None
     #: ``identity_for`` per view class, worked out once per caller (its /mcp request).
-    _identities: dict[type[Any], tuple[Any, Any] | None] = field(
+    _identities: dict[type[APIView], tuple[Any, object] | None] = field(
         default_factory=dict, compare=False, repr=False
     )
 
@@ -43,7 +47,7 @@ class Caller:
     def is_authenticated(self) -> bool:
         return bool(getattr(self.user, "is_authenticated", False))
 
-    def identity_for(self, view_class: type[Any]) -> tuple[Any, Any] | None:
+    def identity_for(self, view_class: type[APIView]) -> tuple[Any, object] | None:
         """Return ``(user, token)`` to hand over to a view with the same authentication classes.
 
         Anonymous callers are never handed over: the view's own classes then run on the copied
@@ -55,7 +59,7 @@ class Caller:
             identity = self._identities[view_class] = self._identity_for(view_class)
             return identity
 
-    def _identity_for(self, view_class: type[Any]) -> tuple[Any, Any] | None:
+    def _identity_for(self, view_class: type[APIView]) -> tuple[Any, object] | None:
         if not self.is_authenticated:
             return None
         if self.forced:
@@ -67,7 +71,7 @@ class Caller:
         return self.user, self.auth
 
 
-def picks_own_authenticators(view_class: type[Any]) -> bool:
+def picks_own_authenticators(view_class: type[APIView]) -> bool:
     """Return whether ``view_class`` overrides DRF's ``get_authenticators()``: it may read
     its request to choose, so only its own instance can say which classes run."""
     # Imported here: DRF imports this module while it reads DEFAULT_AUTHENTICATION_CLASSES
@@ -77,7 +81,9 @@ def picks_own_authenticators(view_class: type[Any]) -> bool:
     return view_class.get_authenticators is not APIView.get_authenticators
 
 
-def authentication_of(view_class: type[Any]) -> Any:
+def authentication_of(
+    view_class: type[APIView],
+) -> type[APIView] | tuple[type[BaseAuthentication], ...]:
     """Return what decides how ``view_class`` authenticates a request: its classes, or the
     view class itself when it picks its own authenticators (a key, equal when alike)."""
     if picks_own_authenticators(view_class):

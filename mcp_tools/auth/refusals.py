@@ -4,7 +4,7 @@ permission's message or ``insufficient_scope``, 429 with ``Retry-After`` (docs/s
 from __future__ import annotations
 
 import math
-from typing import Any, cast
+from typing import Protocol, cast
 
 from django.http import HttpRequest
 from rest_framework import exceptions
@@ -28,6 +28,18 @@ TOO_LONG = (
 )
 
 
+class Resource(Protocol):
+    """What a refusal reads of the endpoint that refuses (``MCPView``): its OAuth metadata."""
+
+    def get_resource_metadata_url(self, request: HttpRequest) -> str | None: ...
+
+
+class ScopedResource(Resource, Protocol):
+    """An endpoint whose challenges also name the scopes it asks for (``MCPView``)."""
+
+    def get_oauth_scopes(self) -> list[str]: ...
+
+
 def quote(value: str) -> str:
     """Return ``value`` as the content of an RFC 9110 quoted-string (no CR or LF)."""
     value = str(value).replace("\r", "").replace("\n", "")
@@ -41,7 +53,7 @@ def bearer_challenge(params: dict[str, str]) -> str:
     return "Bearer " + ", ".join(f'{key}="{quote(value)}"' for key, value in params.items())
 
 
-def challenge(request: Request, endpoint: Any, error: str | None = None) -> str | None:
+def challenge(request: Request, endpoint: ScopedResource, error: str | None = None) -> str | None:
     """Return the ``WWW-Authenticate`` value of a 401 from ``endpoint``, or None.
 
     With OAuth metadata: ``Bearer`` with ``resource_metadata`` and the endpoint's ``scope``
@@ -65,7 +77,9 @@ def challenge(request: Request, endpoint: Any, error: str | None = None) -> str 
     return None
 
 
-def unauthenticated(request: Request, endpoint: Any, detail: str, sent: bool) -> JSONRPCError:
+def unauthenticated(
+    request: Request, endpoint: ScopedResource, detail: str, sent: bool
+) -> JSONRPCError:
     """Return the refusal of a caller without valid credentials: 401 with the challenge.
 
     ``sent``: whether the request carried credentials (the challenge then says
@@ -77,7 +91,7 @@ def unauthenticated(request: Request, endpoint: Any, detail: str, sent: bool) ->
     return JSONRPCError(UNAUTHORIZED, detail, status=401, headers={"WWW-Authenticate": header})
 
 
-def insufficient_scope(http: HttpRequest, endpoint: Any, scopes: list[str]) -> JSONRPCError:
+def insufficient_scope(http: HttpRequest, endpoint: Resource, scopes: list[str]) -> JSONRPCError:
     """Return the refusal of a token that lacks ``scopes``: 403 with an insufficient_scope
     challenge naming every scope the operation needs (RFC 6750 §3.1)."""
     params = {"error": "insufficient_scope", "scope": " ".join(scopes)}
@@ -90,7 +104,7 @@ def insufficient_scope(http: HttpRequest, endpoint: Any, scopes: list[str]) -> J
     )
 
 
-def missing_scopes(authenticator: Any, request: Request, view: Any) -> list[str] | None:
+def missing_scopes(authenticator: object, request: Request, view: object) -> list[str] | None:
     """Ask ``authenticator`` which scopes ``view``'s permission classes need of the token.
 
     Authentication classes of scoped tokens (``mcp_tools.contrib.oauth``) answer through
@@ -101,7 +115,9 @@ def missing_scopes(authenticator: Any, request: Request, view: Any) -> list[str]
     return hook(request, view) if hook is not None else None
 
 
-def refusal(request: Request, endpoint: Any, exc: exceptions.APIException) -> JSONRPCError:
+def refusal(
+    request: Request, endpoint: ScopedResource, exc: exceptions.APIException
+) -> JSONRPCError:
     """Return the endpoint's answer to what its policy raised (``MCPView.initial``).
 
     DRF's exceptions, answered as the MCP authorization rules want them: 401 with a

@@ -22,6 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings as django_settings
+from django.http import HttpRequest
 
 from ..conf import mcp_settings
 from ..core.context import get_context, http_request
@@ -103,7 +104,7 @@ def document(path: str, scopes: list[str]) -> dict[str, Any] | None:
     return data
 
 
-def endpoint_path(request: Any) -> str | None:
+def endpoint_path(request: HttpRequest) -> str | None:
     """Return the path of the endpoint ``request`` is for, or None for any other request.
 
     The inner request of a tool call carries it in its tool-call context; DRF's request of

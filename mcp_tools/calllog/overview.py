@@ -14,11 +14,12 @@ script, no CDN.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
-from django.db.models import Max, Min, Q, Sum
+from django.db.models import Max, Min, Q, QuerySet, Sum
 from django.db.models.functions import Coalesce
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
@@ -26,6 +27,9 @@ from django.utils.translation import gettext as _
 
 from ..models import ToolCall, ToolCallDay, ToolCallLatency
 from . import summary
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrPromise
 
 #: The windows the page offers, in days; the first figure is the default.
 WINDOWS = (14, 1, 7, 30, 90)
@@ -56,6 +60,26 @@ class ToolFigures:
     slowest: float | None
 
 
+class Counts(TypedDict):
+    """A tool's calls of one day with one outcome, added up from the summary (``counted``)."""
+
+    tool_name: str
+    day: date
+    outcome: str
+    calls: int
+    slowest: float
+
+
+class ClientFigures(TypedDict):
+    """A client's calls in the window (``clients``)."""
+
+    client_name: str
+    protocol_version: str
+    failures: int
+    calls: int
+    last: datetime
+
+
 def window_days(value: str | None) -> tuple[int, str | None]:
     """Return the window asked for (``?days=``) and the error of a value it can't be."""
     if value in (None, ""):
@@ -80,7 +104,7 @@ def window_start(days: int) -> datetime:
     return summary.midnight(summary.today() - timedelta(days=days - 1))
 
 
-def figures(days_asked: str | None) -> dict[str, Any]:
+def figures(days_asked: str | None) -> dict[str, object]:
     """Return what the overview page shows, for the window ``?days=`` asks."""
     days, error = window_days(days_asked)
     since = window_start(days)
@@ -127,7 +151,7 @@ def latest_errors(since: datetime) -> list[ToolCall]:
     return calls
 
 
-def unsummarized(since: datetime, window: Any) -> date | None:
+def unsummarized(since: datetime, window: QuerySet[ToolCallDay]) -> date | None:
     """Return the first day of the window the log holds calls of and the summary does not
     begin by (a log older than the summary: ``mcp_summarize`` not run), or None: one row of
     the log read by its ``started_at`` index, one of the summary by its key."""
@@ -144,7 +168,7 @@ def unsummarized(since: datetime, window: Any) -> date | None:
     return day if summarized is None or day < summarized else None
 
 
-def counted(window: Any) -> list[dict[str, Any]]:
+def counted(window: QuerySet[ToolCallDay]) -> list[Counts]:
     """Return the window's calls counted by tool, day and outcome, with the slowest of each:
     the summary's rows of the window, a few per tool and day, added up."""
     return list(
@@ -154,7 +178,7 @@ def counted(window: Any) -> list[dict[str, Any]]:
     )
 
 
-def daily(counts: list[dict[str, Any]], first: date, days: int) -> list[Day]:
+def daily(counts: list[Counts], first: date, days: int) -> list[Day]:
     """Return the calls of each day of the window by outcome, days without calls included."""
     per_day = [Day(first + timedelta(days=offset)) for offset in range(days)]
     by_day = {day.day: day for day in per_day}
@@ -165,7 +189,7 @@ def daily(counts: list[dict[str, Any]], first: date, days: int) -> list[Day]:
     return per_day
 
 
-def per_tool(counts: list[dict[str, Any]], latencies: Any) -> list[ToolFigures]:
+def per_tool(counts: list[Counts], latencies: QuerySet[ToolCallLatency]) -> list[ToolFigures]:
     """Return each tool's calls, failures, p50, p95 and slowest duration in the window: the
     percentiles interpolated from the tool's histogram over the window (``summary``)."""
     tools: dict[str, ToolFigures] = {}
@@ -178,8 +202,8 @@ def per_tool(counts: list[dict[str, Any]], latencies: Any) -> list[ToolFigures]:
             tool.failures += row["calls"]
         tool.slowest = max(tool.slowest or row["slowest"], row["slowest"])
     histograms: dict[str, dict[int, int]] = {}
-    for row in latencies.values("tool_name", "bucket").annotate(calls=Sum("calls")):
-        histograms.setdefault(row["tool_name"], {})[row["bucket"]] = row["calls"]
+    for each in latencies.values("tool_name", "bucket").annotate(calls=Sum("calls")):
+        histograms.setdefault(each["tool_name"], {})[each["bucket"]] = each["calls"]
     for name, histogram in histograms.items():
         if name in tools:
             timed = tools[name]
@@ -188,7 +212,7 @@ def per_tool(counts: list[dict[str, Any]], latencies: Any) -> list[ToolFigures]:
     return list(tools.values())
 
 
-def clients(window: Any) -> list[dict[str, Any]]:
+def clients(window: QuerySet[ToolCallDay]) -> list[ClientFigures]:
     """Return the busiest clients of the window, by name and protocol version."""
     return list(
         window.values("client_name", "protocol_version")
@@ -213,7 +237,7 @@ OUTCOME_BACKGROUNDS = {
 
 def outcome_badge(call: ToolCall) -> str:
     """Return the outcome of ``call`` as words on its colour: "refused: throttled"."""
-    words: Any = call.get_outcome_display()
+    words: str = call.get_outcome_display()
     if call.refusal:
         words = _("%(outcome)s: %(why)s") % {"outcome": words, "why": call.get_refusal_display()}
     return format_html(
@@ -234,14 +258,14 @@ MARGIN_BOTTOM = 28
 MARGIN_TOP = 12
 #: The fill of each outcome: the page's stylesheet defines these from the admin's variables.
 FILLS = (("ok", "var(--mcp-ok)"), ("error", "var(--mcp-error)"), ("refused", "var(--mcp-refused)"))
-LABELS: dict[str, Any] = dict(ToolCall.OUTCOMES)
+LABELS: dict[str, StrPromise] = dict(ToolCall.OUTCOMES)
 
 
 def nice_ceiling(value: int) -> int:
     """Return the smallest of 1, 2 or 5 times a power of ten that is ``value`` or more."""
     if value <= 1:
         return 1
-    power = 10 ** math.floor(math.log10(value))
+    power: int = 10 ** math.floor(math.log10(value))
     for step in (1, 2, 5, 10):
         if step * power >= value:
             return step * power
@@ -323,7 +347,9 @@ def day_chart(per_day: list[Day]) -> SafeString:
     )
 
 
-def bars(tools: list[ToolFigures], measure: Any, shown: str) -> list[dict[str, Any]]:
+def bars(
+    tools: list[ToolFigures], measure: Callable[[ToolFigures], float], shown: str
+) -> list[dict[str, object]]:
     """Return the rows of a horizontal bar list: each tool, its figure, and its bar."""
     top = max((measure(tool) for tool in tools), default=0) or 1
     return [

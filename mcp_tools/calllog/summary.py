@@ -28,13 +28,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import IntegrityError, connections, transaction
 from django.db.models import Case, Count, F, IntegerField, Max, Min, Value, When
 from django.db.models.functions import Cast, Floor, Greatest, Ln
 from django.utils import timezone
+
+if TYPE_CHECKING:
+    from django.db.backends.base.base import BaseDatabaseWrapper
+
+    from ..models import ToolCall, ToolCallDay, ToolCallLatency
 
 # The histogram ---------------------------------------------------------------------------
 
@@ -113,7 +118,8 @@ def _ranked(ordered: list[tuple[int, int]], count: int, rank: int, slowest: floa
             within = (rank - start + 0.5) / calls
             if index == 0 or low <= 0:
                 return low + (high - low) * within
-            return low * (high / low) ** within
+            ratio: float = (high / low) ** within
+            return low * ratio
         start += calls
     raise ValueError(f"rank {rank} beyond the {count} calls of the histogram")
 
@@ -164,7 +170,7 @@ DayKey = tuple[date, str, str, str, str]
 LatencyKey = tuple[date, str, int]
 
 
-def tally(rows: Iterable[Any]) -> tuple[dict[DayKey, Counted], dict[LatencyKey, int]]:
+def tally(rows: Iterable[ToolCall]) -> tuple[dict[DayKey, Counted], dict[LatencyKey, int]]:
     """Count ``rows`` (``ToolCall`` instances) as the summary's two tables do."""
     days: dict[DayKey, Counted] = {}
     latencies: dict[LatencyKey, int] = {}
@@ -181,7 +187,7 @@ def tally(rows: Iterable[Any]) -> tuple[dict[DayKey, Counted], dict[LatencyKey, 
     return days, latencies
 
 
-def add(rows: list[Any], using: str) -> None:
+def add(rows: list[ToolCall], using: str) -> None:
     """Add ``rows``, just written to the log on database ``using``, to its summary: inside
     the caller's transaction, so that the log and its summary hold the same calls."""
     days, latencies = tally(rows)
@@ -232,7 +238,7 @@ COLUMNS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] = {
 MAX_PARAMETERS = 900
 
 
-def _fields(model: Any) -> list[Any]:
+def _fields(model: type[ToolCallDay | ToolCallLatency]) -> list[Any]:
     """The fields of ``model`` the summary fills: its key, then its figures."""
     key, figures = COLUMNS[model.__name__]
     return [model._meta.get_field(name) for name in (*key, *(name for name, _ in figures))]
@@ -265,13 +271,17 @@ def _upsert(model: Any, using: str, rows: int) -> str:
     )
 
 
-def _prepared(row: tuple[Any, ...], fields: list[Any], connection: Any) -> list[Any]:
+def _prepared(
+    row: tuple[object, ...], fields: list[Any], connection: BaseDatabaseWrapper
+) -> list[Any]:
     return [
         field.get_db_prep_save(value, connection) for field, value in zip(fields, row, strict=True)
     ]
 
 
-def _update_or_insert(model: Any, row: tuple[Any, ...], using: str) -> None:
+def _update_or_insert(
+    model: type[ToolCallDay | ToolCallLatency], row: tuple[Any, ...], using: str
+) -> None:
     """Add one row's figures where the database has no upsert this module writes."""
     key, figures = COLUMNS[model.__name__]
     lookup = dict(zip(key, row[: len(key)], strict=True))
@@ -293,7 +303,7 @@ def _update_or_insert(model: Any, row: tuple[Any, ...], using: str) -> None:
 # Built from the log ----------------------------------------------------------------------
 
 
-def bucket_of_duration() -> Any:
+def bucket_of_duration() -> Case:
     """``bucket(duration_ms)`` as an expression the database computes."""
     # ln, not Django's Log(10, …): PostgreSQL's two-argument log is numeric's, many times
     # slower over a large log than the double's ln.

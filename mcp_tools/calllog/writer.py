@@ -23,8 +23,11 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Mapping
+from datetime import datetime
 from functools import cache
-from typing import Any
+from types import FrameType
+from typing import TYPE_CHECKING, Any
 
 from django.db import (
     IntegrityError,
@@ -40,6 +43,12 @@ from django.http import HttpRequest, HttpResponseBase
 from ..conf import mcp_settings
 from ..protocol.jsonrpc import clip
 from . import summary
+
+if TYPE_CHECKING:
+    from django.db.backends.base.base import BaseDatabaseWrapper
+    from django.db.models import Field
+
+    from ..models import ToolCall
 
 __all__ = ["MODES", "flush", "queue", "record"]
 
@@ -64,16 +73,16 @@ CLOSE_TIMEOUT = 5.0
 
 
 def record(
-    sender: Any,
+    sender: object,
     *,
     tool: str,
-    user: Any,
-    started_at: Any,
+    user: object,
+    started_at: datetime,
     duration_ms: float,
     status: int | None,
     is_error: bool,
     error_ref: str | None,
-    arguments: dict[str, Any],
+    arguments: Mapping[str, object],
     protocol_version: str,
     client_name: str,
     request: HttpRequest,
@@ -82,7 +91,7 @@ def record(
     error_message: str = "",
     refusal: str | None = None,
     task_id: str | None = None,
-    **kwargs: Any,
+    **kwargs: object,
 ) -> None:
     """``tool_called`` receiver: log the call as ``CALL_LOG`` says, once it is complete."""
     if outcome is None:  # a sender that predates outcomes
@@ -94,6 +103,7 @@ def record(
 
     # The row's values, bounded here; the model instance is made where the row is written
     # (the queue's writer, for most calls), off the request's time.
+    meta = ToolCall._meta
     values = {
         "tool_name": tool,
         "user": user if getattr(user, "pk", None) is not None else None,
@@ -103,12 +113,12 @@ def record(
         "is_error": outcome != "ok",
         "outcome": outcome,
         "refusal": refusal or "",
-        "error_message": storable(clip(error_message, MAX_LOGGED_MESSAGE)),
+        "error_message": storable_text(clip(error_message, MAX_LOGGED_MESSAGE)),
         "error_ref": error_ref or "",
         "argument_names": _names(arguments),
         "arguments": _values(arguments) if mcp_settings.CALL_LOG_ARGUMENTS else None,
-        "protocol_version": _fitted(ToolCall, "protocol_version", protocol_version),
-        "client_name": _fitted(ToolCall, "client_name", client_name),
+        "protocol_version": _fitted(meta.get_field("protocol_version"), protocol_version),
+        "client_name": _fitted(meta.get_field("client_name"), client_name),
         "task_id": task_id or None,
     }
     pending = getattr(request, PENDING, None)
@@ -118,18 +128,23 @@ def record(
         pending.append(ToolCall(**values))
 
 
-def _fitted(model: Any, field: str, value: str) -> str:
+def _fitted(field: Field[Any, Any], value: str) -> str:
     """Return ``value`` cut to its column's ``max_length`` (a client chose it), storable."""
-    return storable(value[: model._meta.get_field(field).max_length])
+    return storable_text(value[: field.max_length])
 
 
-def storable(value: Any) -> Any:
+def storable_text(value: str) -> str:
+    """Return ``value`` with every NUL character replaced by U+FFFD (``storable``)."""
+    return value.replace("\x00", "\ufffd") if "\x00" in value else value
+
+
+def storable(value: object) -> object:
     """Return ``value`` with every NUL character replaced by U+FFFD, in strings, keys and
     nested values, and every number JSON can't hold (``1e400`` reads as infinity) as its
     text: PostgreSQL stores no NUL in text or ``jsonb``, no database stores ``Infinity`` as
     JSON, and one row it refuses would take the request's other rows with it."""
     if isinstance(value, str):
-        return value.replace("\x00", "\ufffd") if "\x00" in value else value
+        return storable_text(value)
     if isinstance(value, float) and not math.isfinite(value):
         return json.dumps(value)  # "Infinity", "-Infinity", "NaN"
     if isinstance(value, dict):
@@ -139,17 +154,17 @@ def storable(value: Any) -> Any:
     return value
 
 
-def _names(arguments: dict[str, Any]) -> list[str]:
+def _names(arguments: Mapping[str, object]) -> list[str]:
     """The call's argument names, sorted: at most ``MAX_LOGGED_NAMES``, each clipped, and a
     last entry that counts the rest."""
     names = sorted(arguments)
-    kept = [storable(clip(name, MAX_LOGGED_NAME_LENGTH)) for name in names[:MAX_LOGGED_NAMES]]
+    kept = [storable_text(clip(name, MAX_LOGGED_NAME_LENGTH)) for name in names[:MAX_LOGGED_NAMES]]
     if len(names) > MAX_LOGGED_NAMES:
         kept.append(f"… and {len(names) - MAX_LOGGED_NAMES} more")
     return kept
 
 
-def _values(arguments: dict[str, Any]) -> Any:
+def _values(arguments: Mapping[str, object]) -> object:
     try:
         encoded = json.dumps(arguments, default=str)
     except ValueError:  # a circular structure cannot come from JSON, but be safe
@@ -181,7 +196,7 @@ def write_after(request: HttpRequest, response: HttpResponseBase) -> None:
     response._resource_closers.append(flush)  # type: ignore[attr-defined]
 
 
-def write(rows: list[Any], *, reconnect: bool = False) -> None:
+def write(rows: list[ToolCall], *, reconnect: bool = False) -> None:
     """Insert the rows (one statement); a failure is logged and swallowed.
 
     A batch the database refuses is written again row by row, each in a savepoint of its
@@ -222,7 +237,7 @@ def write(rows: list[Any], *, reconnect: bool = False) -> None:
         _lost(lost, len(rows), last, failure)
 
 
-def _insert_one(row: Any) -> None:
+def _insert_one(row: ToolCall) -> None:
     """Insert one row; a row the database refuses for its user (deleted since the call: the
     foreign key) is written without it, as the deletion would have left it."""
     try:
@@ -244,7 +259,7 @@ def _close_log_connection() -> None:
 UNAVAILABLE = (OperationalError, InterfaceError)
 
 
-def _lost(lost: int, rows: int, last: Any, failure: BaseException) -> None:
+def _lost(lost: int, rows: int, last: ToolCall, failure: BaseException) -> None:
     """Log the rows not written, with the traceback of the last failure."""
     logger.warning(
         "The call log could not be written (%d of %d %s; the last: %s)",
@@ -256,7 +271,7 @@ def _lost(lost: int, rows: int, last: Any, failure: BaseException) -> None:
     )
 
 
-def insert(rows: list[Any]) -> None:
+def insert(rows: list[ToolCall]) -> None:
     """INSERT ``rows`` (``ToolCall`` instances) in one transaction, or one savepoint inside
     the caller's: one statement run for each (``executemany``), and the rows added to the
     log's daily summary (``summary.add``: a statement per table).
@@ -280,7 +295,11 @@ def insert(rows: list[Any]) -> None:
         summary.add(rows, using)
 
 
-def _params(row: Any, columns: list[tuple[Any, type | None]], connection: Any) -> list[Any]:
+def _params(
+    row: ToolCall,
+    columns: list[tuple[Field[Any, Any], type | None]],
+    connection: BaseDatabaseWrapper,
+) -> list[Any]:
     """The database values of ``row``, as ``bulk_create`` computes them."""
     params = []
     for field, plain in columns:
@@ -297,7 +316,7 @@ PLAIN = {"CharField": str, "TextField": str, "BooleanField": bool, "FloatField":
 
 
 @cache
-def _statement(using: str) -> tuple[str, list[tuple[Any, type | None]]]:
+def _statement(using: str) -> tuple[str, list[tuple[Field[Any, Any], type | None]]]:
     """The INSERT of a ``ToolCall`` on database ``using``, and the fields it fills, each with
     the type of a value it stores as it is (None: always adapted)."""
     from ..models import ToolCall
@@ -349,7 +368,7 @@ class Queue:
         os.register_at_fork(after_in_child=self._reset)
 
     def _reset(self) -> None:
-        self._rows: deque[Any] = deque()
+        self._rows: deque[dict[str, object]] = deque()
         self._ready = threading.Condition(threading.Lock())
         # Held by whoever writes: flush() waits for a batch the thread has taken.
         self._writing = threading.Lock()
@@ -367,7 +386,7 @@ class Queue:
         """Whether the process is stopping: rows are then written by their requests."""
         return self._closed
 
-    def put(self, row: dict[str, Any]) -> bool:
+    def put(self, row: dict[str, object]) -> bool:
         """Queue ``row``, a ``ToolCall``'s field values (or drop it, counted, when the queue
         is full) and return True; return False, queuing nothing, when its request is to write
         it after its response: no queue (``CALL_LOG_QUEUE_SIZE = 0``), the process stopping,
@@ -490,13 +509,13 @@ class Queue:
             uvicorns = previous
             assert callable(uvicorns)
 
-            def handle(number: int, frame: Any) -> None:
+            def handle(number: int, frame: FrameType | None) -> None:
                 uvicorns(number, frame)  # it starts its shutdown once this returns
                 self._close_aside()  # the calls still running are written by their requests
 
         elif previous == signal.SIG_DFL:
 
-            def handle(number: int, frame: Any) -> None:
+            def handle(number: int, frame: FrameType | None) -> None:
                 self._close_aside()  # uvicorn has shut down: every call has been answered
                 signal.signal(number, signal.SIG_DFL)
                 signal.raise_signal(number)

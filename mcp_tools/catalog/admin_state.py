@@ -17,6 +17,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -29,6 +30,7 @@ from ..conf import mcp_settings
 from ..core.shared_cache import is_per_process
 from ..pipeline.plans import CallPlan
 from ..protocol.content import TOOL_ANNOTATION_TYPES
+from ..protocol.jsonrpc import RawJSON
 from ..tools.definitions import with_overrides
 from ..tools.registry import RoutedTools
 from ..tools.tool import Tool
@@ -137,7 +139,7 @@ def publish() -> str:
     return version
 
 
-def _valid_annotations(name: str, annotations: Any) -> dict[str, Any]:
+def _valid_annotations(name: str, annotations: object) -> dict[str, Any]:
     """Keep the annotation overrides the protocol defines; drop (and log) any other."""
     if not isinstance(annotations, dict):
         logger.warning("Tool %s: the admin's annotations are not an object; ignored", name)
@@ -172,7 +174,7 @@ def load_state(version: str) -> AdminState:
             "include_output_schema",
         )
     )
-    groups: dict[Any, set[int]] = {}
+    groups: dict[int, set[int]] = {}
     if rows:
         field: Any = ExposedTool._meta.get_field("allowed_groups")
         through: Any = ExposedTool.allowed_groups.through
@@ -208,7 +210,7 @@ class Catalog:
             rule = state.rule(tool.name)
             self.tools[tool.name] = with_overrides(tool, **rule.overrides)
         #: Encoded tools/list pages, built once per key (see handlers.list_tools).
-        self.pages: OrderedDict[Any, Any] = OrderedDict()
+        self.pages: OrderedDict[Hashable, RawJSON] = OrderedDict()
         #: Each tool's call plan, made at its first call (``plan``).
         self._plans: dict[str, CallPlan] = {}
 
@@ -227,7 +229,7 @@ class Catalog:
             plan = self._plans[tool.name] = CallPlan(tool)  # a race makes it twice: harmless
         return plan
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[Tool]:
         return iter(self.tools.values())
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import router, transaction
 from django.utils import timezone
@@ -24,6 +24,10 @@ from ..conf import mcp_settings
 from ..tools.registry import ToolRegistry
 from ..tools.registry import registry as default_registry
 from . import admin_state as catalog
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import Group
+    from django.db.models import Model
 
 logger = logging.getLogger("mcp_tools")
 
@@ -68,13 +72,15 @@ def sync_tools(*registries: ToolRegistry, urlconf: str | None = None) -> SyncRes
     return SyncResult(created, gone, back)
 
 
-def publish_after_change(sender: Any, raw: bool = False, **kwargs: Any) -> None:
+def publish_after_change(sender: object, raw: bool = False, **kwargs: object) -> None:
     """``post_save``/``post_delete`` receiver: publish the new admin state after the commit."""
     if not raw:  # loaddata
         transaction.on_commit(catalog.publish)
 
 
-def groups_changed(sender: Any, instance: Any, action: str, reverse: bool, **kwargs: Any) -> None:
+def groups_changed(
+    sender: object, instance: Model, action: str, reverse: bool, **kwargs: Any
+) -> None:
     """``m2m_changed`` receiver: allowed groups changed (from either side): a new version."""
     from ..models import ExposedTool
 
@@ -87,7 +93,7 @@ def groups_changed(sender: Any, instance: Any, action: str, reverse: bool, **kwa
     transaction.on_commit(catalog.publish)
 
 
-def group_deleted(sender: Any, instance: Any, **kwargs: Any) -> None:
+def group_deleted(sender: object, instance: Group, **kwargs: object) -> None:
     """``pre_delete`` receiver of ``auth.Group``: no tool opens up when its only group goes.
 
     A tool restricted to the deleted group alone would be left with no allowed groups,

@@ -28,6 +28,7 @@ from django.http import HttpRequest
 from rest_framework.exceptions import APIException
 from rest_framework.permissions import (
     AllowAny,
+    BasePermission,
     IsAdminUser,
     IsAuthenticated,
     IsAuthenticatedOrReadOnly,
@@ -116,15 +117,16 @@ def plan_for(catalog: Catalog) -> Plan:
 class Visibility:
     """Decide, for one /mcp request, which tools its caller sees."""
 
-    def __init__(self, request: HttpRequest, caller: Caller, endpoint: Any = None) -> None:
+    def __init__(self, request: HttpRequest, caller: Caller, endpoint: object = None) -> None:
         self.request = request
         self.caller = caller
-        #: The endpoint the request is for: the view's requests are for its resource too.
+        #: The endpoint the request is for: the view's requests are for its resource too
+        #: (their parsers' ``view``; nothing here reads it).
         self.endpoint = endpoint
         self._group_ids: frozenset[int] | None = None
         #: Per (method, authentication): the view's request, or None when the view's own
         #: authentication refuses the caller's credentials.
-        self._requests: dict[Any, Request | None] = {}
+        self._requests: dict[Hashable, Request | None] = {}
         #: Per access key: the answer of the permission classes for this caller.
         self._answers: dict[Hashable, bool] = {}
 
@@ -225,7 +227,7 @@ class Visibility:
             classes = getattr(tool.view_class, "authentication_classes", ())
             return Reason("authentication", tuple(each.__name__ for each in classes))
         view = tool.operation.view_with(request)
-        permission: Any = None
+        permission: BasePermission | None = None
         try:
             for permission in view.get_permissions():
                 if not permission.has_permission(request, view):
@@ -329,5 +331,5 @@ def explain(visibility: Visibility, tool: Tool, rule: Rule) -> list[Reason]:
     return reasons
 
 
-def is_authenticated(user: Any) -> bool:
+def is_authenticated(user: object) -> bool:
     return bool(getattr(user, "is_authenticated", False))

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
 
 from rest_framework.utils.encoders import JSONEncoder
 
@@ -30,7 +29,7 @@ def _not_json(kind: str) -> ResultEncodingError:
 class _StrictEncoder(JSONEncoder):
     """DRF's encoder without the guesses that would change a value's meaning."""
 
-    def default(self, obj: Any) -> Any:
+    def default(self, obj: object) -> object:
         # DRF would decode bytes and turn a set into an array in arbitrary order.
         if isinstance(obj, set | frozenset | bytes | bytearray | memoryview):
             raise _not_json(type(obj).__name__)
@@ -40,7 +39,7 @@ class _StrictEncoder(JSONEncoder):
             raise _not_json(type(obj).__name__) from None
 
 
-def _non_finite(value: float, nan: str) -> Any:
+def _non_finite(value: float, nan: str) -> str | None:
     if nan == "null":
         return None
     if nan == "string":
@@ -48,7 +47,7 @@ def _non_finite(value: float, nan: str) -> Any:
     raise ResultEncodingError(NAN_MESSAGE)
 
 
-def _clean(value: Any, nan: str) -> Any:
+def _clean(value: object, nan: str) -> object:
     """Check keys and replace non-finite floats as ``nan`` says."""
     if isinstance(value, float) and not math.isfinite(value):
         return _non_finite(value, nan)
@@ -68,7 +67,7 @@ def check_nan_mode(nan: str) -> str:
     return nan
 
 
-def encode_value(value: Any, *, nan: str = "error") -> RawJSON:
+def encode_value(value: object, *, nan: str = "error") -> RawJSON:
     """Return ``value`` as compact JSON text; ``ResultEncodingError`` when it has no JSON form.
 
     A JSON-looking Python string stays a string: ``'{"a": 1}'`` encodes as a JSON string.
@@ -95,11 +94,11 @@ def encode_value(value: Any, *, nan: str = "error") -> RawJSON:
     return RawJSON(text)
 
 
-def parse_json(text: str, *, nan: str = "error") -> Any:
+def parse_json(text: str, *, nan: str = "error") -> object:
     """Parse a JSON body; ``NaN``/``Infinity`` literals follow ``nan``; ``ValueError`` if bad."""
     mode = check_nan_mode(nan)
 
-    def constant(name: str) -> Any:
+    def constant(name: str) -> str | None:
         return _non_finite(float(name), mode)
 
     return json.loads(text, parse_constant=constant)

@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import logging
 import uuid
-from typing import Any
 
 from django.core.signals import got_request_exception
+from django.http import HttpRequest
 
 logger = logging.getLogger("mcp_tools")
 
 
-def report(what: str, *args: Any, exc: BaseException | None = None, request: Any = None) -> str:
+def report(
+    what: str, *args: object, exc: BaseException | None = None, request: HttpRequest | None = None
+) -> str:
     """Log ``what % args`` with a new error reference; return that reference.
 
     With ``exc`` the traceback is logged and ``got_request_exception`` sent for ``request``.

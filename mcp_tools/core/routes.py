@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from django.http import HttpResponseBase
 from django.urls import URLPattern, URLResolver
-from django.urls.resolvers import RegexPattern, ResolverMatch, RoutePattern
+from django.urls.resolvers import LocalePrefixPattern, RegexPattern, ResolverMatch, RoutePattern
 from django.utils.regex_helper import normalize
 
 from ..protocol.jsonrpc import clip, json_text
@@ -26,7 +27,7 @@ class NoPath(ValueError):
     client reads it.
     """
 
-    def __init__(self, parameter: str | None = None, value: Any = None) -> None:
+    def __init__(self, parameter: str | None = None, value: object = None) -> None:
         self.parameter = parameter
         if parameter is None:
             message = "these path arguments do not make a URL of this tool"
@@ -43,7 +44,7 @@ class NoPath(ValueError):
 class Route:
     """One URL pattern of the URLconf, with everything needed to build a path to it."""
 
-    callback: Callable[..., Any]
+    callback: Callable[..., HttpResponseBase]
     #: The pattern as written, includes joined, e.g. ``api/todos/<int:pk>/``.
     route: str
     #: The full regular expression of the path, includes joined, without the leading ``^``.
@@ -148,7 +149,7 @@ class Route:
             extra_kwargs=dict(self.default_kwargs),
         )
 
-    def _to_url(self, key: str, value: Any) -> str:
+    def _to_url(self, key: str, value: object) -> str:
         converter = self.converters.get(key)
         return converter.to_url(value) if converter else str(value)
 
@@ -202,12 +203,12 @@ def _named_groups(regex: str) -> Iterator[tuple[str, str]]:
             yield match.group(1), regex[match.end() : index - 1]
 
 
-def _regex_of(pattern: Any) -> str:
+def _regex_of(pattern: RegexPattern | RoutePattern | LocalePrefixPattern) -> str:
     regex = _source_of(pattern)
     return regex[1:] if regex.startswith("^") else regex
 
 
-def _source_of(pattern: Any) -> str:
+def _source_of(pattern: RegexPattern | RoutePattern | LocalePrefixPattern) -> str:
     """Return the regular expression of a pattern as ``pattern.regex.pattern`` would.
 
     Django compiles ``pattern.regex`` on first use, which a request only does for the
@@ -225,7 +226,7 @@ def _source_of(pattern: Any) -> str:
     return str(pattern.regex.pattern)
 
 
-def _route_of(pattern: Any) -> str:
+def _route_of(pattern: RegexPattern | RoutePattern | LocalePrefixPattern) -> str:
     if isinstance(pattern, RegexPattern):
         return re.sub(r"^\^|(\$|\\Z)$", "", str(pattern))
     return str(pattern)
@@ -252,7 +253,7 @@ class _Prefix:
 def iter_routes(resolver: URLResolver) -> Iterator[Route]:
     """Yield every view pattern reachable from ``resolver``, includes flattened."""
 
-    def walk(patterns: list[Any], above: _Prefix) -> Iterator[Route]:
+    def walk(patterns: list[URLPattern | URLResolver], above: _Prefix) -> Iterator[Route]:
         for pattern in patterns:
             here = _Prefix(
                 route=above.route + _route_of(pattern.pattern),

@@ -44,7 +44,7 @@ class AppDatabaseCache(DatabaseCache):
         self.cache_model_class = SharedCacheEntry
 
 
-def is_per_process(cache: Any) -> bool:
+def is_per_process(cache: BaseCache) -> bool:
     """Whether ``cache`` can't carry a value to other processes (each keeps its own, or none)."""
     return isinstance(cache, LocMemCache | DummyCache)
 

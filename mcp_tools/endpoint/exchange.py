@@ -7,10 +7,10 @@ endpoint, the catalog, the visibility answers) and a ``Call`` one JSON-RPC reque
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Protocol
+from typing import Protocol
 
 from django.http import HttpRequest
 
@@ -112,7 +112,7 @@ class Exchange:
             return len(self.catalog.tools)
         return sum(1 for tool in self.catalog if self.endpoint.serves(tool))
 
-    def tools(self) -> tuple[list[Tool], Any]:
+    def tools(self) -> tuple[list[Tool], Hashable]:
         """Return the tools this request may see, in URLconf order, and what the list
         depends on (equal keys, equal lists)."""
         tags = self.endpoint.tags

@@ -133,7 +133,9 @@ def list_tools(call: Call) -> dict[str, Any]:
     return result
 
 
-def call_tool(call: Call) -> ToolResult | InputRequiredResult | Invocation[Call]:
+def call_tool(
+    call: Call,
+) -> ToolResult | InputRequiredResult | Invocation[Call] | dict[str, Any]:
     started = time.perf_counter()
     try:
         return _call_tool(call)
@@ -142,7 +144,9 @@ def call_tool(call: Call) -> ToolResult | InputRequiredResult | Invocation[Call]
         raise
 
 
-def _call_tool(call: Call) -> ToolResult | InputRequiredResult | Invocation[Call]:
+def _call_tool(
+    call: Call,
+) -> ToolResult | InputRequiredResult | Invocation[Call] | dict[str, Any]:
     call.exchange.count_call()  # before anything of the tool is looked at
     # Before the tool is looked up: the refusal is the same for every tool, known or not.
     call.message.check_progress_token()

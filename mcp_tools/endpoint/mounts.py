@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
 from weakref import WeakKeyDictionary
 
 from django.urls import Resolver404, URLResolver, get_resolver, get_urlconf, resolve
@@ -15,7 +14,7 @@ from .view import MCPView
 __all__ = ["endpoint_at", "endpoint_of", "endpoint_paths", "mounted_endpoints", "served_registries"]
 
 
-def endpoint_of(callback: Any) -> MCPView | None:
+def endpoint_of(callback: object) -> MCPView | None:
     """Return the endpoint a routed ``callback`` serves (made with its ``as_view()``
     arguments), or None when it is no ``MCPView``."""
     view_class = getattr(callback, "view_class", None)

@@ -20,6 +20,7 @@ from django.http import HttpRequest
 from ..auth.caller import caller_key
 from ..conf import mcp_settings
 from ..core import errors
+from ..core.context import Notifier
 from ..inputs import relay as client_requests
 from ..pipeline.formatters import response_too_large
 from ..pipeline.invocation import Invocation
@@ -28,13 +29,14 @@ from ..protocol.jsonrpc import (
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     JSONRPCError,
+    RequestId,
     clip,
     error_envelope,
     parse_message,
     result_envelope,
 )
 from ..protocol.projection import project
-from ..protocol.results import ToolResult
+from ..protocol.results import InputRequiredResult, ToolResult
 from . import handlers, tracing
 from .exchange import Call, Exchange
 
@@ -50,7 +52,7 @@ class Answer:
     headers: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
-    def error(cls, request_id: Any, error: JSONRPCError) -> Answer:
+    def error(cls, request_id: RequestId, error: JSONRPCError) -> Answer:
         return cls(error_envelope(request_id, error), error.status, error.headers)
 
 
@@ -104,7 +106,9 @@ def serve_message(
     return answer
 
 
-def deliver(value: dict[str, Any], exchange: Exchange, *, in_batch: bool = False) -> Answer | None:
+def deliver(
+    value: dict[str, object], exchange: Exchange, *, in_batch: bool = False
+) -> Answer | None:
     """Hand a response the client POSTed to the worker that asked for it (docs/input.md).
 
     Returns None once it is handed over (answered 202), or the refusal of a response to no
@@ -120,7 +124,7 @@ def deliver(value: dict[str, Any], exchange: Exchange, *, in_batch: bool = False
 
 
 def serve_invocation(
-    invocation: Invocation[Call], notifier: Any = None, *, limit: int | None = None
+    invocation: Invocation[Call], notifier: Notifier | None = None, *, limit: int | None = None
 ) -> Answer:
     """Run the invocation's view (its notifications to ``notifier``) and answer with its
     result.
@@ -142,7 +146,11 @@ def serve_invocation(
 
 
 def complete(
-    call: Call, result: Any, *, limit: int | None = None, trace: tracing.NoTrace = tracing.NO_TRACE
+    call: Call,
+    result: ToolResult | InputRequiredResult | dict[str, Any],
+    *,
+    limit: int | None = None,
+    trace: tracing.NoTrace = tracing.NO_TRACE,
 ) -> Answer:
     """Answer ``call`` with ``result``, projected onto the request's protocol version, and
     record on ``trace`` the result sent.
@@ -181,7 +189,7 @@ def utf8_length_exceeds(text: str, limit: int) -> bool:
 
 
 def internal_error(
-    request_id: Any,
+    request_id: RequestId,
     exc: BaseException,
     request: HttpRequest,
     trace: tracing.NoTrace = tracing.NO_TRACE,

@@ -194,6 +194,11 @@ class Notifier:
         #: The view was stopped by the time limit: its answer is the timeout's.
         self.expired = False
 
+    @property
+    def timeout(self) -> float:
+        """The call's time limit in seconds: ``CALL_TIMEOUT`` when it started."""
+        return self.spec.timeout
+
     def close(self) -> None:
         """Mark the stream over: the client left, or the call timed out or finished."""
         self.closed.set()
@@ -282,7 +287,7 @@ class Notifier:
         data = jsonrpc.notification_envelope("notifications/progress", params)
         self.send(Event(data, replaceable=True))
 
-    def log(self, level: str, data: Any) -> None:
+    def log(self, level: str, data: object) -> None:
         """Queue ``notifications/message``; raise ``ClientDisconnected`` once nobody reads."""
         self.check()
         if not sends_log(self.spec.era, level):
@@ -329,7 +334,7 @@ slots = StreamSlots()
 class StreamSpec:
     """Where a streamed call's notifications go, and how long it may run."""
 
-    request_id: Any
+    request_id: jsonrpc.RequestId
     era: Era
     progress_token: str | int | None
     logger: str

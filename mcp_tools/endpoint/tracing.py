@@ -71,7 +71,7 @@ class NoTrace:
     def version(self, version: str) -> None:
         """Record the protocol version the request speaks."""
 
-    def result(self, result: Any) -> None:
+    def result(self, result: object) -> None:
         """Record how the request's result ended (a tool error, an input request)."""
 
     def error(self, error: JSONRPCError) -> None:
@@ -80,7 +80,7 @@ class NoTrace:
     def exception(self, exc: BaseException, reference: str) -> None:
         """Record the unexpected exception answered -32603 under ``reference``."""
 
-    def active(self) -> contextlib.AbstractContextManager[Any]:
+    def active(self) -> contextlib.AbstractContextManager[object]:
         """Make the span current while the request's work runs (on any thread)."""
         return _NOTHING
 
@@ -102,7 +102,7 @@ class Trace(NoTrace):
     def version(self, version: str) -> None:
         self.span.set_attribute("mcp.protocol.version", version)
 
-    def result(self, result: Any) -> None:
+    def result(self, result: object) -> None:
         if isinstance(result, InputRequiredResult):
             self.span.set_attribute(RESULT_TYPE_ATTRIBUTE, "input_required")
         elif isinstance(result, ToolResult) and result.is_error:
@@ -127,7 +127,7 @@ class Trace(NoTrace):
         )
         self.span.set_status(trace.StatusCode.ERROR, "Internal error")
 
-    def active(self) -> contextlib.AbstractContextManager[Any]:
+    def active(self) -> contextlib.AbstractContextManager[object]:
         return trace.use_span(
             self.span, end_on_exit=False, record_exception=False, set_status_on_exception=False
         )

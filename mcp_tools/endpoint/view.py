@@ -434,7 +434,7 @@ class MCPView(View):
             return streamed
         return answer_response(server.serve_invocation(invocation))  # it can ask nothing now
 
-    def batch(self, exchange: Exchange, values: list[Any]) -> HttpResponse:
+    def batch(self, exchange: Exchange, values: list[object]) -> HttpResponse:
         """Answer a JSON-RPC batch, item by item, never streamed; its messages share the
         exchange (one catalog, one set of visibility answers)."""
         bodies = []
@@ -452,7 +452,7 @@ class MCPView(View):
             return HttpResponse(status=202)
         return HttpResponse("[" + ",".join(bodies) + "]", content_type=JSON)
 
-    def check_batch(self, request: HttpRequest, values: list[Any]) -> None:
+    def check_batch(self, request: HttpRequest, values: list[object]) -> None:
         """Refuse a batch outside 2025-03-26, an empty one, and one past ``MAX_BATCH_SIZE``."""
         version = versions.version_from_header(request.META.get(versions.PROTOCOL_VERSION_HEADER))
         if version != versions.BATCH_VERSION:

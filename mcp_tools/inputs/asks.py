@@ -25,10 +25,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.http import HttpRequest, HttpResponseBase
 from django.utils.translation import gettext_lazy as _
 
 from ..conf import mcp_settings
-from ..core.context import get_context
+from ..core.context import Notifier, ToolCallContext, get_context
 from ..exceptions import InputUnavailable
 from ..protocol import inputs
 from ..protocol.jsonrpc import INVALID_PARAMS, MISSING_CAPABILITY, JSONRPCError
@@ -82,20 +83,22 @@ class Inputs:
     """What one round of a 2026-07-28 tool call can ask its client, and the answers it has."""
 
     #: The ``clientCapabilities`` of this request's ``_meta``.
-    capabilities: Mapping[str, Any]
+    capabilities: Mapping[str, object]
     #: The answers of earlier rounds (from the state), then this round's ``inputResponses``.
-    answers: dict[str, Any]
+    answers: dict[str, object]
     #: What the state is bound to, to sign the next round's.
     binding: Binding
     #: The answers the view has read in this run: what the next round's state carries.
-    used: dict[str, Any] = field(default_factory=dict)
+    used: dict[str, object] = field(default_factory=dict)
     #: The accepted confirmation among ``answers``, named by the state that asked for it.
     confirmation: Confirmation | None = None
     #: The confirmation this run holds (``Confirmation.hold``): given back if it asks again.
     held: Confirmation | None = None
 
 
-def receive(params: Mapping[str, Any], capabilities: Any, binding: Binding) -> Inputs:
+def receive(
+    params: Mapping[str, Any], capabilities: Mapping[str, object] | None, binding: Binding
+) -> Inputs:
     """Return the ``Inputs`` of a 2026-07-28 ``tools/call`` from its params.
 
     Raises ``JSONRPCError`` (-32602) unless ``inputResponses`` is a valid ``InputResponses``
@@ -132,7 +135,7 @@ def receive(params: Mapping[str, Any], capabilities: Any, binding: Binding) -> I
     return Inputs(dict(capabilities or {}), answers, binding, confirmation=confirmation)
 
 
-def request_input(request: Any, requests: Mapping[str, Any]) -> dict[str, Any]:
+def request_input(request: HttpRequest, requests: Mapping[str, Any]) -> dict[str, Any]:
     """Ask the client for input; return ``{key: the client's result}``.
 
     ``requests`` maps keys to ``{"method": "elicitation/create" | "sampling/createMessage" |
@@ -150,7 +153,7 @@ def request_input(request: Any, requests: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def elicit(
-    request: Any, key: str, message: str, requested_schema: Mapping[str, Any]
+    request: HttpRequest, key: str, message: str, requested_schema: Mapping[str, Any]
 ) -> dict[str, Any]:
     """Ask the user to fill in a form; return ``{"action": ..., "content": ...}``.
 
@@ -162,11 +165,11 @@ def elicit(
     return {"action": answer["action"], "content": answer.get("content")}
 
 
-def _ask(request: Any, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def _ask(request: HttpRequest, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
     context = get_context(request)
     if context is None:
         raise InputUnavailable()
-    channel: Inputs | None = context.inputs
+    channel = _channel(context)
     if channel is None:
         version = context.stream_on_ask if context.notifier is None else None
         if version and all(can_ask_on_stream(version, asked) for asked in requests.values()):
@@ -192,7 +195,9 @@ def _ask(request: Any, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return copy.deepcopy(answered)
 
 
-def _ask_over_stream(notifier: Any, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def _ask_over_stream(
+    notifier: Notifier | None, requests: dict[str, dict[str, Any]]
+) -> dict[str, Any]:
     """Ask ``requests`` on a handshake-era call's stream; return the client's results.
 
     Raises ``InputUnavailable`` when the call can't ask (not streamed, a version without
@@ -200,8 +205,7 @@ def _ask_over_stream(notifier: Any, requests: dict[str, dict[str, Any]]) -> dict
     ``NoAnswer`` past ``INPUT_TIMEOUT``, and ``ClientDisconnected`` once the client left.
     An answer that does not fit what was asked is asked again, as in 2026-07-28.
     """
-    can_ask = getattr(notifier, "can_ask", None)
-    if can_ask is None or not all(can_ask(asked) for asked in requests.values()):
+    if notifier is None or not all(notifier.can_ask(asked) for asked in requests.values()):
         raise InputUnavailable()
     answered: dict[str, Any] = {}
     pending = dict(requests)
@@ -218,7 +222,9 @@ def _ask_over_stream(notifier: Any, requests: dict[str, dict[str, Any]]) -> dict
     raise InputUnavailable("The client's answers did not fit what this tool asked for")
 
 
-def unavailable_error(request: Any, outcome: Any) -> JSONRPCError | None:
+def unavailable_error(
+    request: HttpRequest, outcome: HttpResponseBase | BaseException
+) -> JSONRPCError | None:
     """Return the -32021 error a call answers when its view failed for want of a capability.
 
     ``outcome`` is what the view produced: its response (DRF's rendering of the
@@ -226,7 +232,7 @@ def unavailable_error(request: Any, outcome: Any) -> JSONRPCError | None:
     caught the ``InputUnavailable`` and answered otherwise is answered as usual.
     """
     context = get_context(request)
-    unavailable: InputUnavailable | None = context.unavailable if context is not None else None
+    unavailable = context.unavailable if context is not None else None
     if unavailable is None or unavailable.required_capabilities is None:
         return None
     if isinstance(outcome, BaseException):
@@ -287,7 +293,7 @@ def confirmation_message(template: str, tool: Tool, arguments: Mapping[str, Any]
     return f"Run {tool.name} with {shown}?"
 
 
-def confirm(request: Any, message: str) -> str | None:
+def confirm(request: HttpRequest, message: str) -> str | None:
     """Ask the user to allow this call; return None to run the view, else why it must not.
 
     In 2026-07-28 an acceptance runs the view once: it is held for this run in the shared
@@ -301,13 +307,13 @@ def confirm(request: Any, message: str) -> str | None:
     asked: dict[str, Any] = {"method": inputs.ELICIT, "params": params}
     if context is None:
         return _unaskable()
-    channel: Inputs | None = context.inputs
+    channel = _channel(context)
     if channel is None:
-        can_ask = getattr(context.notifier, "can_ask", None)
-        if can_ask is None or not can_ask(asked):
+        notifier = context.notifier
+        if notifier is None or not notifier.can_ask(asked):
             return _unaskable()
         try:
-            answer = _ask_over_stream(context.notifier, {CONFIRM_KEY: asked})[CONFIRM_KEY]
+            answer = _ask_over_stream(notifier, {CONFIRM_KEY: asked})[CONFIRM_KEY]
         except NoAnswer:
             return NOT_CONFIRMED
         except InputUnavailable:  # the client answered that it can't elicit
@@ -323,6 +329,11 @@ def confirm(request: Any, message: str) -> str | None:
             channel.answers.pop(CONFIRM_KEY)
             channel.confirmation = None
     return None if _accepted(_ask(request, {CONFIRM_KEY: asked})[CONFIRM_KEY]) else CANCELLED
+
+
+def _channel(context: ToolCallContext) -> Inputs | None:
+    """Return what this round can ask, which ``pipeline.invocation`` put on the context."""
+    return context.inputs if isinstance(context.inputs, Inputs) else None
 
 
 def _unaskable() -> str | None:
@@ -342,7 +353,7 @@ def can_ask_on_stream(version: str, request: Mapping[str, Any]) -> bool:
     return inputs.handshake_supports(version, request)
 
 
-def _accepted(answer: Any) -> bool:
+def _accepted(answer: object) -> bool:
     return isinstance(answer, dict) and answer.get("action") == "accept"
 
 
@@ -353,6 +364,6 @@ class _Formatter(string.Formatter):
         return super().get_value(key, args, kwargs)
 
 
-def _shown(value: Any) -> str:
+def _shown(value: object) -> str:
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= MAX_SHOWN_VALUE else text[: MAX_SHOWN_VALUE - 1] + "…"

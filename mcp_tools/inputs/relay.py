@@ -26,8 +26,9 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
+from django.core.cache.backends.base import BaseCache
 from django.db import close_old_connections
 
 from ..conf import mcp_settings
@@ -68,14 +69,18 @@ _waiting: dict[str, Pending] = {}
 _relay = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mcp-tools-relay")
 
 
-def _cache() -> Any:
+def _cache() -> BaseCache:
     return shared_cache()
 
 
-def _on_relay(operation: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def _on_relay(operation: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
     """Run one shared-cache operation on the relay thread and return what it returns."""
 
-    def run() -> Any:
+    def run() -> T:
         close_old_connections()  # as around a request: an obsolete or broken one is replaced
         try:
             return operation(*args, **kwargs)
@@ -115,7 +120,7 @@ def close_request(request_id: str) -> None:
         logger.warning("The handshake-era request %s outlives its wait", request_id)
 
 
-def deliver(value: dict[str, Any], caller: str) -> None:
+def deliver(value: dict[str, object], caller: str) -> None:
     """Hand a response the client POSTed to the worker waiting for it.
 
     Raises ``JSONRPCError`` (HTTP 400) for a response to no open request of this caller's
@@ -149,7 +154,7 @@ def deliver(value: dict[str, Any], caller: str) -> None:
         raise JSONRPCError(INVALID_REQUEST, REFUSED, status=400)
 
 
-def _response(value: dict[str, Any]) -> dict[str, Any]:
+def _response(value: dict[str, object]) -> dict[str, Any]:
     """Return what a POSTed response carries to its waiter: its result, or its error.
 
     Raises ``JSONRPCError`` (HTTP 400) for a result larger than ``MAX_INPUT_BYTES`` or not

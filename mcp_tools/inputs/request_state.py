@@ -15,8 +15,8 @@ import hashlib
 import json
 import secrets
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from django.core import signing
 
@@ -41,11 +41,11 @@ class Binding:
     caller: str
 
     @classmethod
-    def of(cls, tool: str, arguments: dict[str, Any], caller: Caller) -> Binding:
+    def of(cls, tool: str, arguments: Mapping[str, object], caller: Caller) -> Binding:
         return cls(tool, arguments_digest(arguments), caller_key(caller))
 
 
-def arguments_digest(arguments: dict[str, Any]) -> str:
+def arguments_digest(arguments: Mapping[str, object]) -> str:
     """Return a digest of the arguments as received (key order does not matter)."""
     text = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
@@ -59,7 +59,8 @@ class Confirmation:
     asked_at: float
 
     def expired(self) -> bool:
-        return time.time() - self.asked_at > mcp_settings.INPUT_STATE_MAX_AGE
+        max_age: float = mcp_settings.INPUT_STATE_MAX_AGE
+        return time.time() - self.asked_at > max_age
 
     def hold(self) -> bool:
         """Take this confirmation for one run of the view; False when a run has it already.
@@ -79,7 +80,7 @@ class Confirmation:
 class State:
     """What a ``requestState`` carries back: the answers so far and what its round asked."""
 
-    answers: dict[str, Any] = field(default_factory=dict)
+    answers: dict[str, object] = field(default_factory=dict)
     #: The keys of the input requests this state was issued with.
     asked: frozenset[str] = frozenset()
     #: This state's own name: a confirmation answered against it is named by it.
@@ -91,7 +92,7 @@ class State:
 
 def issue(
     binding: Binding,
-    answers: dict[str, Any],
+    answers: Mapping[str, object],
     asked: list[str],
     confirmation: Confirmation | None = None,
 ) -> str:

@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from jsonschema import ValidationError
 from rest_framework.settings import api_settings
 
 from ..conf import mcp_settings
@@ -39,7 +40,7 @@ class SplitArguments:
     body: dict[str, Any] | None = None
 
 
-def declared_types(schema: Any) -> set[str]:
+def declared_types(schema: object) -> set[str]:
     """Return the JSON types ``schema`` admits by ``type``, ``enum`` or ``anyOf``."""
     if not isinstance(schema, dict):
         return set()
@@ -52,7 +53,7 @@ def declared_types(schema: Any) -> set[str]:
     return types
 
 
-def _is_type(value: Any, name: str) -> bool:
+def _is_type(value: object, name: str) -> bool:
     if isinstance(value, bool) and name in ("integer", "number"):
         return False
     if name == "integer" and isinstance(value, float):
@@ -64,7 +65,7 @@ def _is_type(value: Any, name: str) -> bool:
 ENVELOPE_DEPTH = 2
 
 
-def loads(text: str) -> Any:
+def loads(text: str) -> object:
     """Decode arguments given as JSON text (``mcp_call --args``, Try it) as a body is read.
 
     As strictly as the endpoint reads a request body (``jsonrpc.decode``: no ``NaN``, no
@@ -87,7 +88,7 @@ def loads(text: str) -> Any:
         raise
 
 
-def coerce_value(value: Any, schema: Any) -> Any:
+def coerce_value(value: object, schema: object) -> Any:
     """Return ``value``, or the JSON it encodes when it is a string of a declared type.
 
     A number where only a string is declared becomes its JSON text (``1`` → ``"1"``), as
@@ -212,12 +213,12 @@ def _line(text: str) -> str:
     return f"{text[:half]}…{text[-half:]}"
 
 
-def _error_order(error: Any) -> tuple[str, int, str]:
+def _error_order(error: ValidationError) -> tuple[str, int, str]:
     # Per argument, the length rules before the pattern that restates them.
     return (error.json_path, error.validator == "pattern", error.message)
 
 
-def _said_already(error: Any) -> bool:
+def _said_already(error: ValidationError) -> bool:
     """A trimmed-length pattern restates minLength: keep only the minLength line."""
     if error.validator != "pattern" or not isinstance(error.instance, str):
         return False
@@ -243,7 +244,7 @@ def _split(tool: Tool, arguments: dict[str, Any]) -> SplitArguments:
     return result
 
 
-def query_value(value: Any) -> list[str]:
+def query_value(value: object) -> list[str]:
     """Return the query-string form of one argument (lists repeat the key)."""
     if value is None:
         return []

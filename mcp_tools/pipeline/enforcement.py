@@ -30,8 +30,10 @@ def enforce(tool: Tool, result: ToolResult) -> ToolResult:
         return _mismatch(result, [MISMATCH.format(path="$", message=NO_STRUCTURED_MESSAGE)])
     if tool.output_schema_error is not None:
         return _mismatch(result, [MISMATCH.format(path="$", message=tool.output_schema_error)])
+    validator = tool.output_validator
+    assert validator is not None, "a schema without an error has its validator (output_side)"
     try:
-        errors = list(tool.output_validator.iter_errors(result.structured_value()))
+        errors = list(validator.iter_errors(result.structured_value()))
     except Unresolvable as exc:
         message = f"the schema is invalid: {exc}"
         return _mismatch(result, [MISMATCH.format(path="$", message=message)])

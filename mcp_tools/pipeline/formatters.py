@@ -256,7 +256,7 @@ class ResponseFormatter(BaseFormatter):
             # Rendered by DRF's plain JSON renderer, unindented: response.data tells the
             # shape, and the bytes are valid JSON already, so nothing is parsed again.
             data = response.data  # type: ignore[attr-defined]
-            value: Any = RawJSON(text)
+            value = RawJSON(text)
             scalar_string = data if isinstance(data, str) else None
         else:
             try:
@@ -358,7 +358,7 @@ def page_arguments(link: str, tool: Tool) -> dict[str, Any]:
         types = set(declared) if isinstance(declared, list) else {declared}
         items = schema.get("items")
         item_types = items.get("type") if isinstance(items, dict) else None
-        typed: Any = value
+        typed: str | int = value
         if ("integer" in types or item_types == "integer") and value.isascii() and value.isdigit():
             typed = int(value)
         if "array" in types:

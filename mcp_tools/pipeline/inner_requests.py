@@ -145,7 +145,7 @@ def build_inner_request(
     arguments: SplitArguments,
     context: ToolCallContext,
     *,
-    identity: tuple[Any, Any] | None = None,
+    identity: tuple[Any, object] | None = None,
 ) -> WSGIRequest:
     """Build the request the tool's view receives, as a direct HTTP call would make it.
 

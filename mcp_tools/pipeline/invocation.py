@@ -19,7 +19,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from ..auth.caller import Caller
-from ..core.context import ToolCallContext, attach_notifier, get_context
+from ..core.context import Notifier, ToolCallContext, attach_notifier, get_context
 from ..core.routes import NoPath
 from ..exceptions import ClientDisconnected
 from ..inputs import request_state
@@ -216,11 +216,11 @@ class Invocation(Generic[CallT]):
 
     def stay_inline(self) -> None:
         """Keep this call on its thread whatever its view asks (it can't stream)."""
-        context = get_context(self.inner)
+        context = get_context(self.inner) if self.inner is not None else None
         if context is not None:
             context.stream_on_ask = None
 
-    def run(self, notifier: Any = None) -> ToolResult | InputRequiredResult:
+    def run(self, notifier: Notifier | None = None) -> ToolResult | InputRequiredResult:
         """Run the view (its notifications to ``notifier``) and return its finished result.
 
         Raises ``JSONRPCError`` (-32021) when the view failed for want of a client
@@ -315,7 +315,7 @@ class Invocation(Generic[CallT]):
         if notifier is None:
             return None
         if notifier.expired or time.monotonic() >= notifier.deadline:
-            return float(notifier.spec.timeout)
+            return float(notifier.timeout)
         return None
 
     def input_required(self, asked: InputRequired) -> InputRequiredResult:

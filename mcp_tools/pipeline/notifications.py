@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from django.http import HttpRequest
 
 from ..core.context import get_context
 from ..protocol.versions import LOG_LEVELS
 
 
 def report_progress(
-    request: Any, progress: float, total: float | None = None, message: str | None = None
+    request: HttpRequest, progress: float, total: float | None = None, message: str | None = None
 ) -> None:
     """Send ``notifications/progress`` for this tool call; a no-op when nobody listens.
 
@@ -21,7 +21,7 @@ def report_progress(
     context.notifier.progress(progress, total, message)
 
 
-def log_message(request: Any, level: str, data: Any) -> None:
+def log_message(request: HttpRequest, level: str, data: object) -> None:
     """Send ``notifications/message`` at ``level`` for this tool call; a no-op when nobody listens.
 
     Raises ``mcp_tools.ClientDisconnected`` once the client has gone away.

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import cache
-from typing import Any
 
 from django.http import HttpRequest
 
@@ -18,15 +17,16 @@ from ..conf import mcp_settings
 from ..core import errors
 from ..core.encoding import encode_value
 from ..protocol.results import ToolResult
+from ..tools.tool import Tool
 
 __all__ = ["redact", "run_processors", "truncate_text"]
 
-Processor = Callable[[ToolResult, Any, HttpRequest | None], ToolResult]
+Processor = Callable[[ToolResult, Tool, HttpRequest | None], ToolResult]
 
 TRUNCATION_MARKER = "\n[truncated: {cut} more characters]"
 
 
-def run_processors(result: ToolResult, tool: Any, request: HttpRequest | None) -> ToolResult:
+def run_processors(result: ToolResult, tool: Tool, request: HttpRequest | None) -> ToolResult:
     """Run every configured processor on ``result``, in the order the setting lists them."""
     for processor in mcp_settings.RESULT_PROCESSORS:
         try:
@@ -41,7 +41,7 @@ def run_processors(result: ToolResult, tool: Any, request: HttpRequest | None) -
     return result
 
 
-def truncate_text(result: ToolResult, tool: Any, request: HttpRequest | None) -> ToolResult:
+def truncate_text(result: ToolResult, tool: Tool, request: HttpRequest | None) -> ToolResult:
     """Cut each text block past ``TRUNCATE_TEXT_LENGTH`` characters and say how much was cut.
 
     structuredContent is left whole: clients that read it are programs, and the output
@@ -62,7 +62,7 @@ def _compiled(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
     return re.compile("|".join(f"(?:{pattern})" for pattern in patterns))
 
 
-def redact(result: ToolResult, tool: Any, request: HttpRequest | None) -> ToolResult:
+def redact(result: ToolResult, tool: Tool, request: HttpRequest | None) -> ToolResult:
     """Replace every match of ``REDACT_PATTERNS`` in text, resources and structured strings."""
     pattern = _compiled(tuple(mcp_settings.REDACT_PATTERNS))
     if pattern is None:
@@ -87,7 +87,7 @@ def redact(result: ToolResult, tool: Any, request: HttpRequest | None) -> ToolRe
     return result
 
 
-def _scrub_strings(value: Any, scrub: Callable[[str], str]) -> Any:
+def _scrub_strings(value: object, scrub: Callable[[str], str]) -> object:
     if isinstance(value, str):
         return scrub(value)
     if isinstance(value, dict):

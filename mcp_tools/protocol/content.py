@@ -9,7 +9,6 @@ from __future__ import annotations
 import base64
 import binascii
 from datetime import datetime
-from typing import Any
 
 BLOCK_FIELDS: dict[str, tuple[str, ...]] = {
     "text": ("text",),
@@ -21,7 +20,7 @@ BLOCK_FIELDS: dict[str, tuple[str, ...]] = {
 AUDIENCES = frozenset({"user", "assistant"})
 
 
-def check_block(block: Any) -> None:
+def check_block(block: object) -> None:
     """Raise ``ValueError`` unless ``block`` is a well-formed content block."""
     if not isinstance(block, dict):
         raise ValueError(f"mcp_output: a content block must be a dict, not {type(block).__name__}")
@@ -57,7 +56,7 @@ def check_block(block: Any) -> None:
         check_annotations(block["annotations"])
 
 
-def _check_base64(data: Any, what: str) -> None:
+def _check_base64(data: object, what: str) -> None:
     if not isinstance(data, str) or data.startswith("data:"):
         raise ValueError(f"mcp_output: {what} must be a base64 string, not a data: URL")
     try:
@@ -66,7 +65,7 @@ def _check_base64(data: Any, what: str) -> None:
         raise ValueError(f"mcp_output: {what} is not valid base64") from exc
 
 
-def check_annotations(annotations: Any) -> None:
+def check_annotations(annotations: object) -> None:
     """Raise ``ValueError`` unless ``annotations`` is a valid content annotations object."""
     if not isinstance(annotations, dict):
         raise ValueError("mcp_output: annotations must be a dict")
@@ -92,7 +91,7 @@ def check_annotations(annotations: Any) -> None:
         )
 
 
-def _is_iso_datetime(value: Any) -> bool:
+def _is_iso_datetime(value: object) -> bool:
     if not isinstance(value, str):
         return False
     try:
@@ -112,7 +111,7 @@ TOOL_ANNOTATION_TYPES: dict[str, type] = {
 }
 
 
-def check_tool_annotations(annotations: Any) -> None:
+def check_tool_annotations(annotations: object) -> None:
     """Raise ``ValueError`` unless ``annotations`` is a valid (partial) ``ToolAnnotations``."""
     if not isinstance(annotations, dict):
         raise ValueError("Annotations must be a JSON object.")

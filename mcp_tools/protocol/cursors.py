@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Any
 
 from .jsonrpc import INVALID_PARAMS, JSONRPCError
 
@@ -15,7 +14,7 @@ def encode_cursor(offset: int) -> str:
     return base64.urlsafe_b64encode(f"{CURSOR_PREFIX}{offset}".encode()).decode()
 
 
-def decode_cursor(cursor: Any, total: int) -> int:
+def decode_cursor(cursor: object, total: int) -> int:
     """Return the offset an opaque cursor stands for; raise -32602 for any other value."""
     invalid = JSONRPCError(INVALID_PARAMS, "Invalid params: invalid cursor")
     if not isinstance(cursor, str) or len(cursor) > 64:

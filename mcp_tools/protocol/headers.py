@@ -95,25 +95,25 @@ class InvalidHeader(ValueError):
     """An ``x-mcp-header`` the specification forbids; ``kind`` names the rule it breaks
     (``UNREACHABLE``, ``BAD_NAME``, ``BAD_TYPE``, ``DUPLICATE``), ``params`` what it is."""
 
-    def __init__(self, kind: str, **params: Any) -> None:
+    def __init__(self, kind: str, **params: object) -> None:
         super().__init__(kind)
         self.kind = kind
         self.params = params
 
 
-def _positions(root: Any) -> Iterator[tuple[tuple[str, ...] | None, str, dict[str, Any]]]:
+def _positions(root: object) -> Iterator[tuple[tuple[str, ...] | None, str, dict[str, Any]]]:
     """Yield ``(path, pointer, schema)`` for every schema position under ``root``.
 
     ``path`` is the chain of ``properties`` keys leading there, or None once another keyword
     was crossed; ``pointer`` is the position's JSON pointer. An explicit stack: any depth.
     """
-    stack: list[tuple[tuple[str, ...] | None, str, Any]] = [((), "", root)]
+    stack: list[tuple[tuple[str, ...] | None, str, object]] = [((), "", root)]
     while stack:
         path, pointer, node = stack.pop()
         if not isinstance(node, dict):
             continue
         yield path, pointer or "/", node
-        children: list[tuple[tuple[str, ...] | None, str, Any]] = []
+        children: list[tuple[tuple[str, ...] | None, str, object]] = []
         for keyword, value in node.items():
             at = f"{pointer}/{_escape(keyword)}"
             if keyword == "properties" and isinstance(value, dict):
@@ -133,7 +133,7 @@ def _escape(key: str) -> str:
     return str(key).replace("~", "~0").replace("/", "~1")
 
 
-def declared(schema: Any) -> tuple[ArgumentHeader, ...]:
+def declared(schema: object) -> tuple[ArgumentHeader, ...]:
     """Return the argument headers ``schema`` declares, in schema order.
 
     Raises ``InvalidHeader`` for the first declaration the specification forbids: one off
@@ -162,14 +162,14 @@ def declared(schema: Any) -> tuple[ArgumentHeader, ...]:
     return tuple(found)
 
 
-def without_annotations(schema: Any) -> Any:
+def without_annotations(schema: object) -> object:
     """Return ``schema`` without its ``x-mcp-header`` keywords: the same object when it has
     none, else a copy of the objects that held one (a declared schema holds them only on
     the chain of ``properties`` keys; ``declared`` refuses the rest)."""
     if not isinstance(schema, dict):
         return schema
     properties = schema.get("properties")
-    changed: dict[str, Any] = {}
+    changed: dict[str, object] = {}
     if isinstance(properties, dict):
         for key, sub in properties.items():
             stripped = without_annotations(sub)
@@ -210,7 +210,7 @@ def decode_value(value: str) -> str | None:
         return None
 
 
-def render(value: Any) -> str | None:
+def render(value: object) -> str | None:
     """Return the text a client mirrors for an argument value, or None for one it can't
     mirror (an object, an array)."""
     if isinstance(value, bool):
@@ -223,9 +223,9 @@ def render(value: Any) -> str | None:
         return None
 
 
-def value_at(arguments: Mapping[str, Any], path: Sequence[str]) -> Any:
+def value_at(arguments: Mapping[str, object], path: Sequence[str]) -> object:
     """Return the argument at ``path``, or None where a step is missing or no object."""
-    node: Any = arguments
+    node: object = arguments
     for key in path:
         if not isinstance(node, dict):
             return None
@@ -233,7 +233,7 @@ def value_at(arguments: Mapping[str, Any], path: Sequence[str]) -> Any:
     return node
 
 
-def mirror(headers: Sequence[ArgumentHeader], arguments: Mapping[str, Any]) -> dict[str, str]:
+def mirror(headers: Sequence[ArgumentHeader], arguments: Mapping[str, object]) -> dict[str, str]:
     """Return the ``Mcp-Param-*`` headers a client sends with ``arguments``."""
     sent = {}
     for header in headers:
@@ -244,7 +244,7 @@ def mirror(headers: Sequence[ArgumentHeader], arguments: Mapping[str, Any]) -> d
     return sent
 
 
-def field(meta: Mapping[str, Any], key: str) -> str | None:
+def field(meta: Mapping[str, object], key: str) -> str | None:
     """Return a header's value from WSGI ``META``, without the whitespace around it."""
     value = meta.get(key)
     return value.strip(OWS) if isinstance(value, str) else None
@@ -252,8 +252,8 @@ def field(meta: Mapping[str, Any], key: str) -> str | None:
 
 def check(
     headers: Sequence[ArgumentHeader],
-    arguments: Mapping[str, Any],
-    meta: Mapping[str, Any],
+    arguments: Mapping[str, object],
+    meta: Mapping[str, object],
     repeated: Collection[str] = (),
 ) -> None:
     """Raise -32020 (HTTP 400) unless each argument header agrees with its argument.

@@ -63,7 +63,7 @@ def check_requests(requests: object) -> dict[str, dict[str, Any]]:
     return checked
 
 
-def _check_elicitation(key: str, params: dict[str, Any]) -> None:
+def _check_elicitation(key: str, params: dict[str, object]) -> None:
     if not isinstance(params.get("message"), str):
         raise ValueError(f"request_input: the elicitation {key!r} needs a message (a string)")
     if params.get("mode") == "url":
@@ -102,7 +102,7 @@ def required_capabilities(request: Mapping[str, Any]) -> dict[str, Any]:
     return {"roots": {}}
 
 
-def declares(capabilities: Mapping[str, Any], request: Mapping[str, Any]) -> bool:
+def declares(capabilities: Mapping[str, object], request: Mapping[str, Any]) -> bool:
     """Return whether a client that declared ``capabilities`` can answer ``request``."""
     method, params = request["method"], request["params"]
     if method == ELICIT:
@@ -143,7 +143,7 @@ def handshake_supports(version: str, request: Mapping[str, Any]) -> bool:
     return version >= (SINCE_EXTENDED if extended else SINCE[method])
 
 
-def _multiple_choice(params: Mapping[str, Any]) -> bool:
+def _multiple_choice(params: Mapping[str, object]) -> bool:
     form = params.get("requestedSchema")
     properties = form.get("properties") if isinstance(form, Mapping) else None
     if not isinstance(properties, Mapping):
@@ -170,7 +170,7 @@ def check_responses(value: object) -> dict[str, dict[str, Any]]:
     return value
 
 
-def response_kind(response: Mapping[str, Any]) -> str | None:
+def response_kind(response: Mapping[str, object]) -> str | None:
     """Return the input method whose result ``response`` is, or None if it is none of them."""
     if "action" in response:
         return ELICIT if _is_elicit_result(response) else None
@@ -190,7 +190,7 @@ def response_kind(response: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _is_elicit_result(response: Mapping[str, Any]) -> bool:
+def _is_elicit_result(response: Mapping[str, object]) -> bool:
     if response.get("action") not in ELICIT_ACTIONS:
         return False
     content = response.get("content")
@@ -203,11 +203,11 @@ def _is_elicit_result(response: Mapping[str, Any]) -> bool:
     )
 
 
-def _is_primitive(value: Any) -> bool:
+def _is_primitive(value: object) -> bool:
     return isinstance(value, str | bool | int | float)
 
 
-def answers(request: Mapping[str, Any], response: Mapping[str, Any]) -> bool:
+def answers(request: Mapping[str, Any], response: Mapping[str, object]) -> bool:
     """Return whether ``response`` is a usable answer to ``request``.
 
     The right kind of result, and for an accepted form elicitation, content that matches

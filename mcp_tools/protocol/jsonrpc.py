@@ -8,8 +8,9 @@ from __future__ import annotations
 import codecs
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -24,6 +25,9 @@ HEADER_MISMATCH = -32020
 MISSING_CAPABILITY = -32021
 UNSUPPORTED_PROTOCOL_VERSION = -32022
 
+#: A JSON-RPC request's id; None where it has none (a notification) or no valid one.
+RequestId = str | int | None
+
 
 class JSONRPCError(Exception):
     """A protocol fault, answered as a JSON-RPC error envelope with an HTTP status."""
@@ -36,7 +40,7 @@ class JSONRPCError(Exception):
         *,
         status: int = 200,
         headers: dict[str, str] | None = None,
-        request_id: Any = None,
+        request_id: RequestId = None,
     ) -> None:
         super().__init__(message)
         self.code = code
@@ -58,8 +62,8 @@ class JSONRPCError(Exception):
         )
         return cls(INTERNAL_ERROR, "Internal error", data=data, status=500)
 
-    def error_object(self) -> dict[str, Any]:
-        error: dict[str, Any] = {"code": self.code, "message": self.message}
+    def error_object(self) -> dict[str, object]:
+        error: dict[str, object] = {"code": self.code, "message": self.message}
         if self.data is not None:
             error["data"] = self.data
         return error
@@ -70,7 +74,7 @@ def clip(text: str, limit: int = 100) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def json_text(value: Any) -> str:
+def json_text(value: object) -> str:
     """Return ``value`` as JSON text, as a client wrote it: ``null``, ``true``, ``"x"``."""
     try:
         return json.dumps(value, ensure_ascii=False)
@@ -89,7 +93,7 @@ class RawJSON:
 
     _UNPARSED = object()
 
-    def __init__(self, text: str, value: Any = _UNPARSED) -> None:
+    def __init__(self, text: str, value: object = _UNPARSED) -> None:
         self.text = text
         self._value = value
 
@@ -117,7 +121,7 @@ _CONSTANTS = {True: "true", False: "false", None: "null"}
 _string = json.encoder.encode_basestring
 
 
-def encode(value: Any) -> str:
+def encode(value: object) -> str:
     """Encode ``value`` as compact JSON, splicing ``RawJSON`` values in as they are."""
     if isinstance(value, RawJSON):
         return value.text
@@ -134,17 +138,17 @@ def encode(value: Any) -> str:
     return _dumps(value)
 
 
-def result_envelope(request_id: Any, result: Any) -> str:
+def result_envelope(request_id: RequestId, result: object) -> str:
     return f'{{"jsonrpc":"2.0","id":{_dumps(request_id)},"result":{encode(result)}}}'
 
 
-def error_envelope(request_id: Any, error: JSONRPCError) -> str:
+def error_envelope(request_id: RequestId, error: JSONRPCError) -> str:
     # ASCII: an error may echo client input, and a lone surrogate in it can't be UTF-8.
     envelope = {"jsonrpc": "2.0", "id": request_id, "error": error.error_object()}
     return json.dumps(envelope, separators=(",", ":"))
 
 
-def request_envelope(request_id: str, method: str, params: dict[str, Any]) -> str:
+def request_envelope(request_id: str, method: str, params: Mapping[str, object]) -> str:
     """Encode a request the server sends its client (an input request of the handshake era)."""
     return (
         f'{{"jsonrpc":"2.0","id":{_dumps(request_id)},"method":{_dumps(method)},'
@@ -152,7 +156,7 @@ def request_envelope(request_id: str, method: str, params: dict[str, Any]) -> st
     )
 
 
-def notification_envelope(method: str, params: dict[str, Any]) -> str:
+def notification_envelope(method: str, params: Mapping[str, object]) -> str:
     """Encode a notification the server sends (progress, log messages)."""
     return f'{{"jsonrpc":"2.0","method":{_dumps(method)},"params":{encode(params)}}}'
 
@@ -170,7 +174,7 @@ class Message:
     """One incoming JSON-RPC message."""
 
     method: str | None
-    id: Any
+    id: RequestId
     params: dict[str, Any]
     is_request: bool
     #: ``params._meta`` when it is an object, else empty.
@@ -193,7 +197,7 @@ class Message:
             raise JSONRPCError(INVALID_PARAMS, f"Invalid params: _meta.progressToken {fault}")
 
 
-def _progress_token_fault(token: Any) -> str | None:
+def _progress_token_fault(token: object) -> str | None:
     """Return why ``token`` is not a progress token we take, or None when it is one.
 
     Every progress event repeats the token, so it is bounded: a string of at most
@@ -208,9 +212,9 @@ def _progress_token_fault(token: Any) -> str | None:
     return None
 
 
-def _depth_exceeds(value: Any, limit: int) -> bool:
+def _depth_exceeds(value: dict[str, object] | list[object], limit: int) -> bool:
     """Return whether containers nest deeper than ``limit`` (iteratively: no recursion)."""
-    stack = [(value, 1)]
+    stack: list[tuple[dict[str, object] | list[object], int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
         children = item.values() if isinstance(item, dict) else item
@@ -226,7 +230,7 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _holds_surrogate(value: Any) -> bool:
+def _holds_surrogate(value: object) -> bool:
     """Return whether any string or key in ``value`` holds a lone surrogate (iteratively)."""
     stack = [value]
     while stack:
@@ -263,7 +267,7 @@ class LoneSurrogate(NotStrictJSON):
     code = INVALID_REQUEST
 
 
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
     value = dict(pairs)
     if len(value) != len(pairs):
         seen: set[str] = set()
@@ -274,11 +278,11 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return value
 
 
-def _no_constant(name: str) -> Any:
+def _no_constant(name: str) -> NoReturn:
     raise NotStrictJSON(f"{name} is not JSON")
 
 
-def decode(text: str, *, max_depth: int) -> Any:
+def decode(text: str, *, max_depth: int) -> object:
     """Decode JSON text as strictly as any other reader of it would; raise ``NotStrictJSON``.
 
     JSON as RFC 8259 defines it: no ``NaN`` or ``Infinity`` literals, no key twice in one
@@ -304,7 +308,7 @@ def decode(text: str, *, max_depth: int) -> Any:
     return value
 
 
-def loads(body: bytes, *, max_depth: int) -> Any:
+def loads(body: bytes, *, max_depth: int) -> object:
     """Decode a request body, raising -32700 for bad JSON and -32600 for deep nesting.
 
     The body must be UTF-8 text and strict JSON (``decode``): a NaN literal or a body in
@@ -326,17 +330,17 @@ def loads(body: bytes, *, max_depth: int) -> Any:
         raise JSONRPCError(exc.code, f"{kind}: {what}", status=400) from exc
 
 
-def _valid_id(value: Any) -> bool:
+def _valid_id(value: object) -> bool:
     return isinstance(value, str | int) and not isinstance(value, bool)
 
 
-def id_of(value: Any) -> Any:
+def id_of(value: object) -> RequestId:
     """Return the id of a decoded message when it is a valid one, else None."""
     request_id = value.get("id") if isinstance(value, dict) else None
     return request_id if _valid_id(request_id) else None
 
 
-def parse_message(value: Any) -> Message:
+def parse_message(value: object) -> Message:
     """Check one JSON-RPC message's shape and return it, raising -32600 when it is wrong.
 
     The error carries the message's id when that id is valid, so the answer can name it.
@@ -363,7 +367,7 @@ def parse_message(value: Any) -> Message:
     raise _invalid(value, "no method")
 
 
-def _invalid(value: Any, reason: str) -> JSONRPCError:
+def _invalid(value: object, reason: str) -> JSONRPCError:
     """Return the -32600 refusal of the message ``value``, naming its id if valid."""
     return JSONRPCError(
         INVALID_REQUEST, f"Invalid Request: {reason}", status=400, request_id=id_of(value)

@@ -24,7 +24,7 @@ V2026_07_28 = "2026-07-28"
 MODERN_RESULT_FIELDS = ("resultType", "ttlMs", "cacheScope")
 
 
-def wrap_key(schema: dict[str, Any] | None, value: Any = None) -> str | None:
+def wrap_key(schema: dict[str, Any] | None, value: object = None) -> str | None:
     """Return the key a structured value is wrapped under before 2026-07-28, or None.
 
     With an output schema, the schema decides, so that the wrapped value and the wrapped
@@ -43,7 +43,7 @@ def wrap_key(schema: dict[str, Any] | None, value: Any = None) -> str | None:
     return "items" if isinstance(value, list | tuple) else "result"
 
 
-def is_json_object(value: Any) -> bool:
+def is_json_object(value: object) -> bool:
     """Return whether a structured value (decoded, or ``RawJSON`` text) is a JSON object."""
     if isinstance(value, RawJSON):
         return value.text.lstrip().startswith("{")
@@ -94,7 +94,7 @@ def project_block(block: dict[str, Any], version: str) -> dict[str, Any]:
 
 
 def project(
-    value: ToolResult | InputRequiredResult | dict[str, Any], version: str, server_info: Any
+    value: ToolResult | InputRequiredResult | dict[str, Any], version: str, server_info: object
 ) -> dict[str, Any]:
     """Return a method's result as protocol ``version`` carries it.
 

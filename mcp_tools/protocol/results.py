@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from .jsonrpc import RawJSON
 
@@ -11,8 +12,18 @@ ERROR_REF_META_KEY = "django-mcp-tools/errorRef"
 
 INTERNAL_SERVER_ERROR = "Internal server error"
 
+
+class NoStructured(enum.Enum):
+    """The type of ``NO_STRUCTURED``: an enum of one, so that type checkers narrow on it."""
+
+    NO_STRUCTURED = "no structured"
+
+    def __repr__(self) -> str:
+        return "<no structured>"
+
+
 #: Marks "no structured content" (``None`` is a JSON value: null).
-NO_STRUCTURED: Any = type("NoStructured", (), {"__repr__": lambda self: "<no structured>"})()
+NO_STRUCTURED: Final = NoStructured.NO_STRUCTURED
 
 
 def text_block(text: str) -> dict[str, Any]:
@@ -25,7 +36,7 @@ class ToolResult:
     """A ``CallToolResult``: content blocks, an optional structured value, ``_meta``, isError."""
 
     content: list[dict[str, Any]] = field(default_factory=list)
-    structured: Any = NO_STRUCTURED
+    structured: object = NO_STRUCTURED
     meta: dict[str, Any] = field(default_factory=dict)
     is_error: bool = False
     #: The tool's advertised output schema (unwrapped): it decides how projection wraps the
@@ -33,7 +44,7 @@ class ToolResult:
     output_schema: dict[str, Any] | None = None
 
     @classmethod
-    def error(cls, message: str, **meta: Any) -> ToolResult:
+    def error(cls, message: str, **meta: object) -> ToolResult:
         """Return an ``isError`` result whose one text block is ``message``."""
         return cls(content=[text_block(message)], is_error=True, meta=dict(meta))
 
@@ -51,7 +62,7 @@ class ToolResult:
         """Return whether the result carries a structured value (``null`` counts)."""
         return self.structured is not NO_STRUCTURED
 
-    def structured_value(self) -> Any:
+    def structured_value(self) -> object:
         """Return the structured value as plain Python data."""
         if isinstance(self.structured, RawJSON):
             return self.structured.value

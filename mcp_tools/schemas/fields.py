@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import decimal
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
 from django.core.validators import RegexValidator, URLValidator
 from django.db import connection
+from django.db.models import Model
 from django.urls import converters as url_converters
 from django.utils.dateparse import iso8601_duration_re
 from rest_framework import fields, relations, serializers
@@ -81,7 +82,7 @@ class Relation:
     """A top-level argument whose values name rows of another model (a foreign key)."""
 
     argument: str
-    model: Any
+    model: type[Model]
     #: What a value is: the model field's name (``id``, ``slug``), or ``URL``.
     key: str
     many: bool = False
@@ -144,7 +145,7 @@ def converter_schema(converter: Any | None, regex: str | None = None) -> Schema:
 # Serializer fields ----------------------------------------------------------------------
 
 
-def json_number(value: Any) -> int | float:
+def json_number(value: object) -> int | float:
     if isinstance(value, int | float) and not isinstance(value, bool):
         return value
     as_decimal = decimal.Decimal(str(value))
@@ -188,7 +189,9 @@ def _regex_patterns(field: fields.Field) -> list[str]:
     return patterns
 
 
-def _string(field: Any, context: SchemaContext, *, text: bool = True, **extra: Any) -> Schema:
+def _string(
+    field: fields.CharField, context: SchemaContext, *, text: bool = True, **extra: object
+) -> Schema:
     """Map a CharField (or subclass); ``text`` adds the NUL and trimmed-length patterns."""
     schema: Schema = {"type": "string", **extra}
     if field.max_length is not None:
@@ -328,7 +331,7 @@ def _duration(field: fields.DurationField, context: SchemaContext) -> Schema:
     return schema
 
 
-def _choice_values(field: fields.ChoiceField) -> list[Any]:
+def _choice_values(field: fields.ChoiceField) -> list[str | int | float | None]:
     values = [
         key if isinstance(key, str | int | float | bool) or key is None else str(key)
         for key in field.choices
@@ -338,7 +341,7 @@ def _choice_values(field: fields.ChoiceField) -> list[Any]:
     return values
 
 
-def _json_type(values: list[Any]) -> str | list[str] | None:
+def _json_type(values: Sequence[object]) -> str | list[str] | None:
     """The JSON type of the choice values: one name, or a list of them; None for none."""
     names: list[str] = []
     for value in values:
@@ -361,7 +364,9 @@ def _json_type(values: list[Any]) -> str | list[str] | None:
     return names[0] if len(names) == 1 else names
 
 
-def choices_schema(values: list[Any], labels: dict[Any, Any] | None = None) -> Schema:
+def choices_schema(
+    values: Sequence[object], labels: Mapping[object, object] | None = None
+) -> Schema:
     """Return the schema of a choice: typed, and labelled (``oneOf`` of ``const`` and
     ``title``) when a label says more than its value and the list is short."""
     schema: Schema = {}
@@ -439,12 +444,13 @@ def model_field_schema(model_field: Any) -> Schema:
     return {"type": "string", "minLength": 1, "pattern": NO_NUL}
 
 
-def related_model(field: Any) -> Any:
+def related_model(field: object) -> type[Model] | None:
     """Return the model a related field's values name, or None."""
-    return getattr(getattr(field, "queryset", None), "model", None)
+    model: type[Model] | None = getattr(getattr(field, "queryset", None), "model", None)
+    return model
 
 
-def _relation(schema: Schema, field: Any, context: SchemaContext, key: str) -> Schema:
+def _relation(schema: Schema, field: object, context: SchemaContext, key: str) -> Schema:
     model = related_model(field)
     if model is not None and len(context._stack) == 1 and context._path:
         many = len(context._path) > 1  # the child of a ManyRelatedField
@@ -568,7 +574,7 @@ def field_schema(
     return schema
 
 
-def is_json(value: Any) -> bool:
+def is_json(value: object) -> bool:
     if isinstance(value, list):
         return all(is_json(item) for item in value)
     if isinstance(value, dict):
@@ -594,7 +600,7 @@ def nullable(schema: Schema) -> Schema:
     return {"anyOf": [schema, {"type": "null"}]}
 
 
-def _types(json_type: Any) -> list[Any]:
+def _types(json_type: object) -> list[object]:
     return list(json_type) if isinstance(json_type, list) else [json_type]
 
 
@@ -608,7 +614,7 @@ def writable_fields(serializer: serializers.BaseSerializer) -> dict[str, fields.
     }
 
 
-def model_default(model: Any, field: fields.Field) -> Any:
+def model_default(model: Any, field: fields.Field) -> object:
     """Return the default the model gives a serializer field's source, or ``fields.empty``.
 
     DRF's ModelSerializer leaves such a field optional and lets the model fill it in.
@@ -627,7 +633,12 @@ def model_default(model: Any, field: fields.Field) -> Any:
 
 
 def _explained(
-    schema: Schema, field: fields.Field, name: str, model: Any, *, labelled: bool = True
+    schema: Schema,
+    field: fields.Field,
+    name: str,
+    model: type[Model] | None,
+    *,
+    labelled: bool = True,
 ) -> Schema:
     """Give a property the default its model has, and a description if it has none (a
     related one gets its words once every tool is built)."""
@@ -696,7 +707,7 @@ OPENAPI_ONLY_FORMATS = frozenset(
 )
 
 
-def openapi_to_json_schema(schema: Any) -> Any:
+def openapi_to_json_schema(schema: object) -> Any:
     """Turn OpenAPI-only keywords (``nullable``, ``example``, formats such as ``int64``) into
     plain JSON Schema."""
     if isinstance(schema, list):
@@ -714,7 +725,7 @@ def openapi_to_json_schema(schema: Any) -> Any:
     return converted
 
 
-def declared_schema(value: Any, context: SchemaContext | None = None) -> Schema | None:
+def declared_schema(value: object, context: SchemaContext | None = None) -> Schema | None:
     """Return the input schema of what an annotation names (drf-spectacular's ``request=``,
     ``@extend_schema_field``, a parameter's ``type``).
 

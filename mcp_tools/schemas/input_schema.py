@@ -145,7 +145,7 @@ def _body_schema(
     return _serializer_body(serializer, partial, result)
 
 
-def _media_value(value: Any) -> Any:
+def _media_value(value: object) -> Any:
     """The JSON entry of a ``{media type: request}`` dict; anything else as is."""
     if isinstance(value, dict) and value and all(isinstance(k, str) and "/" in k for k in value):
         json_types = [key for key in value if "json" in key]

@@ -113,7 +113,7 @@ def _bounded(schema: Schema, form_field: Any) -> Schema:
     return schema
 
 
-def _described(schema: Schema, text: Any) -> Schema:
+def _described(schema: Schema, text: object) -> Schema:
     if text:
         schema["description"] = str(text)
     return schema

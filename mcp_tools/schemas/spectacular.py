@@ -113,7 +113,7 @@ class _Unreadable(Exception):
     """Annotations drf-spectacular itself could not read in this configuration."""
 
 
-def _text(value: Any) -> str | None:
+def _text(value: object) -> str | None:
     return str(value) if value else None
 
 
@@ -251,7 +251,7 @@ def field_override(field: Any) -> Any:
     return NOT_DECLARED
 
 
-def basic_type_schema(value: Any) -> Any:
+def basic_type_schema(value: object) -> Any:
     """Return the OpenAPI schema of a basic type (``OpenApiTypes.INT``, ``int``, ``date``):
     a dict, None for ``OpenApiTypes.NONE``, or NOT_DECLARED when ``value`` is not one."""
     if not installed():
@@ -263,7 +263,7 @@ def basic_type_schema(value: Any) -> Any:
     return build_basic_type(value)
 
 
-def unwrap(value: Any) -> Any:
+def unwrap(value: object) -> Any:
     """Return what an ``OpenApiRequest`` or ``OpenApiResponse`` wraps; anything else as is."""
     if not installed():
         return value
@@ -276,7 +276,7 @@ def unwrap(value: Any) -> Any:
     return value
 
 
-def polymorphic_serializers(value: Any) -> list[Any] | None:
+def polymorphic_serializers(value: object) -> list[Any] | None:
     """Return the serializers a ``PolymorphicProxySerializer`` stands for, or None."""
     if not installed():
         return None
@@ -288,7 +288,7 @@ def polymorphic_serializers(value: Any) -> list[Any] | None:
     return list(found.values()) if isinstance(found, dict) else list(found)
 
 
-def is_parameter(value: Any) -> bool:
+def is_parameter(value: object) -> bool:
     """Return whether ``value`` is an ``OpenApiParameter``."""
     if not installed():
         return False

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import decimal
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from jsonschema import Draft202012Validator, ValidationError, validators
+from jsonschema.protocols import Validator
 
 from ..protocol.jsonrpc import json_text
 from .fields import NO_NUL, TRIMMED_PREFIX, decimal_words
@@ -212,7 +213,9 @@ def error_message(error: ValidationError) -> str:
     return error.message
 
 
-def _multiple_of(validator: Any, multiple: Any, instance: Any, schema: Schema) -> Any:
+def _multiple_of(
+    validator: Validator, multiple: object, instance: object, schema: Schema
+) -> Iterator[ValidationError]:
     # In decimal arithmetic on the number's text, as DRF reads it: 0.29 is a multiple of
     # 0.01 here, where binary floats (and jsonschema's default) say it is not.
     if not validator.is_type(instance, "number"):
@@ -230,7 +233,7 @@ ArgumentValidator = validators.extend(
 )
 
 
-def argument_validator(schema: Schema) -> Any:
+def argument_validator(schema: Schema) -> Validator:
     """Return a validator of tool arguments for ``schema``, compiled once.
 
     Formats are asserted where jsonschema can check them (date, email, ipv4, ipv6, ...).

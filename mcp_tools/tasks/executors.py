@@ -10,7 +10,7 @@ and its call then answers inline (docs/tasks.md#executors).
 
 from __future__ import annotations
 
-from typing import Any
+from types import ModuleType
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -27,7 +27,7 @@ class TaskExecutor:
         raise NotImplementedError
 
 
-def tasks_framework() -> Any:
+def tasks_framework() -> ModuleType:
     """Return the module of Django's tasks framework: ``django.tasks`` (Django 6), else the
     ``django_tasks`` backport (Django 5.2). Raises ``ImproperlyConfigured`` with neither."""
     try:

@@ -9,7 +9,7 @@ version calls a task tool inline, and refuses one that runs only as a task.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..conf import mcp_settings
 from ..models import ToolTask
@@ -57,7 +57,7 @@ def decide(call: Call, tool: Tool) -> bool:
     return False
 
 
-def start(call: Call, invocation: Invocation[Call]) -> Any:
+def start(call: Call, invocation: Invocation[Call]) -> dict[str, Any] | InputRequiredResult:
     """Run ``invocation``'s call as a task; answer its handle, or what the task ended with
     (or asked for) within ``TASK_IMMEDIATE_SECONDS``, as an inline call would."""
     call.invocation = None  # the worker's run reports the call, not this request
@@ -88,7 +88,8 @@ def start(call: Call, invocation: Invocation[Call]) -> Any:
         return tasks.created(task)
     tasks.discard(task)  # ended or asked within the window: answered as an inline call
     if task.status == ToolTask.COMPLETED:
-        return task.result
+        # Written with its status (``runs.call_as_endpoint``): a completed task has a result.
+        return cast("dict[str, Any]", task.result)
     if task.status == ToolTask.INPUT_REQUIRED:
         return InputRequiredResult(task.input_requests or {}, task.request_state)
     raise stored_error(task)

@@ -42,7 +42,7 @@ from ..endpoint import server, tracing
 from ..endpoint.exchange import Call, Exchange
 from ..endpoint.handlers import start_call
 from ..endpoint.mounts import endpoint_at
-from ..exceptions import ClientDisconnected
+from ..exceptions import ClientDisconnected, InputUnavailable
 from ..inputs import request_state
 from ..models import ToolTask
 from ..pipeline.invocation import Invocation
@@ -260,6 +260,7 @@ class TaskNotifier:
     #: Never past a deadline: a task runs for as long as its view does.
     expired = False
     deadline = math.inf
+    timeout = math.inf
 
     def __init__(self, lease: Lease) -> None:
         self.lease = lease
@@ -269,11 +270,14 @@ class TaskNotifier:
             self.lease.message = message[:500]
         self.check()
 
-    def log(self, level: str, data: Any) -> None:
+    def log(self, level: str, data: object) -> None:
         self.check()
 
     def can_ask(self, request: dict[str, Any]) -> bool:
         return False  # a task asks by its status (input_required), never on a stream
+
+    def ask(self, requests: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        raise InputUnavailable()  # never called: can_ask is False
 
     def check(self) -> None:
         if self.lease.lost.is_set():

@@ -20,7 +20,7 @@ import secrets
 import time
 from collections.abc import Mapping
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from django.db import transaction
 from django.db.models import Q
@@ -28,7 +28,7 @@ from django.http import HttpRequest
 from django.urls import get_script_prefix
 from django.utils import timezone, translation
 
-from ..auth.caller import caller_key
+from ..auth.caller import Caller, caller_key
 from ..conf import mcp_settings
 from ..models import ToolTask
 from ..pipeline.inner_requests import client_environ
@@ -56,7 +56,7 @@ MAX_TASK_ID_LENGTH = 64
 TASK_ID = re.compile(r"[0-9a-f]{32}")
 
 
-def declares_extension(meta: Mapping[str, Any]) -> bool:
+def declares_extension(meta: Mapping[str, object]) -> bool:
     """Return whether a 2026-07-28 request's ``_meta`` declares the tasks extension."""
     capabilities = meta.get(CLIENT_CAPABILITIES_META_KEY)
     extensions = capabilities.get("extensions") if isinstance(capabilities, dict) else None
@@ -72,7 +72,16 @@ def missing_extension(what: str) -> JSONRPCError:
     )
 
 
-def executor() -> Any:
+class Executor(Protocol):
+    """What runs a task's view (``TASK_EXECUTOR``: ``tasks.executors.TaskExecutor``)."""
+
+    @property
+    def immediate(self) -> bool: ...
+
+    def enqueue(self, task_id: str) -> None: ...
+
+
+def executor() -> Executor:
     """Return the ``TASK_EXECUTOR`` instance, made once per settings generation."""
     generation = mcp_settings.generation
     made = _executors.get(generation)
@@ -82,7 +91,7 @@ def executor() -> Any:
     return made
 
 
-_executors: dict[int, Any] = {}
+_executors: dict[int, Executor] = {}
 
 
 def now() -> datetime:
@@ -94,9 +103,9 @@ def now() -> datetime:
 
 def create(
     request: HttpRequest,
-    caller: Any,
+    caller: Caller,
     tool_name: str,
-    params: Mapping[str, Any],
+    params: Mapping[str, object],
     *,
     version: str,
     client_name: str,
@@ -154,7 +163,7 @@ def create(
     return task
 
 
-def holds_nul(value: Any) -> bool:
+def holds_nul(value: object) -> bool:
     """Return whether a JSON value holds U+0000 in a string or key: PostgreSQL's jsonb
     can't store it."""
     if isinstance(value, str):
@@ -224,7 +233,7 @@ def discard(task: ToolTask) -> None:
 # --- reading and changing a task -----------------------------------------------------------
 
 
-def find(caller: Any, task_id: Any, endpoint_path: str | None = None) -> ToolTask:
+def find(caller: Caller, task_id: object, endpoint_path: str | None = None) -> ToolTask:
     """Return the caller's task ``task_id`` made at the endpoint at ``endpoint_path``; raise
     -32602 for any other: unknown, malformed, another caller's or another endpoint's (whose
     policy may differ), or past its TTL (then deleted). A working task whose lease ran out
@@ -317,7 +326,7 @@ def cancel(task: ToolTask, message: str = "Cancelled by the client") -> bool:
     return bool(cancelled)
 
 
-def update(task: ToolTask, responses: Any) -> None:
+def update(task: ToolTask, responses: object) -> None:
     """Take the client's ``inputResponses`` for a task waiting for input.
 
     Answers to keys the task is not waiting for are ignored, whatever they hold (the
@@ -367,7 +376,7 @@ def update(task: ToolTask, responses: Any) -> None:
         run.enqueue(task.id)
 
 
-def list_for(caller: Any, *, start: int, size: int) -> list[ToolTask]:
+def list_for(caller: Caller, *, start: int, size: int) -> list[ToolTask]:
     """Return the caller's tasks not past their TTL, newest first (2025-11-25 ``tasks/list``).
 
     An anonymous caller has no tasks to list: its tasks are anyone's who knows their id, so

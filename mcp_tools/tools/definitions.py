@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jsonschema.exceptions import SchemaError
+from jsonschema.protocols import Validator
 from rest_framework.views import APIView
 
 from ..conf import mcp_settings
@@ -46,7 +47,7 @@ class Candidate:
 
     operation: ViewMethod
     options: ToolOptions
-    declared_by: Any
+    declared_by: object
 
 
 class ToolDefinitionError(ValueError):
@@ -63,7 +64,7 @@ class OutputSide:
 
     include_structured_content: bool
     schema: dict[str, Any] | None = None
-    validator: Any = None
+    validator: Validator | None = None
     error: str | None = None
 
 
@@ -206,7 +207,11 @@ def hide_listings(definition: dict[str, Any], tool: Tool, seen: Container[str]) 
 
 
 def header_side(
-    name: str, schema: dict[str, Any], options: ToolOptions, obj: Any, problems: list[ToolProblem]
+    name: str,
+    schema: dict[str, Any],
+    options: ToolOptions,
+    obj: object,
+    problems: list[ToolProblem],
 ) -> tuple[dict[str, Any], tuple[ArgumentHeader, ...]]:
     """Return the input schema with ``headers=`` written in, and the argument headers it
     declares; raise ``ToolDefinitionError`` for a declaration the specification forbids.
@@ -296,7 +301,7 @@ class OutputSubject:
     name: str
     operation: ViewMethod
     options: ToolOptions
-    declared_by: Any
+    declared_by: object
 
 
 def output_side(
@@ -331,7 +336,7 @@ def output_side(
 
 
 def _input_problems(
-    name: str, where: str, arguments: input_schema.InputSchema, obj: Any
+    name: str, where: str, arguments: input_schema.InputSchema, obj: object
 ) -> Iterator[ToolProblem]:
     params = {"name": name, "where": where}
     if arguments.serializer_error:
@@ -344,7 +349,11 @@ def _input_problems(
 
 
 def _empty_body(
-    name: str, where: str, arguments: input_schema.InputSchema, view_class: type[APIView], obj: Any
+    name: str,
+    where: str,
+    arguments: input_schema.InputSchema,
+    view_class: type[APIView],
+    obj: object,
 ) -> Iterator[ToolProblem]:
     """A body method whose schema names no body field: say where the fields could be declared."""
     if arguments.serializer_error or arguments.body_declared:

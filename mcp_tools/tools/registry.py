@@ -60,7 +60,7 @@ class RoutedTools:
         self,
         tools: list[Tool],
         failures: list[ToolProblem] | None = None,
-        reached: set[Any] | None = None,
+        reached: set[object] | None = None,
         warnings: list[ToolProblem] | None = None,
     ) -> None:
         self.by_name: dict[str, Tool] = {tool.name: tool for tool in tools}
@@ -74,7 +74,7 @@ class RoutedTools:
             *(problem for tool in tools for problem in tool.problems),
         ]
         #: Declarations some route reaches, including those whose tools failed to build.
-        self.reached: set[Any] = {tool.declared_by for tool in tools} | set(reached or ())
+        self.reached: set[object] = {tool.declared_by for tool in tools} | set(reached or ())
         self.reached |= {problem.obj for problem in [*self.failures, *(warnings or [])]}
 
     def __iter__(self) -> Iterator[Tool]:
@@ -109,13 +109,13 @@ class PathRules:
     problems: tuple[ToolProblem, ...] = ()
 
     @classmethod
-    def of(cls, expose: Any, exclude: Any, source: str = "") -> PathRules:
+    def of(cls, expose: object, exclude: object, source: str = "") -> PathRules:
         """Return the rules of ``expose`` and ``exclude`` prefixes; a value that is no list of
         strings counts as none and is reported. ``source`` names where they were given
         (``"MCP_TOOLS"``: the settings; else the registry's arguments)."""
         problems: list[ToolProblem] = []
 
-        def prefixes(key: str, value: Any) -> tuple[str, ...]:
+        def prefixes(key: str, value: object) -> tuple[str, ...]:
             if isinstance(value, list | tuple) and all(isinstance(item, str) for item in value):
                 return tuple(item.lstrip("/") for item in value)
             where = f"MCP_TOOLS[{key!r}]" if source == "MCP_TOOLS" else f"{key.lower()}="
@@ -153,14 +153,14 @@ class ToolRegistry:
     ) -> None:
         # As given: a string is refused (E090), not read as a list of its characters.
         self._paths = None if expose_paths is None else PathRules.of(expose_paths, exclude_paths)
-        self._declarations: dict[Any, ToolOptions] = {}
+        self._declarations: dict[object, ToolOptions] = {}
         #: The object declared under each explicit name: a name's clash found at once, not
         #: by a scan of every declaration (500 tools made the URLconf's import quadratic).
-        self._named: dict[str, Any] = {}
+        self._named: dict[str, object] = {}
         self._resolved: WeakKeyDictionary[URLResolver, RoutedTools] = WeakKeyDictionary()
         self._lock = threading.Lock()
 
-    def register(self, obj: Any, options: ToolOptions, *, again: bool = False) -> None:
+    def register(self, obj: object, options: ToolOptions, *, again: bool = False) -> None:
         """Record a declaration; the tools appear when routes are next resolved.
 
         ``again=True`` (``expose()``): the same declaration made twice is made once; made
@@ -217,7 +217,7 @@ class ToolRegistry:
     def get_tool(self, name: str, urlconf: str | None = None) -> Tool | None:
         return self.tools(urlconf).get(name)
 
-    def unrouted(self, urlconf: str | None = None) -> list[Any]:
+    def unrouted(self, urlconf: str | None = None) -> list[object]:
         """Return the declared objects that no route reaches."""
         reached = self.inspect(urlconf).reached
         return [obj for obj in self._declarations if obj not in reached]
@@ -232,7 +232,7 @@ class ToolRegistry:
         found: list[Tool] = []
         failures: list[ToolProblem] = []
         warnings: list[ToolProblem] = []
-        excluded_by: set[Any] = set()
+        excluded_by: set[object] = set()
         paths = self.path_rules()
         failures += [problem for problem in paths.problems if problem.error]
         warnings += [problem for problem in paths.problems if not problem.error]
@@ -279,7 +279,7 @@ class ToolRegistry:
 
 def _exposed_by_path(
     route: Route, view_class: type[APIView], paths: PathRules, matched: set[str]
-) -> Any:
+) -> object:
     """Return what a declaration of this routed view would be keyed by (its class, or the
     ``@api_view`` callback) when ``paths`` expose it, else None; note the prefixes it is
     routed under."""
@@ -300,7 +300,7 @@ def _exposed_by_path(
 
 
 def _declares_view(
-    route: Route, view_class: type[APIView], declarations: dict[Any, ToolOptions]
+    route: Route, view_class: type[APIView], declarations: dict[object, ToolOptions]
 ) -> bool:
     """Whether a declaration names the view itself (its class, the ``@api_view`` function):
     then it alone says which of its methods are tools."""
@@ -336,7 +336,7 @@ def view_class_of(callback: Callable[..., Any]) -> type[APIView] | None:
 
 
 def candidates(
-    route: Route, view_class: type[APIView], declarations: dict[Any, ToolOptions]
+    route: Route, view_class: type[APIView], declarations: dict[object, ToolOptions]
 ) -> Iterator[Candidate]:
     """Yield the tools that ``declarations`` make of one routed view."""
 
@@ -392,7 +392,7 @@ def candidates(
 MAX_WRAPPED = 10
 
 
-def _unwrapped(obj: Any) -> Iterator[Any]:
+def _unwrapped(obj: object) -> Iterator[object]:
     """Yield ``obj`` and each function it wraps (``__wrapped__``, as ``functools.wraps`` sets)."""
     for _ in range(MAX_WRAPPED):
         yield obj
@@ -401,7 +401,7 @@ def _unwrapped(obj: Any) -> Iterator[Any]:
             return
 
 
-def _declared_in(obj: Any, declarations: dict[Any, ToolOptions]) -> Any:
+def _declared_in(obj: object, declarations: dict[object, ToolOptions]) -> object:
     for each in _unwrapped(obj):
         try:
             if each in declarations:
@@ -411,7 +411,7 @@ def _declared_in(obj: Any, declarations: dict[Any, ToolOptions]) -> Any:
     return None
 
 
-def wrapped_function(view_class: type[APIView], declarations: dict[Any, ToolOptions]) -> Any:
+def wrapped_function(view_class: type[APIView], declarations: dict[object, ToolOptions]) -> object:
     """Return the declared function a view's handlers call, as ``@api_view`` makes them.
 
     ``@api_view`` wraps the function in handlers that close over it; the function (or what
@@ -430,7 +430,7 @@ def wrapped_function(view_class: type[APIView], declarations: dict[Any, ToolOpti
     return None
 
 
-def _qualname(obj: Any) -> str:
+def _qualname(obj: object) -> str:
     return getattr(obj, "__qualname__", None) or repr(obj)
 
 
@@ -445,7 +445,7 @@ def _unique(tools: list[Tool], by_path: set[int]) -> tuple[list[Tool], list[Tool
     is a tool at each, as over HTTP; only their names may clash.
     """
     problems: list[ToolProblem] = []
-    by_declaration: dict[tuple[Any, type, str, str | None], list[Tool]] = defaultdict(list)
+    by_declaration: dict[tuple[object, type, str, str | None], list[Tool]] = defaultdict(list)
     for tool in tools:
         if id(tool) in by_path:
             continue
@@ -474,7 +474,7 @@ def _unique(tools: list[Tool], by_path: set[int]) -> tuple[list[Tool], list[Tool
 
 def _untaken_headers(tools: list[Tool]) -> list[ToolProblem]:
     """Report the arguments of a ``headers=`` that no tool of its declaration takes."""
-    untaken: dict[Any, set[str]] = {}
+    untaken: dict[object, set[str]] = {}
     for tool in tools:
         if tool.options.headers:
             left = untaken.setdefault(tool.declared_by, set(tool.options.headers))
@@ -494,7 +494,7 @@ def _routes(tools: list[Tool]) -> str:
     return ", ".join(f"/{tool.route.route}" for tool in tools)
 
 
-def _clear_on_settings_change(*, setting: str, **kwargs: Any) -> None:
+def _clear_on_settings_change(*, setting: str, **kwargs: object) -> None:
     # Tool definitions read MCP_TOOLS (annotations, switches, page-size cap) when built.
     if setting == "MCP_TOOLS":
         registry.clear()

@@ -18,7 +18,10 @@ from rest_framework.views import APIView
 from ..core.routes import BODY_METHODS, Route
 
 if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
+
     from ..protocol.headers import ArgumentHeader
+    from ..schemas.fields import Relation
     from ..schemas.introspection import ViewMethod
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
@@ -76,7 +79,7 @@ class ToolProblem:
     #: The system check id, e.g. ``mcp_tools.E002``.
     id: str
     #: What the problem is about: the decorated class, function or handler.
-    obj: Any = None
+    obj: object = None
     #: The values its message names (tool name, routes, ...).
     params: Mapping[str, Any] = field(default_factory=dict)
 
@@ -102,7 +105,7 @@ class Tool:
     options: ToolOptions
     input_schema: dict[str, Any]
     #: The input validator, compiled once from ``input_schema``.
-    validator: Any
+    validator: Validator
     #: Names of arguments that fill the URL path; the rest go to the query or the body.
     path_params: tuple[str, ...] = ()
     #: Names of arguments that go to the query string even when the method has a body.
@@ -115,15 +118,15 @@ class Tool:
     #: The advertised output schema (unwrapped), or None when none is advertised.
     output_schema: dict[str, Any] | None = None
     #: Its compiled validator, or None when the schema itself is invalid (see below).
-    output_validator: Any = None
+    output_validator: Validator | None = None
     #: Why the advertised output schema can't be checked, when it can't.
     output_schema_error: str | None = None
     #: The key the tool was declared under (a class or a function), to report clashes.
-    declared_by: Any = None
+    declared_by: object = None
     #: Problems found while building the tool, reported by the system checks.
     problems: tuple[ToolProblem, ...] = ()
     #: Arguments that name rows of another model (``schemas.fields.Relation``).
-    relations: tuple[Any, ...] = ()
+    relations: tuple[Relation, ...] = ()
     #: The arguments whose description names the tool that lists their rows: (argument,
     #: that tool, the description without it, for a caller who doesn't see that tool).
     listings: tuple[tuple[str, str, str], ...] = ()
