@@ -28,8 +28,8 @@ from mcp_tools.auth.refusals import MAX_AUTHORIZATION_BYTES
 from mcp_tools.authentication import BearerTokenAuthentication
 from mcp_tools.test import MCPClient
 from mcp_tools.views import MCPView
+from tests.interop.test_inspector_strict import inspector
 from tests.sdk import Wire, connect
-from tests.test_inspector_strict import inspector
 from tests.wire import validate_exchange
 
 pytestmark = pytest.mark.django_db

@@ -1,7 +1,7 @@
 """The call log's daily summary: its histogram's percentiles against the exact ones, the
 writer's additions (a request's and the queue's), and ``mcp_summarize`` (docs/admin.md).
 
-Run on SQLite here, and on PostgreSQL by tests/test_summary_postgres.py (this module, with
+Run on SQLite here, and on PostgreSQL by tests/calllog/test_summary_postgres.py (this module, with
 ``--ds tests.postgres_settings``).
 """
 
@@ -348,7 +348,7 @@ def test_the_overview_says_when_the_summary_lacks_days_the_log_holds(client, dja
 
 
 def test_the_upsert_is_one_statement_per_table():
-    # tests/test_summary_postgres.py says which database this run is for.
+    # tests/calllog/test_summary_postgres.py says which database this run is for.
     assert connection.vendor == os.environ.get("MCP_TESTS_SUMMARY_VENDOR", connection.vendor)
     sql = summary._upsert(ToolCallDay, "default", 2)
     assert sql.startswith('INSERT INTO "mcp_tools_toolcallday"') and "ON CONFLICT" in sql

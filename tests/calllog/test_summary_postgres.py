@@ -1,4 +1,4 @@
-"""The call log's daily summary on PostgreSQL: tests/test_summary.py run again, on the
+"""The call log's daily summary on PostgreSQL: tests/calllog/test_summary.py run again, on the
 private PostgreSQL of tests/services.py (its upsert, ``GREATEST``, the database's buckets
 of ``mcp_summarize``: numeric logarithms), in a process of its own."""
 
@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_summary_tests_pass_on_postgresql(postgres):
@@ -23,7 +23,7 @@ def test_the_summary_tests_pass_on_postgresql(postgres):
             "no:randomly",
             "--ds",
             "tests.postgres_settings",
-            "tests/test_summary.py",
+            "tests/calllog/test_summary.py",
         ],
         cwd=ROOT,
         env={**os.environ, **postgres.environ(), "MCP_TESTS_SUMMARY_VENDOR": "postgresql"},

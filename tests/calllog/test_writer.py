@@ -121,7 +121,7 @@ def test_a_call_the_views_throttles_refuse_is_logged_as_throttled(mcp):
 
 def test_a_declined_confirmation_is_logged_as_unconfirmed(alice):
     from mcp_tools.inputs.asks import CONFIRM_KEY
-    from tests.test_input_requests import client_for, result
+    from tests.inputs.test_asks import client_for, result
     from tests.testapp.models import Entry
 
     entry = Entry.objects.create(label="keep me?")
@@ -390,7 +390,7 @@ def test_a_call_whose_client_left_is_reported_as_cancelled(live_server, alice):
 
     import httpx2
 
-    from tests.test_streaming import tcp_call
+    from tests.endpoint.test_streaming import tcp_call
 
     seen = []
     tool_called.connect(lambda **kwargs: seen.append(kwargs), weak=False, dispatch_uid="t")
@@ -417,7 +417,7 @@ def test_a_call_whose_client_left_is_reported_as_cancelled(live_server, alice):
 
 def test_a_call_whose_view_needs_a_capability_the_client_lacks_is_logged(alice):
     # The view ran and stopped (-32021): a protocol error, not a result, but a call all the same.
-    from tests.test_input_requests import client_for, error
+    from tests.inputs.test_asks import client_for, error
 
     status, failure = error(client_for(alice, {}), "test_missing_capability")
     assert (status, failure["code"]) == (400, -32021)

@@ -1136,7 +1136,7 @@ def test_client_imports_without_django_settings_or_mcp() -> None:
         "print(sorted(c.__all__))\n"
     )
     env = {key: value for key, value in os.environ.items() if key != "DJANGO_SETTINGS_MODULE"}
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, timeout=60
     )
@@ -1145,7 +1145,7 @@ def test_client_imports_without_django_settings_or_mcp() -> None:
 
 
 def test_client_modules_do_not_import_django_at_top_level() -> None:
-    package = Path(__file__).resolve().parents[1] / "mcp_tools" / "client"
+    package = Path(__file__).resolve().parents[2] / "mcp_tools" / "client"
     for path in package.glob("*.py"):
         for node in ast.parse(path.read_text()).body:
             names = (

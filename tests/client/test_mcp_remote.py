@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from tests.test_client import (
+from tests.client.test_adapters import (
     ESCAPES,
     HOSTILE_SERVER,
     HTTP_SERVER,
@@ -221,7 +221,7 @@ def mcp_remote_process(tmp_path: Path, *args: str) -> tuple[subprocess.Completed
     environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings"}
     done = subprocess.run(
         [sys.executable, "-c", REPORTING_RSS, str(report), *args, "--timeout", "10"],
-        cwd=Path(__file__).resolve().parents[1],
+        cwd=Path(__file__).resolve().parents[2],
         env=environment,
         capture_output=True,
         text=True,

@@ -1,6 +1,6 @@
 """mcp_tools.contrib.oauth in-process: audience, scopes, step-up, the challenge (tests/oauth_app).
 
-The real flows, over HTTP with the SDKs' OAuth clients, are in tests/test_oauth_flow.py.
+The real flows, over HTTP with the SDKs' OAuth clients, are in tests/interop/test_oauth_flow.py.
 """
 
 from __future__ import annotations

@@ -146,7 +146,7 @@ def test_the_override_is_consumed_once():
     request = tool_request()
     mcp_output(request, content=[{"type": "text", "text": "once"}])
     formatter = ResponseFormatter()
-    from tests.test_formatters import TOOL, drf
+    from tests.pipeline.test_formatters import TOOL, drf
 
     first = formatter.format_response(drf({"a": 1}), request, TOOL)
     second = formatter.format_response(drf({"a": 1}), request, TOOL)
@@ -200,7 +200,7 @@ class RecordingFormatter(ResponseFormatter):
 def test_the_views_http_response_is_the_same_with_or_without_an_override(
     mcp, http, alice, settings, tool
 ):
-    settings.MCP_TOOLS = {"FORMATTER_CLASS": "tests.test_context.RecordingFormatter"}
+    settings.MCP_TOOLS = {"FORMATTER_CLASS": "tests.core.test_context.RecordingFormatter"}
     RecordingFormatter.seen = []
     mcp.call_tool(tool)
     [(status, headers, body)] = RecordingFormatter.seen

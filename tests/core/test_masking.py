@@ -69,9 +69,9 @@ def leaking_processor(result, tool, request):
 
 #: Settings that make the endpoint itself, or a processor, fail on the call.
 SETTINGS_FAULTS = {
-    "permission": {"PERMISSION_CLASSES": ["tests.test_masking.LeakingPermission"]},
-    "formatter": {"FORMATTER_CLASS": "tests.test_masking.LeakingFormatter"},
-    "processor": {"RESULT_PROCESSORS": ["tests.test_masking.leaking_processor"]},
+    "permission": {"PERMISSION_CLASSES": ["tests.core.test_masking.LeakingPermission"]},
+    "formatter": {"FORMATTER_CLASS": "tests.core.test_masking.LeakingFormatter"},
+    "processor": {"RESULT_PROCESSORS": ["tests.core.test_masking.leaking_processor"]},
 }
 
 CASES = [

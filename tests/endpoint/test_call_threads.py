@@ -28,7 +28,7 @@ from mcp_tools.test import MCPClient
 from tests.testapp.models import Entry
 from tests.wire import sse_messages
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: What a project keeps per request in a context variable (a tenant, a log binding).
 TENANT: contextvars.ContextVar[str | None] = contextvars.ContextVar("tenant", default=None)
 

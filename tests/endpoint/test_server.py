@@ -92,7 +92,7 @@ def test_notifications_are_202_without_a_body(mcp, message):
     ],
 )
 def test_a_response_to_no_request_of_the_server_s_is_refused(mcp, message):
-    # Responses answer the handshake era's input requests (tests/test_client_requests.py).
+    # Responses answer the handshake era's input requests (tests/inputs/test_relay.py).
     response = mcp.send(message)
     assert response.status_code == 400
     assert response.json()["error"] == {

@@ -118,7 +118,7 @@ def test_the_definitions_are_those_recorded_before_the_cold_path_changed(new_pro
     weeks in a duration).
 
     A deliberate change of a definition records them again, for the Django it runs on:
-    ``MCP_TESTS_RECORD_DEFINITIONS=1 pytest tests/test_startup.py``.
+    ``MCP_TESTS_RECORD_DEFINITIONS=1 pytest tests/endpoint/test_startup.py``.
     """
     import django
 

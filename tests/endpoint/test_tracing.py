@@ -44,7 +44,7 @@ class Recorder(SpanProcessor):
         return found[0]
 
 
-#: The one recorder of the process, whichever modules use the fixture (test_tasks_review too).
+#: The one recorder of the process, whichever modules use the fixture (tasks/test_runs too).
 _installed: list[Recorder] = []
 
 

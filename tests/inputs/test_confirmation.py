@@ -9,7 +9,7 @@ from django.test import override_settings
 from mcp_tools import mcp_tool
 from mcp_tools.inputs.asks import CONFIRM_KEY, confirmation_message
 from mcp_tools.tools.registry import ToolRegistry
-from tests.test_input_requests import client_for, result, texts
+from tests.inputs.test_asks import client_for, result, texts
 from tests.testapp.models import Entry
 
 pytestmark = pytest.mark.django_db

@@ -222,7 +222,7 @@ def picture(browser, tmp_path, name, size, theme):
 
 
 def axe_script():
-    root = Path(os.environ.get("MCP_TOOLS_NODE_DIR") or Path(__file__).parent.parent / ".mcp-tools")
+    root = Path(os.environ.get("MCP_TOOLS_NODE_DIR") or Path(__file__).parents[2] / ".mcp-tools")
     script = root / "node_modules" / "axe-core" / "axe.min.js"
     if not script.is_file():
         pytest.fail(AXE_HINT, pytrace=False)

@@ -13,7 +13,7 @@ from django.utils import timezone
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from tests.test_browser import axe_violations, log_into_admin, save_screenshot, wait_for
+from tests.interop.test_browser import axe_violations, log_into_admin, save_screenshot, wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.urls("tests.admin_urls")]
 

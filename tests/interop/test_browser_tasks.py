@@ -1,7 +1,7 @@
 """The tasks' admin pages in a real browser (Debian's headless Chromium, through Selenium):
 at 1366×768 and 1920×1080, in the admin's light and dark themes (docs/tasks.md#admin).
 
-As the call log's pages are checked (tests/test_browser_calllog.py): nothing cut off at the
+As the call log's pages are checked (tests/interop/test_browser_calllog.py): nothing cut off at the
 side, every status in words whose colours contrast with their background, the links from a
 task to its logged call and back, and axe-core's serious violations: none.
 """
@@ -14,8 +14,8 @@ from django.utils import timezone
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from tests.test_browser import axe_violations, log_into_admin, save_screenshot, wait_for
-from tests.test_browser_calllog import SIZES, THEMES, contrasts, fits, show
+from tests.interop.test_browser import axe_violations, log_into_admin, save_screenshot, wait_for
+from tests.interop.test_browser_calllog import SIZES, THEMES, contrasts, fits, show
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.urls("tests.admin_urls")]
 

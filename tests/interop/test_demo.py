@@ -317,7 +317,7 @@ def sign_in(browser, base, username, password):
     """Sign in from the landing page's link; return the tool names it lists and the token."""
     from selenium.webdriver.common.by import By
 
-    from tests.test_browser import fill_login_form
+    from tests.interop.test_browser import fill_login_form
 
     browser.execute_cdp_cmd("Network.clearBrowserCookies", {})
     browser.get(f"{base}/")
@@ -328,7 +328,7 @@ def sign_in(browser, base, username, password):
 
 
 def test_a_signed_in_visitor_sees_the_tools_their_token_lists(demo, chromium, tmp_path):
-    from tests.test_browser import save_screenshot
+    from tests.interop.test_browser import save_screenshot
 
     url, token, _ = demo
     base = url.removesuffix("/mcp")

@@ -581,7 +581,7 @@ def test_another_packages_sample_compiles(sample):
 
 def test_the_tasks_pages_celery_app_is_the_one_a_real_worker_runs():
     """docs/tasks.md's ``mysite/celery.py`` is only compiled (it would make a Celery app this
-    process's current one); tests/celery_app.py, which tests/test_celery.py starts real
+    process's current one); tests/celery_app.py, which tests/contrib/test_celery.py starts real
     workers with, is the same code under the test project's names."""
     (page,) = [s for s in PEERS if s.page.name == "tasks.md" and s.title == "mysite/celery.py"]
     source = (REPO / "tests" / "celery_app.py").read_text().split('"""', 2)[2]

@@ -13,7 +13,7 @@ import subprocess
 import pytest
 
 from tests.conformance_app.server import REPO, serve
-from tests.test_results_clients import node_dir
+from tests.interop.test_results_clients import node_dir
 
 
 @pytest.fixture(params=["gunicorn", "uvicorn"])

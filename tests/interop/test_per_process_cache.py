@@ -23,14 +23,14 @@ from mcp import MCPError
 
 from tests.conformance_app.server import DATABASE_ENV, REPO, migrated_database, serve
 from tests.helpers import admin_action
-from tests.sdk import Wire, listed_and_called
-from tests.test_scale_out import (
+from tests.interop.test_scale_out import (
     CREATE_USER,
     destroy_a_todo_confirmed,
     destroy_asked_on_one_answered_on_the_other,
     django_run,
     modern_call,
 )
+from tests.sdk import Wire, listed_and_called
 from tests.wire import validate_exchange
 
 SETTINGS = "tests.local_cache_settings"

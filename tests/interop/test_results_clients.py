@@ -25,7 +25,7 @@ from tests.wire import validate_exchange
 pytestmark = pytest.mark.django_db(transaction=True)
 
 VERSION = "2025-11-25"
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 REF = "<errorRef>"
 
 

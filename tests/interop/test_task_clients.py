@@ -25,8 +25,8 @@ import httpx2
 import pytest
 
 from tests.conformance_app.server import REPO
+from tests.interop.test_results_clients import node_dir
 from tests.task_servers import SETTINGS, WAIT_SECONDS, RawClient, TaskStack, ended
-from tests.test_results_clients import node_dir
 from tests.wire import validate_exchange, validate_stream
 
 #: The tasks one caller may have working at once, here (MAX_TASKS_PER_CALLER).

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from tests.conformance_app.server import REPO, free_port, wait_for_port
+from tests.interop.test_inspector_strict import ACCEPTED_WARNINGS, list_strict
 from tests.processes import stop
 from tests.sdk import Wire, all_tools, connect
-from tests.test_inspector_strict import ACCEPTED_WARNINGS, list_strict
 from tests.wire import validate_exchange
 
 #: The tools ``expose()`` declares (tests/thirdparty/urls_expose.py).

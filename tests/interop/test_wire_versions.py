@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 HANDSHAKE = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
 MODERN = "2026-07-28"
-#: Transport probes that wait for a second request or loop for seconds (test_streaming.py).
+#: Transport probes that wait for a second request or loop for seconds (endpoint/test_streaming.py).
 SKIPPED = {"probe_gate", "probe_loop", "probe_flood"}
 #: Calls that succeed, so that success results (not only validation errors) are checked.
 CALLS = [

@@ -424,7 +424,7 @@ def test_an_exception_is_sent_through_got_request_exception(settings):
 
 @pytest.mark.django_db
 def test_the_formatter_class_is_swappable(settings, mcp):
-    settings.MCP_TOOLS = {"FORMATTER_CLASS": "tests.test_formatters.ShoutingFormatter"}
+    settings.MCP_TOOLS = {"FORMATTER_CLASS": "tests.pipeline.test_formatters.ShoutingFormatter"}
     assert mcp.call_tool("r_text")["content"] == [{"type": "text", "text": "HÉLLO"}]
 
 

@@ -92,7 +92,7 @@ def test_processors_run_in_order_on_every_result_through_the_endpoint(mcp, setti
     settings.MCP_TOOLS = {
         "RESULT_PROCESSORS": [
             "mcp_tools.pipeline.processors.truncate_text",
-            "tests.test_processors.shout",
+            "tests.pipeline.test_processors.shout",
         ],
         "TRUNCATE_TEXT_LENGTH": 3,
     }
@@ -105,7 +105,7 @@ def test_processors_run_in_order_on_every_result_through_the_endpoint(mcp, setti
 
 @pytest.mark.django_db
 def test_processors_run_before_the_output_schema_is_enforced(mcp, settings):
-    settings.MCP_TOOLS = {"RESULT_PROCESSORS": ["tests.test_processors.drop_structured"]}
+    settings.MCP_TOOLS = {"RESULT_PROCESSORS": ["tests.pipeline.test_processors.drop_structured"]}
     result = mcp.call_tool("r_schema_dict")
     assert result["isError"] is True
     assert result["content"][0]["text"] == (
@@ -120,7 +120,10 @@ def broken(result, tool, request):
 def test_a_failing_processor_masks_the_result(settings, caplog):
     settings.MCP_TOOLS = {
         "MASK_ERRORS": False,
-        "RESULT_PROCESSORS": ["tests.test_processors.broken", "tests.test_processors.shout"],
+        "RESULT_PROCESSORS": [
+            "tests.pipeline.test_processors.broken",
+            "tests.pipeline.test_processors.shout",
+        ],
     }
     result = run_processors(ToolResult([text_block("sk-secret")]), None, None)
     assert result.is_error and result.texts() == ["Internal server error"]

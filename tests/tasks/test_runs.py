@@ -10,8 +10,8 @@ import pytest
 from mcp_tools.inputs.asks import CONFIRM_KEY
 from mcp_tools.models import ToolTask
 from mcp_tools.test import MCPError
-from tests import test_tracing
-from tests.test_tasks import (  # noqa: F401  (fixtures)
+from tests.endpoint import test_tracing
+from tests.tasks.test_store import (  # noqa: F401  (fixtures)
     client_for,
     fresh_executor,
     recorded,
@@ -21,7 +21,7 @@ from tests.test_tasks import (  # noqa: F401  (fixtures)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("recorded")]
 
-#: The OpenTelemetry SDK's recorded spans (tests/test_tracing.py).
+#: The OpenTelemetry SDK's recorded spans (tests/endpoint/test_tracing.py).
 recorder, spans = test_tracing.recorder, test_tracing.spans
 
 ACCEPT = {"action": "accept", "content": {}}
@@ -132,7 +132,7 @@ def test_the_worker_runs_the_view_in_the_language_and_prefix_of_the_call(alice, 
 
     from mcp_tools.test import MCPClient
     from tests.helpers import MODERN
-    from tests.test_tasks import EXTENSION
+    from tests.tasks.test_store import EXTENSION
 
     settings.MIDDLEWARE = [*settings.MIDDLEWARE, "django.middleware.locale.LocaleMiddleware"]
     french = MCPClient(
@@ -226,7 +226,7 @@ def test_an_answer_that_does_not_fit_its_request_is_no_answer(agent):
     # A sampling result for an elicitation: the task must keep waiting for that key, or
     # its next run asks the same key again after a response for it was delivered (the
     # extension forbids reusing a key).
-    from tests.test_tasks import RecordingExecutor
+    from tests.tasks.test_store import RecordingExecutor
 
     task_id = agent.call_tool("asking_task")["taskId"]
     run_enqueued()
@@ -275,7 +275,7 @@ def test_no_credential_header_is_written_to_the_tasks_row(alice):
     # a vendor's token, a signature. The row is a database row, kept a day: none of them.
     from mcp_tools.test import MCPClient
     from tests.helpers import MODERN
-    from tests.test_tasks import EXTENSION
+    from tests.tasks.test_store import EXTENSION
 
     sent = {
         "X-Api-Key": "key-secret",

@@ -60,7 +60,7 @@ def run_in_a_thread() -> None:
 RECORDED = {
     "ROOT_URLCONF": "tests.tasks_app.urls",
     "MCP_TOOLS": {
-        "TASK_EXECUTOR": "tests.test_tasks.RecordingExecutor",
+        "TASK_EXECUTOR": "tests.tasks.test_store.RecordingExecutor",
         "TASK_IMMEDIATE_SECONDS": 0,
         "CALL_LOG": "all",
     },
@@ -393,7 +393,7 @@ class TestTheExtension:
         done = ToolTask.objects.get(pk=task_id).result["structuredContent"]
         assert done == {
             "language": "fr",
-            "url": "/k/where/",  # the script prefix: tests/test_tasks_review.py
+            "url": "/k/where/",  # the script prefix: tests/tasks/test_runs.py
             "host": "shop.example",
             "tenant": "acme",
         }

@@ -17,7 +17,7 @@ from mcp_tools.schemas.validators import argument_validator, error_message
 from mcp_tools.tools.decorators import mcp_tool
 from mcp_tools.tools.registry import ToolRegistry
 from tests.schema_app.models import Gadget, Tag
-from tests.test_registry import urlconf
+from tests.tools.test_registry import urlconf
 
 
 class GadgetSerializer(serializers.ModelSerializer):

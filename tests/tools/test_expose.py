@@ -1,6 +1,6 @@
 """Views the project does not own made tools: ``expose()``, and ``EXPOSE_PATHS`` with
 ``EXCLUDE_PATHS`` (docs/tools.md#exposing-a-whole-api). The real packages are driven in
-tests/test_thirdparty.py; here, views as a package would ship them."""
+tests/interop/test_thirdparty.py; here, views as a package would ship them."""
 
 import types
 
@@ -158,17 +158,17 @@ class PlainView(View):
     [
         (
             plain_function,
-            "expose() takes a Django REST framework view; tests.test_expose.plain_function is "
-            "a plain Django view: put @api_view([...]) on it to make it tools",
+            "expose() takes a Django REST framework view; tests.tools.test_expose.plain_function "
+            "is a plain Django view: put @api_view([...]) on it to make it tools",
         ),
         (
             PlainView,
-            "expose() takes a Django REST framework view; tests.test_expose.PlainView is a "
+            "expose() takes a Django REST framework view; tests.tools.test_expose.PlainView is a "
             "plain Django view: write it as an APIView (or a ViewSet) to make it tools",
         ),
         (
             PlainView.as_view(),
-            "expose() takes a Django REST framework view; tests.test_expose.PlainView is a "
+            "expose() takes a Django REST framework view; tests.tools.test_expose.PlainView is a "
             "plain Django view: write it as an APIView (or a ViewSet) to make it tools",
         ),
         (

@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 from mcp_tools.tools.decorators import mcp_tool
 from mcp_tools.tools.lint import COMPONENTS, definition_tokens, lint_tool
 from mcp_tools.tools.registry import ToolRegistry
-from tests.test_registry import urlconf
+from tests.tools.test_registry import urlconf
 
 
 class Body(serializers.Serializer):

@@ -13,7 +13,7 @@ from mcp_tools.tools.decorators import mcp_tool
 from mcp_tools.tools.naming import takes_an
 from mcp_tools.tools.registry import ToolRegistry
 from tests.helpers import purpose
-from tests.test_registry import urlconf
+from tests.tools.test_registry import urlconf
 
 
 @pytest.mark.parametrize(
