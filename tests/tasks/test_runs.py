@@ -1,6 +1,10 @@
-"""Review of the tasks core (docs/tasks.md): what a task must do that it did not.
+"""A task's run in a worker (``mcp_tools.tasks.runs``, docs/tasks.md): its lease, the
+call's confirmation, input and state as the worker finds them, the language, prefix and
+thread state it runs under, its atomic block, and how it fails.
 
-Each test here failed on the core as it landed; the commit after each test fixes it.
+These tests came from a review of the tasks core: each failed on the core as it landed,
+and the commit after it fixed it. Those of the store (the task's row, who finds it, when it
+is reaped) are in tests/tasks/test_store.py.
 """
 
 from __future__ import annotations
@@ -9,7 +13,6 @@ import pytest
 
 from mcp_tools.inputs.asks import CONFIRM_KEY
 from mcp_tools.models import ToolTask
-from mcp_tools.test import MCPError
 from tests.endpoint import test_tracing
 from tests.tasks.test_store import (  # noqa: F401  (fixtures)
     client_for,
@@ -213,30 +216,6 @@ def test_a_task_that_waited_in_the_queue_runs_on_the_state_its_call_brought(
     assert confirmed.runs == 1
 
 
-def test_a_huge_ttl_is_capped_not_a_fault(alice):
-    # A 2025-11-25 client's task.ttl is any JSON integer: past a float's range, the server
-    # must still answer with its own TTL, never fail (-32603, HTTP 500).
-    legacy = client_for(alice, {"tasks": {}}, version="2025-11-25")
-    params = {"name": "export_rows", "arguments": {"rows": 1}, "task": {"ttl": 10**400}}
-    created = legacy.rpc("tools/call", params)
-    assert created["task"]["ttl"] == 24 * 3600 * 1000
-
-
-def test_an_answer_that_does_not_fit_its_request_is_no_answer(agent):
-    # A sampling result for an elicitation: the task must keep waiting for that key, or
-    # its next run asks the same key again after a response for it was delivered (the
-    # extension forbids reusing a key).
-    from tests.tasks.test_store import RecordingExecutor
-
-    task_id = agent.call_tool("asking_task")["taskId"]
-    run_enqueued()
-    sampling = {"role": "assistant", "model": "m", "content": {"type": "text", "text": "x"}}
-    agent.rpc("tasks/update", {"taskId": task_id, "inputResponses": {"name": sampling}})
-    waiting = agent.rpc("tasks/get", {"taskId": task_id})
-    assert waiting["status"] == "input_required" and list(waiting["inputRequests"]) == ["name"]
-    assert RecordingExecutor.enqueued == []
-
-
 def test_what_a_tasks_view_activates_is_not_the_next_jobs(agent):
     # A worker runs job after job on one thread, for any user: a time zone (or any context
     # variable) the view or its middleware set must end with its task, as a streamed call's
@@ -252,48 +231,6 @@ def test_what_a_tasks_view_activates_is_not_the_next_jobs(agent):
         timezone.deactivate()
     done = agent.rpc("tasks/get", {"taskId": task_id})
     assert done["result"]["structuredContent"] == {"zone": "Asia/Tokyo"}
-
-
-def test_an_operator_calls_a_task_only_tool_inline(alice):
-    # mcp_call (and the admin's Try it) is an operator waiting for the answer: a tool that
-    # runs only as a task for MCP clients runs inline for them, as an optional one does.
-    import io
-    import json
-
-    from django.core.management import call_command
-
-    out = io.StringIO()
-    call_command(
-        "mcp_call", "shout_task", "--user", "alice", "--args", '{"word": "hi"}', stdout=out
-    )
-    assert json.loads(out.getvalue())["structuredContent"] == {"shout": "HI"}
-    assert not ToolTask.objects.exists()
-
-
-def test_no_credential_header_is_written_to_the_tasks_row(alice):
-    # A project's own authentication reads other headers than Authorization: an API key,
-    # a vendor's token, a signature. The row is a database row, kept a day: none of them.
-    from mcp_tools.test import MCPClient
-    from tests.helpers import MODERN
-    from tests.tasks.test_store import EXTENSION
-
-    sent = {
-        "X-Api-Key": "key-secret",
-        "X-Auth-Token": "token-secret",
-        "X-Amz-Security-Token": "amz-secret",
-        "X-CSRFToken": "csrf-secret",
-        "X-Hub-Signature-256": "sha256=signature-secret",
-        "X-Tenant": "acme",
-    }
-    client = MCPClient(
-        headers={"Authorization": f"Token {alice.token}", **sent},
-        protocol_version=MODERN,
-        client_capabilities=EXTENSION,
-    )
-    task_id = client.call_tool("export_rows", {"rows": 1})["taskId"]
-    stored = ToolTask.objects.get(pk=task_id).environ
-    assert "secret" not in str(stored), stored
-    assert stored["HTTP_X_TENANT"] == "acme"  # a header the project's middleware may need
 
 
 def test_a_run_that_faults_ends_its_span_as_an_error(agent, spans, monkeypatch):
@@ -319,27 +256,6 @@ def test_a_run_that_faults_ends_its_span_as_an_error(agent, spans, monkeypatch):
     assert ran[0].attributes["error.type"] == "RuntimeError"
 
 
-def test_mcp_prune_reaps_and_deletes_tasks_as_documented(agent):
-    # docs/tasks.md: "manage.py mcp_prune fails such tasks too, and deletes tasks past their
-    # TTL". A task nobody polls again is otherwise kept for ever.
-    import io
-    from datetime import timedelta
-
-    from django.core.management import call_command
-    from django.utils import timezone
-
-    expired = agent.call_tool("export_rows", {"rows": 1})["taskId"]
-    lapsed = agent.call_tool("export_rows", {"rows": 2})["taskId"]
-    past = timezone.now() - timedelta(seconds=1)
-    ToolTask.objects.filter(pk=expired).update(expires_at=past)
-    ToolTask.objects.filter(pk=lapsed).update(leased_until=past, worker="host:1:1")
-    out = io.StringIO()
-    call_command("mcp_prune", "--noinput", stdout=out)
-    assert not ToolTask.objects.filter(pk=expired).exists()
-    assert ToolTask.objects.get(pk=lapsed).status == "failed"
-    assert "1 task past its TTL" in out.getvalue() and "1 task whose worker" in out.getvalue()
-
-
 def test_a_lease_stops_its_view_only_for_a_task_it_can_see_taken(agent):
     # The lease's thread has its own connection: a row it can't see (still in the
     # transaction that made it, as an executor that runs the job as it is enqueued leaves
@@ -361,17 +277,6 @@ def test_a_lease_stops_its_view_only_for_a_task_it_can_see_taken(agent):
     assert held.lost.is_set()
 
 
-def test_arguments_no_task_row_can_hold_are_refused_not_a_fault(agent):
-    # PostgreSQL's jsonb refuses U+0000: the row would fail to be written, a 500. The
-    # arguments' schema refuses it in a string argument; the call's _meta is the client's.
-    with pytest.raises(MCPError) as refused:
-        agent.call_tool("shout_task", {"word": "a"}, meta={"note": "a\x00b"})
-    assert refused.value.code == -32602 and "U+0000" in refused.value.message
-    assert not ToolTask.objects.exists()
-    escaped = agent.call_tool("shout_task", {"word": "a\\u0000b"})  # the text, not U+0000
-    assert escaped["resultType"] == "task"
-
-
 def test_a_result_the_database_refuses_fails_the_task(agent, monkeypatch):
     task_id = agent.call_tool("export_rows", {"rows": 1})["taskId"]
     from django.db import DataError
@@ -389,29 +294,3 @@ def test_a_result_the_database_refuses_fails_the_task(agent, monkeypatch):
     failed = ToolTask.objects.get(pk=task_id)
     assert failed.status == "failed" and failed.error["code"] == -32603
     assert failed.result is None and failed.leased_until is None
-
-
-def test_a_task_is_polled_at_the_endpoint_that_made_it(agent, alice):
-    task_id = agent.call_tool("export_rows", {"rows": 1})["taskId"]
-    other = client_for(alice)
-    other.mcp_path = "/mcp-throttled"  # the same tools, another endpoint (another policy)
-    for method in ("tasks/get", "tasks/cancel"):
-        with pytest.raises(MCPError) as refused:
-            other.rpc(method, {"taskId": task_id})
-        assert refused.value.code == -32602
-    assert agent.rpc("tasks/get", {"taskId": task_id})["status"] == "working"
-
-
-@pytest.mark.parametrize("task_id", ["a\x00b", "../etc/passwd", "ABCDEF0123456789ABCDEF0123456789"])
-def test_an_id_unlike_ours_is_unknown_without_a_query(task_id):
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
-    from mcp_tools.auth.caller import Caller, unauthenticated_user
-    from mcp_tools.protocol.jsonrpc import JSONRPCError
-    from mcp_tools.tasks import store as tasks
-
-    with CaptureQueriesContext(connection) as queries, pytest.raises(JSONRPCError) as refused:
-        tasks.find(Caller.acting_as(unauthenticated_user()), task_id)
-    assert refused.value.code == -32602
-    assert len(queries) == 0  # PostgreSQL would refuse U+0000 in the lookup itself
