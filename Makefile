@@ -46,11 +46,11 @@ test: services lint docs package $(TOOLS)/.installed
 test-fast: $(VENV)/.installed-test
 	MCP_FUZZ_EXAMPLES=200 $(BIN)/python -m pytest -q $(XDIST) -m "not e2e"
 
-# A long fuzz campaign (docs/reliability.md): tests/test_fuzz.py, which `make test` runs with
-# 2,000 examples, with FUZZ_EXAMPLES, stopped at FUZZ_SECONDS of wall clock whatever the count.
-# The endpoint is called in process (Django's test client); a socket may only reach 127.0.0.1.
-# The figures (examples, answers by status, 5xx, faults logged, time) are printed at the end
-# and written to FUZZ_FIGURES.
+# A long fuzz campaign (docs/reliability.md): tests/endpoint/test_fuzz.py, which `make test`
+# runs with 2,000 examples, with FUZZ_EXAMPLES, stopped at FUZZ_SECONDS of wall clock
+# whatever the count. The endpoint is called in process (Django's test client); a socket may
+# only reach 127.0.0.1. The figures (examples, answers by status, 5xx, faults logged, time)
+# are printed at the end and written to FUZZ_FIGURES.
 FUZZ_EXAMPLES ?= 100000
 FUZZ_SECONDS ?= 14400
 FUZZ_FIGURES ?= $(or $(TMPDIR),/tmp)/mcp-tools-fuzz-long.json
@@ -59,7 +59,7 @@ fuzz-long: $(VENV)/.installed-test
 	@echo "fuzz-long at $$(git rev-parse --short HEAD 2>/dev/null || echo '(no git)'):" \
 		"$(FUZZ_EXAMPLES) examples, at most $(FUZZ_SECONDS) s"
 	MCP_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) MCP_FUZZ_SECONDS=$(FUZZ_SECONDS) \
-		MCP_FUZZ_FIGURES=$(FUZZ_FIGURES) $(BIN)/python -m pytest -q -rs tests/test_fuzz.py \
+		MCP_FUZZ_FIGURES=$(FUZZ_FIGURES) $(BIN)/python -m pytest -q -rs tests/endpoint/test_fuzz.py \
 		--hypothesis-show-statistics
 
 # The same suite on the newest Django and Python: Django 5.2 LTS on Python 3.11 above, Django
@@ -86,11 +86,12 @@ $(VENV_DJANGO6)/.installed: pyproject.toml
 node-tools: $(TOOLS)/.installed
 
 # The real services of tests/services.py, from Debian's packages: PostgreSQL, Redis, Chromium
-# and ChromeDriver, and nginx (docs/deployment.md's reverse proxy, run by tests/test_docs.py).
-# A package is installed only when its binary is missing, so a machine that has them all
-# pays one `command -v` each. apt-get needs root: sudo when we are not. Where no
-# policy-rc.d forbids it, Debian starts the system-wide servers on install (ports 5432, 6379
-# and 80); the tests never use them: tests/services.py starts private ones on free ports.
+# and ChromeDriver, and nginx (docs/deployment.md's reverse proxy, run by
+# tests/interop/test_docs.py). A package is installed only when its binary is missing, so a
+# machine that has them all pays one `command -v` each. apt-get needs root: sudo when we are
+# not. Where no policy-rc.d forbids it, Debian starts the system-wide servers on install
+# (ports 5432, 6379 and 80); the tests never use them: tests/services.py starts private ones
+# on free ports.
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 APT_GET := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get -q -y -o Dpkg::Use-Pty=0
 SERVICE_BINARIES := postgresql=/usr/lib/postgresql/*/bin/initdb redis-server=redis-server \

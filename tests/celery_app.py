@@ -1,6 +1,6 @@
 """The test project's Celery app, made as a Django project's ``celery.py`` makes one.
 
-``celery -A tests.celery_app worker`` (tests/test_celery.py) finds the MCP task through
+``celery -A tests.celery_app worker`` (tests/contrib/test_celery.py) finds the MCP task through
 ``autodiscover_tasks()``: ``mcp_tools.contrib.celery`` is in the settings' INSTALLED_APPS.
 """
 

@@ -1,4 +1,4 @@
-"""Settings of the test project with its tasks run by Celery (tests/test_celery.py).
+"""Settings of the test project with its tasks run by Celery (tests/contrib/test_celery.py).
 
 A gunicorn and a Celery worker run with these side by side, on one SQLite file (the
 ``MCP_TESTS_DATABASE`` of tests/settings.py) and the private Redis of tests/services.py.

@@ -1,4 +1,4 @@
-"""The web entry points of the Celery test project (tests/test_celery.py): WSGI
+"""The web entry points of the Celery test project (tests/contrib/test_celery.py): WSGI
 (``application``) and ASGI (``asgi_application``, whose sync views run on a thread of
 asgiref's, not the one that made the Celery app).
 

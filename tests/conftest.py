@@ -96,27 +96,28 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 #: Fixtures that start a server, a browser or a database server (tests/services.py, and
-#: test_streaming's gunicorn and uvicorn servers).
+#: endpoint/test_streaming's gunicorn and uvicorn servers).
 E2E_FIXTURES = {"live_server", "browser", "chromium", "postgres", "redis", "server"}
 #: Modules whose tests start processes of their own: Node clients, served projects, wrk.
+#: Each is named by its path under tests/, dotted (``interop.test_conformance``).
 E2E_MODULES = {
+    "calllog.test_servers",
+    "client.test_adapters",
+    "interop.test_conformance",
+    "interop.test_consistency",
+    "interop.test_demo",
+    "interop.test_docs",
+    "interop.test_inspector_strict",
+    "interop.test_oauth_flow",
+    "interop.test_per_process_cache",
+    "interop.test_results_clients",
+    "interop.test_scale_out",
+    "interop.test_task_clients",
+    "interop.test_task_scale_out",
+    "interop.test_thirdparty",
+    "interop.test_tutorial",
     "test_bench",
-    "test_calllog_servers",
-    "test_client",
-    "test_conformance",
-    "test_consistency",
-    "test_demo",
-    "test_docs",
     "test_imports",
-    "test_inspector_strict",
-    "test_oauth_flow",
-    "test_per_process_cache",
-    "test_results_clients",
-    "test_scale_out",
-    "test_task_clients",
-    "test_task_scale_out",
-    "test_thirdparty",
-    "test_tutorial",
 }
 
 
@@ -127,12 +128,12 @@ E2E_MODULES = {
 #: django-oauth-toolkit). The bytes come from this package's code on both passes, and the
 #: in-process tests that check them against the schemas run on both (docs/contributing.md).
 FIRST_PASS_MODULES = {
+    "interop.test_conformance",
+    "interop.test_inspector_strict",
+    "interop.test_oauth_flow",
+    "interop.test_results_clients",
+    "interop.test_wire_versions",
     "test_bench",
-    "test_conformance",
-    "test_inspector_strict",
-    "test_oauth_flow",
-    "test_results_clients",
-    "test_wire_versions",
 }
 
 
@@ -140,7 +141,7 @@ def pytest_collection_modifyitems(config, items):
     """Mark the end-to-end tests ``e2e`` (``make test-fast`` leaves them out, README) and
     those of ``FIRST_PASS_MODULES`` ``first_pass``."""
     for item in items:
-        module = item.module.__name__.rsplit(".", 1)[-1] if item.module else ""
+        module = item.module.__name__.removeprefix("tests.") if item.module else ""
         if module in E2E_MODULES or E2E_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.e2e)
         if module in FIRST_PASS_MODULES:

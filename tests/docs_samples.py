@@ -1,11 +1,12 @@
-"""The code samples of the README and of every page under docs/, as tests/test_docs.py reads them.
+"""The code samples of the README and of every page under docs/, as
+tests/interop/test_docs.py reads them.
 
 A sample is a fenced block. Its language says how it is checked, and a comment on the line
 before it (``<!-- docs-test: live -->``, invisible once rendered) can ask for more:
 
 | Language | Checked by |
 | --- | --- |
-| ``python`` | executed (see test_docs.py): the README's are replayed as a new project |
+| ``python`` | executed (see interop/test_docs.py): the README's are replayed as a new project |
 | ``json`` | parsed; client configurations must be what ``demo_project.clients`` makes |
 | ``jsonc`` | parsed once its ``//`` comments are gone |
 | ``console``, ``bash`` | each command: run (the README's, and ``live`` ones) or validated |

@@ -1,7 +1,7 @@
 """Settings of a site that has just added the app: Django's default cache, DEBUG off.
 
 Two server processes run with these settings on one SQLite file
-(tests/test_per_process_cache.py); the cache is each process's own ``LocMemCache``, as
+(tests/interop/test_per_process_cache.py); the cache is each process's own ``LocMemCache``, as
 under gunicorn with no ``CACHES`` setting at all.
 """
 

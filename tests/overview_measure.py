@@ -2,7 +2,7 @@
 and the page's time (docs/admin.md#the-overview); the time ``mcp_summarize`` takes to build
 the daily summary the page reads, and what keeping it adds to the writer's batches.
 
-Run by tests/test_overview_postgres.py as ``python -m tests.overview_measure ROWS`` with
+Run by tests/calllog/test_overview_postgres.py as ``python -m tests.overview_measure ROWS`` with
 ``DJANGO_SETTINGS_MODULE=tests.postgres_settings``; prints one JSON object. The rows are
 made by one ``INSERT … SELECT`` over ``generate_series``: 40 tools (a few busy ones),
 30 days (``mcp_prune``'s default), 90 % ok, 7 % errors, 3 % refused, five clients.

@@ -1,5 +1,5 @@
-"""A pytest-django session of one streamed call on PostgreSQL (run by tests/test_call_threads.py,
-never collected on its own: its name is not test_*)."""
+"""A pytest-django session of one streamed call on PostgreSQL (run by
+tests/endpoint/test_call_threads.py, never collected on its own: its name is not test_*)."""
 
 import pytest
 

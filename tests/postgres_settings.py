@@ -1,7 +1,7 @@
 """Settings of the test project on the private PostgreSQL of tests/services.py: its
 DATABASES, which the other PostgreSQL settings (scale-out, persistent connections) take.
 
-The overview's measurement (tests/test_overview_postgres.py) runs with these in a process
+The overview's measurement (tests/calllog/test_overview_postgres.py) runs with these in a process
 of its own; the fixtures set the variables read here.
 """
 

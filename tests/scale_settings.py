@@ -1,6 +1,6 @@
 """Settings of the scale-out project: the test project on a shared PostgreSQL and Redis.
 
-Two server processes run with these settings side by side (tests/test_scale_out.py); what
+Two server processes run with these settings side by side (tests/interop/test_scale_out.py); what
 they share is only what a real deployment shares, the database and the cache. The
 fixtures of tests/services.py set the variables read here.
 """

@@ -1,7 +1,7 @@
 """The scale-out URLconf: the admin test URLconf, and an endpoint with a throttle of its own.
 
 The throttle's history lives in the shared Redis, so it counts the calls of every instance
-(tests/test_scale_out.py).
+(tests/interop/test_scale_out.py).
 """
 
 from django.urls import path

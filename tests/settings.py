@@ -25,7 +25,7 @@ INSTALLED_APPS = [
     # suite's own TASKS stay Django's default ImmediateBackend.
     *(["django_tasks"] if django.VERSION < (6,) else []),
     "django_tasks_db",
-    # The Celery executor's app (tests/test_celery.py); it imports Celery only when used.
+    # The Celery executor's app (tests/contrib/test_celery.py); it imports Celery only when used.
     "mcp_tools.contrib.celery",
     "demo_project.todos",
     "tests.testapp",
@@ -35,7 +35,7 @@ INSTALLED_APPS = [
     "tests.oauth_app",
     "tests.dayone_app",
     "tests.middleware_app",
-    # Middleware of two popular packages, for tests/test_middleware.py.
+    # Middleware of two popular packages, for tests/pipeline/test_middleware.py.
     "django_otp",
     "django_otp.plugins.otp_static",
     "maintenance_mode",

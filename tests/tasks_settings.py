@@ -1,12 +1,12 @@
 """Settings of the task-worker project: tests/tasks_app on django-tasks-db's database backend.
 
 gunicorn serves these and ``manage.py db_worker`` runs the tasks they enqueue, in processes
-of their own (tests/test_task_clients.py, tests/test_task_scale_out.py, bench/tasks.py).
-``MCP_TESTS_TASKS_DATABASE=postgres`` puts them on the scale-out project's PostgreSQL and
-Redis (tests/scale_settings.py); otherwise they use the SQLite file of tests/settings.py
-(``MCP_TESTS_DATABASE``) and file caches beside it, which every process on that file
-shares, so an endpoint's throttle counts the calls of every gunicorn worker. The task
-settings a test turns are read from ``MCP_TESTS_TASK_*`` variables.
+of their own (tests/interop/test_task_clients.py, tests/interop/test_task_scale_out.py,
+bench/tasks.py). ``MCP_TESTS_TASKS_DATABASE=postgres`` puts them on the scale-out project's
+PostgreSQL and Redis (tests/scale_settings.py); otherwise they use the SQLite file of
+tests/settings.py (``MCP_TESTS_DATABASE``) and file caches beside it, which every process
+on that file shares, so an endpoint's throttle counts the calls of every gunicorn worker.
+The task settings a test turns are read from ``MCP_TESTS_TASK_*`` variables.
 """
 
 import os

@@ -376,7 +376,7 @@ def admin_cache_checks(settings, backend, debug=False, alias="mcp"):
 
 def test_a_per_process_cache_is_a_warning_that_says_what_it_costs_outside_debug(settings):
     # Not an error: `migrate` must go through for a site that just added the app, and the
-    # admin state is right anyway (read from the database, tests/test_catalog.py).
+    # admin state is right anyway (read from the database, tests/catalog/test_admin_state.py).
     locmem = "django.core.cache.backends.locmem.LocMemCache"
     (message,) = admin_cache_checks(settings, locmem)
     assert message == checks.Warning(
@@ -856,7 +856,7 @@ def test_the_project_s_own_executor_needs_no_tasks_framework(task_tools, monkeyp
 
     monkeypatch.setitem(sys.modules, "django.tasks", None)
     monkeypatch.setitem(sys.modules, "django_tasks", None)
-    settings.MCP_TOOLS = {"TASK_EXECUTOR": "tests.test_tasks.RecordingExecutor"}
+    settings.MCP_TOOLS = {"TASK_EXECUTOR": "tests.tasks.test_store.RecordingExecutor"}
     assert task_tools() == []
 
 

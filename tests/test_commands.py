@@ -369,8 +369,8 @@ def stored_task(status="working", created_ago=60, ttl=3600, leased_for=None, **f
 def test_mcp_prune_fails_the_tasks_of_dead_workers_and_deletes_expired_tasks(settings):
     from mcp_tools.models import ToolTask
 
-    settings.MCP_TOOLS = {"TASK_EXECUTOR": "tests.test_tasks.RecordingExecutor"}
-    from tests.test_tasks import RecordingExecutor
+    settings.MCP_TOOLS = {"TASK_EXECUTOR": "tests.tasks.test_store.RecordingExecutor"}
+    from tests.tasks.test_store import RecordingExecutor
 
     RecordingExecutor.enqueued = []
     dead = stored_task(leased_for=-5)

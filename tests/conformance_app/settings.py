@@ -65,10 +65,10 @@ MCP_TOOLS = {
     # The product's formatter, but for the fault protocol_error_job stands for.
     "FORMATTER_CLASS": "tests.conformance_app.formatters.ConformanceFormatter",
 }
-# tests/test_streaming.py shortens the time limit of the servers it starts.
+# tests/endpoint/test_streaming.py shortens the time limit of the servers it starts.
 if os.environ.get("MCP_TOOLS_CALL_TIMEOUT"):
     MCP_TOOLS["CALL_TIMEOUT"] = float(os.environ["MCP_TOOLS_CALL_TIMEOUT"])
-# tests/test_calllog_servers.py logs every call, and lets the writer's batches gather longer.
+# tests/calllog/test_servers.py logs every call, and lets the writer's batches gather longer.
 if os.environ.get("MCP_TOOLS_CALL_LOG"):
     MCP_TOOLS["CALL_LOG"] = os.environ["MCP_TOOLS_CALL_LOG"]
 if os.environ.get("MCP_TOOLS_CALL_LOG_FLUSH_INTERVAL"):

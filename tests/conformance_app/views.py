@@ -433,7 +433,7 @@ def argument_headers(request):
     )
 
 
-# Probes of the SSE transport (tests/test_streaming.py); not conformance fixtures. ----------
+# Probes of the SSE transport (tests/endpoint/test_streaming.py); not conformance fixtures. --
 
 #: Names the file whose creation opens ``probe_gate`` (set by the test for the server).
 GATE_ENV = "MCP_TOOLS_PROBE_GATE"

@@ -8,7 +8,7 @@ from tests.settings import *  # noqa: F403
 ROOT_URLCONF = "tests.oauth_app.urls"
 
 # The set-up behind a proxy at its loosest: any Host, and X-Forwarded-Host believed. Neither
-# may move the endpoint's audience (tests/test_oauth_flow.py).
+# may move the endpoint's audience (tests/interop/test_oauth_flow.py).
 ALLOWED_HOSTS = ["*"]
 USE_X_FORWARDED_HOST = True
 

@@ -1,7 +1,7 @@
 """Eras and versions (docs/protocol.md, eras): which one a request speaks, and its faults.
 
-Over HTTP, the era rules are in tests/test_server.py and each era's methods in
-tests/test_handlers.py.
+Over HTTP, the era rules are in tests/endpoint/test_server.py and each era's methods in
+tests/endpoint/test_handlers.py.
 """
 
 from __future__ import annotations

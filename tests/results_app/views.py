@@ -382,7 +382,7 @@ r_sized = _get(
 )
 
 
-# -- failures that carry what must never leave a production server (tests/test_masking.py) --
+# -- failures that carry what must never leave a production server (tests/core/test_masking.py) --
 
 #: A file path, SQL, a setting's value and a secret, as an exception message may hold them.
 LEAK = (

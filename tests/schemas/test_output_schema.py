@@ -1,6 +1,6 @@
 """Output schemas (docs/results.md, output schemas): resolution, switches and checks.
 
-Enforcing them on each result is tests/test_enforcement.py's.
+Enforcing them on each result is tests/pipeline/test_enforcement.py's.
 """
 
 import logging

@@ -8,7 +8,7 @@ from . import views
 
 class BurstThrottle(UserRateThrottle):
     """What an endpoint that takes task calls from agents might allow one user: the burst
-    test of tests/test_task_clients.py sends more."""
+    test of tests/interop/test_task_clients.py sends more."""
 
     rate = "50/minute"
     scope = "mcp-tasks-burst"

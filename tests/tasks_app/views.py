@@ -1,4 +1,4 @@
-"""Slow views, as DRF users write them, declared as MCP tasks (tests/test_tasks.py)."""
+"""Slow views, as DRF users write them, declared as MCP tasks (tests/tasks/test_store.py)."""
 
 import time
 
@@ -90,7 +90,7 @@ class PlainView(APIView):
 
 
 class ConfirmedView(APIView):
-    """Delete an export, once the user confirmed it (tests/test_tasks_review.py)."""
+    """Delete an export, once the user confirmed it (tests/tasks/test_runs.py)."""
 
     @mcp_tool("confirmed_task", task="optional", confirm="Delete the export?", registry=registry)
     def post(self, request):
@@ -101,7 +101,7 @@ class ConfirmedView(APIView):
 
 
 class PrefixView(APIView):
-    """Say the language and the URL prefix the view runs under (tests/test_tasks_review.py)."""
+    """Say the language and the URL prefix the view runs under (tests/tasks/test_runs.py)."""
 
     @mcp_tool("prefix_task", task="optional", registry=registry)
     def post(self, request):

@@ -364,6 +364,8 @@ def ask_then_act(request):
     return Response({"entries": Entry.objects.count()})
 
 
+# Its test is tests/endpoint/test_tracing.py. The docstring, which names that module's old
+# path, is the tool's description, which tests/endpoint/recorded_definitions.json holds.
 @mcp_tool("traced_work", stream=True)
 @api_view(["GET"])
 def traced_work(request):
