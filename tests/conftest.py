@@ -1,5 +1,6 @@
 import os
 import tempfile
+from pathlib import Path
 
 # Hypothesis keeps a cache folder; keep it out of the work tree (examples are not stored).
 os.environ.setdefault(
@@ -139,7 +140,16 @@ FIRST_PASS_MODULES = {
 
 def pytest_collection_modifyitems(config, items):
     """Mark the end-to-end tests ``e2e`` (``make test-fast`` leaves them out, README) and
-    those of ``FIRST_PASS_MODULES`` ``first_pass``."""
+    those of ``FIRST_PASS_MODULES`` ``first_pass``. A listed module that does not exist
+    (renamed, moved) stops the run: its tests would silently lose their marker."""
+    here = Path(__file__).parent
+    stale = sorted(
+        name
+        for name in E2E_MODULES | FIRST_PASS_MODULES
+        if not (here / (name.replace(".", "/") + ".py")).exists()
+    )
+    if stale:
+        raise pytest.UsageError(f"tests/conftest.py names test modules that don't exist: {stale}")
     for item in items:
         module = item.module.__name__.removeprefix("tests.") if item.module else ""
         if module in E2E_MODULES or E2E_FIXTURES & set(getattr(item, "fixturenames", ())):
