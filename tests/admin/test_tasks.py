@@ -19,14 +19,6 @@ CHANGELIST = "/admin/mcp_tools/tooltask/"
 REFERENCE = "0123456789abcdef0123456789abcdef"
 
 
-@pytest.fixture
-def admin_client(django_user_model):
-    root = django_user_model.objects.create_superuser("root", "root@example.com", "root-pw")
-    client = Client(raise_request_exception=False)
-    client.force_login(root)
-    return client
-
-
 def make_task(tool="todo_export", status=ToolTask.WORKING, ago=60, ran=None, **fields):
     """A task created ``ago`` seconds ago, whose worker ran it for ``ran`` seconds."""
     created = timezone.now() - timedelta(seconds=ago)

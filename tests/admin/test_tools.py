@@ -16,16 +16,6 @@ from mcp_tools.models import ExposedTool, ToolCall
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.admin_urls")]
 
 
-@pytest.fixture
-def admin_client(django_user_model):
-    root = django_user_model.objects.create_superuser("root", "root@example.com", "root-pw")
-    # A view's exception is reported through got_request_exception: not the page's failure.
-    client = Client(raise_request_exception=False)
-    client.force_login(root)
-    client.user = root
-    return client
-
-
 def change_url(name):
     return reverse(
         "admin:mcp_tools_exposedtool_change", args=[ExposedTool.objects.get(name=name).pk]
