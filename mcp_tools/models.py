@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import secrets
+
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
@@ -320,15 +322,23 @@ class ToolCallLatency(models.Model):
         return f"{self.tool_name} on {self.day}, bucket {self.bucket}: {self.calls}"
 
 
+def new_epoch() -> str:
+    """Return a random name for a new ``AdminStateVersion`` row's run of numbers."""
+    return secrets.token_hex(8)
+
+
 class AdminStateVersion(models.Model):
     """The admin state's version number: one row, bumped by every publish (docs/admin.md).
 
     Where the cache can't carry the version stamp to other processes (a per-process cache),
     or has lost it, each process reads it here: a real counter, so no change is missed
-    whatever the order its transactions commit in or the clocks of the hosts.
+    whatever the order its transactions commit in or the clocks of the hosts. Its
+    ``epoch`` is new whenever the row is (a ``flush``, a restored backup): the count starts
+    again, but no stamp a process saw before comes back.
     """
 
     number = models.PositiveBigIntegerField(_("number"), default=0)
+    epoch = models.CharField(_("epoch"), max_length=32, default=new_epoch)
 
     class Meta:
         verbose_name = _("admin state version")

@@ -92,11 +92,19 @@ class AdminState:
 
 def database_version() -> str:
     """Read the admin state's version stamp from the database (the cache's fallback): the
-    number every publish bumps (``AdminStateVersion``), one query."""
-    from ..models import AdminStateVersion
+    row's epoch and the number every publish bumps (``AdminStateVersion``), one query.
 
-    number = AdminStateVersion.objects.filter(pk=1).values_list("number", flat=True).first()
-    return f"v{number or 0}"
+    A stamp never comes back: a row made again (after a ``flush``, or a restored backup)
+    has a new epoch, and without a row each read is a stamp of its own, so every process
+    reloads the state until the next publish makes one.
+    """
+    from ..models import AdminStateVersion, new_epoch
+
+    row = AdminStateVersion.objects.filter(pk=1).values_list("epoch", "number").first()
+    if row is None:
+        return f"none.{new_epoch()}"
+    epoch, number = row
+    return f"{epoch}.{number}"
 
 
 def bump_version() -> str:

@@ -91,8 +91,24 @@ def test_the_database_version_is_a_counter_every_publish_bumps():
     # commit in, or whatever the clocks of the hosts say.
     first = catalog.publish()
     second = catalog.publish()
-    assert (first, second) == (f"v{int(first[1:])}", f"v{int(first[1:]) + 1}")
+    epoch, number = first.split(".")
+    assert second == f"{epoch}.{int(number) + 1}"
     assert database_version() == second
+
+
+def test_a_version_stamp_never_comes_back_after_a_flush():
+    """A user's TransactionTestCase flushes the database between tests: the row goes, the
+    count starts again, and a process must not take a new state for one it loaded before."""
+    from mcp_tools.models import AdminStateVersion
+
+    seen = {catalog.publish(), catalog.publish()}
+    AdminStateVersion.objects.all().delete()  # what flush (or a restored backup) does
+    missing = {database_version(), database_version()}
+    assert len(missing) == 2 and not missing & seen  # no row: every read a stamp of its own
+    seen |= missing
+    again = [catalog.publish(), catalog.publish()]
+    assert not set(again) & seen
+    assert database_version() == again[-1]
 
 
 def test_a_saved_change_publishes_a_new_version(django_capture_on_commit_callbacks):
@@ -298,3 +314,24 @@ def test_the_rows_are_read_as_values_into_the_same_rules(django_assert_num_queri
     )
     assert "plain" not in state.rules  # a row that says nothing is a tool without one
     assert state.rule("plain") is DEFAULT_RULE
+
+
+def test_a_tool_disabled_after_a_restore_is_hidden_though_the_count_repeats(
+    mcp, django_capture_on_commit_callbacks
+):
+    """Through the endpoint: the process loaded the state at some count; a restored backup
+    brings an older count back, and the change that reaches the same count again is still
+    seen (the row's epoch is new), where the bare count would have hidden it."""
+    from mcp_tools.models import AdminStateVersion
+
+    catalog.publish()
+    assert "todo_list" in {tool["name"] for tool in mcp.list_tools()}
+    number = AdminStateVersion.objects.get(pk=1).number
+    AdminStateVersion.objects.all().delete()
+    AdminStateVersion.objects.create(pk=1, number=number - 1)  # the backup's row
+    row = ExposedTool.objects.get(name="todo_list")
+    row.enabled = False
+    with django_capture_on_commit_callbacks(execute=True):
+        row.save()  # publishes: the count is the one the process saw
+    assert AdminStateVersion.objects.get(pk=1).number == number
+    assert "todo_list" not in {tool["name"] for tool in mcp.list_tools()}
