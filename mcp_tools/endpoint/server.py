@@ -116,6 +116,13 @@ def deliver(
     requests only).
     """
     try:
+        if exchange.request.META.get(versions.PROTOCOL_VERSION_HEADER) in versions.MODERN_VERSIONS:
+            # 2026-07-28 asks by input-required results: no request of ours to answer.
+            raise JSONRPCError(
+                INVALID_REQUEST,
+                "Invalid Request: a 2026-07-28 server sends no requests: no response answers one",
+                status=400,
+            )
         client_requests.deliver(value, caller_key(exchange.caller))
     except JSONRPCError as error:
         logger.info("A response to no open request of this caller's was refused: %s", error)

@@ -307,3 +307,23 @@ def test_an_operator_s_call_runs_a_confirmed_tool(alice, django_user_model):
     entry = Entry.objects.create(label="old")
     call_command("mcp_call", "entry_remove", "--user", "alice", "--args", f'{{"pk": {entry.pk}}}')
     assert not Entry.objects.filter(pk=entry.pk).exists()
+
+
+def test_a_response_posted_at_2026_07_28_is_refused_and_the_ask_stays_open(alice):
+    """2026-07-28 has no server-to-client requests: a response sent with its version header
+    answers nothing there, even with the id of a handshake-era ask of the caller's."""
+    request_id = client_requests.open_request(caller_key_of(alice), 5)
+    modern = MCPClient(
+        headers={"Authorization": f"Token {alice.token}"}, protocol_version="2026-07-28"
+    )
+    response = modern.send({"jsonrpc": "2.0", "id": request_id, "result": {"action": "cancel"}})
+    assert response.status_code == 400
+    error = response.json()["error"]
+    validator("2026-07-28", "Error").validate(error)
+    assert error["code"] == -32600 and "no response answers one" in error["message"]
+    handshake = MCPClient(headers={"Authorization": f"Token {alice.token}"})
+    assert post_response(handshake, {"id": request_id, "result": {"action": "cancel"}}) == (
+        202,
+        None,
+    )
+    client_requests.close_request(request_id)

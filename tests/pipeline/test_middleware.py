@@ -131,6 +131,37 @@ def test_a_staff_only_prefix_refuses_the_tool_call_as_the_direct_request(
         assert data == {"secret": "revenue up 12%"}
 
 
+def listed(url, mode, headers):
+    """Return the names of the tools the official SDK lists in ``mode``, every page."""
+
+    async def scenario():
+        http = httpx2.AsyncClient(headers=headers, timeout=30)
+        transport = streamable_http_client(f"{url}/mcp", http_client=http)
+        names, cursor = set(), None
+        async with http, Client(transport, mode=mode) as client:
+            for _page in range(50):
+                page = await client.list_tools(cursor=cursor)
+                names |= {tool.name for tool in page.tools}
+                cursor = page.next_cursor
+                if cursor is None:
+                    return names
+        raise AssertionError("more than 50 pages")
+
+    return asyncio.run(asyncio.wait_for(scenario(), timeout=60))
+
+
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+def test_a_view_only_middleware_protects_is_listed_to_a_caller_it_refuses(
+    project, alice, mode, version
+):
+    """docs/dispatch.md: tools/list asks the view's permission classes, which admit alice;
+    the staff-only middleware runs only when the view does, and refuses her call."""
+    with project(OWN + "StaffOnlyMiddleware") as url:
+        assert "internal_report" in listed(url, mode, token(alice))
+        is_error, text, _ = call(url, mode, "internal_report", headers=token(alice))
+        assert is_error is True and "Staff only." in text
+
+
 @pytest.mark.parametrize(("mode", "version"), ERAS)
 def test_a_tenant_middleware_scopes_the_tool_call_as_the_direct_request(
     project, alice, mode, version
