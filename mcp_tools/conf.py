@@ -98,10 +98,12 @@ DEFAULTS: dict[str, Any] = {
     # seconds, how long a task is kept from its creation, in seconds (its ``ttlMs``), how
     # often a client should poll it, in milliseconds, how long a worker's hold on a running
     # task lasts unless renewed, in seconds (a task whose worker died fails after it), and
-    # the tasks one caller may have working at once.
+    # the tasks one caller may have working at once. A client may ask for a shorter TTL than
+    # TASK_TTL, never for one below TASK_MIN_TTL, in seconds.
     "TASK_EXECUTOR": "mcp_tools.tasks.executors.DjangoTasksExecutor",
     "TASK_IMMEDIATE_SECONDS": 0.5,
     "TASK_TTL": 24 * 60 * 60,
+    "TASK_MIN_TTL": 60,
     "TASK_POLL_INTERVAL_MS": 1000,
     "TASK_LEASE_SECONDS": 30,
     "MAX_TASKS_PER_CALLER": 20,

@@ -302,6 +302,8 @@ class Lease:
         self.message: str | None = None
         #: Set once the task is no longer this worker's: the view stops at its next report.
         self.lost = threading.Event()
+        #: Whether this thread has seen the task's row: one it saw that is gone was deleted.
+        self.seen = False
         self.stopped = threading.Event()
         self.thread = threading.Thread(
             target=self._renew, name=f"mcp-tools-lease-{task_id[:8]}", daemon=True
@@ -343,9 +345,13 @@ class Lease:
         if fields:
             ours.update(**fields)
         row = ToolTask.objects.filter(pk=self.task_id).values_list("status", "worker").first()
-        # A row this connection can't see is not taken from the worker: one still in the
-        # transaction that made it (an executor that runs the job as it is enqueued), or
-        # deleted past its TTL, whose final write then finds nothing.
-        if row is not None and row != (ToolTask.WORKING, self.worker):
+        if row is None:
+            # Not seen yet: still in the transaction that made it (an executor that runs the
+            # job as it is enqueued). Seen, then gone: deleted (past its TTL, mcp_prune).
+            if self.seen:
+                self.lost.set()
+        elif row != (ToolTask.WORKING, self.worker):
             self.lost.set()
+        else:
+            self.seen = True
         return renewed

@@ -126,7 +126,9 @@ def create(
     key = caller_key(caller)
     limit = mcp_settings.MAX_TASKS_PER_CALLER
     started = now()
-    active = Q(status__in=(ToolTask.WORKING, ToolTask.INPUT_REQUIRED), expires_at__gt=started)
+    # A working task counts whatever its TTL says: its view may still run (a short TTL must
+    # not make room for more); one waiting for input holds nothing once it is past its TTL.
+    active = Q(status=ToolTask.WORKING) | Q(status=ToolTask.INPUT_REQUIRED, expires_at__gt=started)
     if limit is not None and ToolTask.objects.filter(active, caller=key).count() >= limit:
         raise JSONRPCError(
             INVALID_PARAMS,
@@ -135,7 +137,8 @@ def create(
         )
     ttl = mcp_settings.TASK_TTL
     if ttl_ms is not None:  # the client's, any JSON integer: capped before it is a float
-        ttl = min(ttl_ms, ttl * 1000) / 1000
+        floor = min(mcp_settings.TASK_MIN_TTL, ttl)
+        ttl = max(min(ttl_ms, ttl * 1000) / 1000, floor)
     task = ToolTask(
         id=secrets.token_hex(16),
         tool_name=tool_name,

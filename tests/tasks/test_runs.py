@@ -277,6 +277,23 @@ def test_a_lease_stops_its_view_only_for_a_task_it_can_see_taken(agent):
     assert held.lost.is_set()
 
 
+def test_a_lease_whose_row_is_deleted_stops_its_view(agent):
+    """A task past its TTL is deleted (a poll, mcp_prune): the view still running for it
+    stops at its next report, as when it is cancelled, not minutes later."""
+    from datetime import timedelta
+
+    from mcp_tools.tasks import runs as task_runs
+
+    task_id = agent.call_tool("export_rows", {"rows": 1})["taskId"]
+    ToolTask.objects.filter(pk=task_id).update(worker="w")
+    held = task_runs.Lease(task_id, "w", timedelta(seconds=30))
+    held._tick(0.0, 10.0)
+    assert not held.lost.is_set()
+    ToolTask.objects.filter(pk=task_id).delete()
+    held._tick(0.0, 10.0)
+    assert held.lost.is_set()
+
+
 def test_a_result_the_database_refuses_fails_the_task(agent, monkeypatch):
     task_id = agent.call_tool("export_rows", {"rows": 1})["taskId"]
     from django.db import DataError

@@ -572,6 +572,33 @@ def test_a_huge_ttl_is_capped_not_a_fault(alice):
 
 
 @pytest.mark.usefixtures("recorded")
+def test_a_short_client_ttl_is_raised_to_task_min_ttl(alice, settings):
+    settings.MCP_TOOLS = {**RECORDED["MCP_TOOLS"], "TASK_MIN_TTL": 90}
+    legacy = client_for(alice, {"tasks": {}}, version="2025-11-25")
+    params = {"name": "export_rows", "arguments": {"rows": 1}, "task": {"ttl": 1000}}
+    assert legacy.rpc("tools/call", params)["task"]["ttl"] == 90_000
+    params["task"] = {"ttl": 120_000}  # above the floor: the client's own
+    assert legacy.rpc("tools/call", params)["task"]["ttl"] == 120_000
+
+
+@pytest.mark.usefixtures("recorded")
+def test_a_working_task_counts_toward_the_limit_past_its_ttl(alice, settings):
+    """A short TTL must not make room: 40 of 40 tasks with ttl 1000 were accepted against a
+    limit of 20, their views all still running."""
+    settings.MCP_TOOLS = {**RECORDED["MCP_TOOLS"], "MAX_TASKS_PER_CALLER": 2}
+    legacy = client_for(alice, {"tasks": {}}, version="2025-11-25")
+    params = {"name": "export_rows", "arguments": {"rows": 1}, "task": {"ttl": 1000}}
+    legacy.rpc("tools/call", params)
+    legacy.rpc("tools/call", params)
+    ToolTask.objects.update(expires_at=timezone.now())  # their TTL ran out; still working
+    with pytest.raises(MCPError) as refused:
+        legacy.rpc("tools/call", params)
+    assert refused.value.code == -32602 and "MAX_TASKS_PER_CALLER" in refused.value.message
+    ToolTask.objects.update(status=ToolTask.INPUT_REQUIRED)  # past its TTL: holds nothing
+    assert legacy.rpc("tools/call", params)["task"]["status"] == "working"
+
+
+@pytest.mark.usefixtures("recorded")
 def test_an_answer_that_does_not_fit_its_request_is_no_answer(agent):
     # A sampling result for an elicitation: the task must keep waiting for that key, or
     # its next run asks the same key again after a response for it was delivered (the
