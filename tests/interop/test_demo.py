@@ -27,7 +27,7 @@ from django.test import RequestFactory
 from mcp_tools.models import ExposedTool, ToolCall
 from mcp_tools.views import MCPView
 
-from mcp_tools.endpoint.handlers import Exchange
+from mcp_tools.endpoint.exchange import Exchange
 from rest_framework.authtoken.models import Token
 
 def names_for(username, keyword="Token"):
