@@ -214,8 +214,11 @@ class ToolTask(models.Model):
 
     id = models.CharField(_("task id"), max_length=64, primary_key=True)
     tool_name = models.CharField(_("tool"), max_length=64, db_index=True)
-    #: Who may see the task: ``request_state.caller_key`` of its caller.
+    #: Who may see the task: ``auth.caller.caller_key`` of its caller.
     caller = models.CharField(_("caller"), max_length=200)
+    #: Whose ``MAX_TASKS_PER_CALLER`` it counts against: the caller, or for an anonymous one
+    #: its client address as DRF's throttles read it (``tasks.store.quota_key``).
+    quota = models.CharField(_("quota"), max_length=200, blank=True)
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         verbose_name=_("user"),

@@ -57,14 +57,23 @@ def decide(call: Call, tool: Tool) -> bool:
     return False
 
 
-def start(call: Call, invocation: Invocation[Call]) -> dict[str, Any] | InputRequiredResult:
+def start(
+    call: Call, invocation: Invocation[Call]
+) -> dict[str, Any] | InputRequiredResult | Invocation[Call]:
     """Run ``invocation``'s call as a task; answer its handle, or what the task ended with
-    (or asked for) within ``TASK_IMMEDIATE_SECONDS``, as an inline call would."""
+    (or asked for) within ``TASK_IMMEDIATE_SECONDS``, as an inline call would.
+
+    In 2026-07-28, where the server decides, a caller whose ``MAX_TASKS_PER_CALLER`` is
+    full gets an ``"optional"`` task tool's call inline: the invocation comes back to run.
+    """
+    tool = invocation.tool
+    optional = call.era.modern and tool.options.task == "optional"
+    if optional and not tasks.has_room(tasks.quota_key(call.request, call.caller)):
+        return invocation
     call.invocation = None  # the worker's run reports the call, not this request
     params = call.message.params
     requested = params.get("task") if call.version == tasks.EXPERIMENTAL_VERSION else None
     ttl = requested.get("ttl") if isinstance(requested, dict) else None
-    tool = invocation.tool
     inputs = invocation.inputs
     if inputs is not None and inputs.held is not None:
         # This request took the user's acceptance for a run it won't make: the worker's

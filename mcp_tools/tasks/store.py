@@ -27,6 +27,8 @@ from django.db.models import Q
 from django.http import HttpRequest
 from django.urls import get_script_prefix
 from django.utils import timezone, translation
+from rest_framework.request import Request
+from rest_framework.throttling import BaseThrottle
 
 from ..auth.caller import Caller, caller_key
 from ..conf import mcp_settings
@@ -126,10 +128,8 @@ def create(
     key = caller_key(caller)
     limit = mcp_settings.MAX_TASKS_PER_CALLER
     started = now()
-    # A working task counts whatever its TTL says: its view may still run (a short TTL must
-    # not make room for more); one waiting for input holds nothing once it is past its TTL.
-    active = Q(status=ToolTask.WORKING) | Q(status=ToolTask.INPUT_REQUIRED, expires_at__gt=started)
-    if limit is not None and ToolTask.objects.filter(active, caller=key).count() >= limit:
+    quota = quota_key(request, caller)
+    if not has_room(quota):
         raise JSONRPCError(
             INVALID_PARAMS,
             f"Too many tasks: this caller has {limit} tasks working (MAX_TASKS_PER_CALLER); "
@@ -143,6 +143,7 @@ def create(
         id=secrets.token_hex(16),
         tool_name=tool_name,
         caller=key,
+        quota=quota,
         user=caller.user if caller.is_authenticated else None,
         endpoint_path=request.path_info,
         protocol_version=version,
@@ -176,6 +177,31 @@ def holds_nul(value: object) -> bool:
     if isinstance(value, list):
         return any(holds_nul(item) for item in value)
     return False
+
+
+def quota_key(request: HttpRequest, caller: Caller) -> str:
+    """Name whose ``MAX_TASKS_PER_CALLER`` a new task counts against: an authenticated
+    caller's own, an anonymous one's client address as DRF's throttles read it
+    (``NUM_PROXIES``), so that one anonymous client can't take every other's room.
+
+    Only the quota: an anonymous task is still found by its id alone (its ``caller``), so
+    a client whose address changes (a mobile network) keeps it."""
+    if caller.is_authenticated:
+        return caller_key(caller)
+    return f"anonymous@{BaseThrottle().get_ident(Request(request))}"[:200]
+
+
+def has_room(quota: str) -> bool:
+    """Return whether ``quota`` may have one more task (``MAX_TASKS_PER_CALLER``).
+
+    A working task counts whatever its TTL says: its view may still run, and a short TTL
+    must not make room for more; one waiting for input holds nothing past its TTL."""
+    limit = mcp_settings.MAX_TASKS_PER_CALLER
+    if limit is None:
+        return True
+    active = Q(status=ToolTask.WORKING) | Q(status=ToolTask.INPUT_REQUIRED, expires_at__gt=now())
+    held: int = ToolTask.objects.filter(active, quota=quota).count()
+    return held < int(limit)
 
 
 def stored_environ(request: HttpRequest) -> dict[str, str]:

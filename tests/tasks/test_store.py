@@ -341,13 +341,16 @@ class TestTheExtension:
 
     def test_a_caller_may_have_so_many_tasks_working(self, agent, bob, settings):
         settings.MCP_TOOLS = {**RECORDED["MCP_TOOLS"], "MAX_TASKS_PER_CALLER": 2}
-        if True:
-            agent.call_tool("export_rows", {"rows": 1})
-            agent.call_tool("export_rows", {"rows": 1})
-            with pytest.raises(MCPError) as refused:
-                agent.call_tool("export_rows", {"rows": 1})
-            assert refused.value.code == -32602 and "MAX_TASKS_PER_CALLER" in refused.value.message
-            assert client_for(bob).call_tool("export_rows", {"rows": 1})["resultType"] == "task"
+        agent.call_tool("export_rows", {"rows": 1})
+        agent.call_tool("export_rows", {"rows": 1})
+        with pytest.raises(MCPError) as refused:
+            agent.call_tool("shout_task", {"word": "hi"})  # a task or nothing
+        assert refused.value.code == -32602 and "MAX_TASKS_PER_CALLER" in refused.value.message
+        # An optional one runs inline instead, as for a client without the extension.
+        inline = agent.call_tool("export_rows", {"rows": 1})
+        assert inline["resultType"] == "complete" and inline["structuredContent"]["user"] == "alice"
+        assert ToolTask.objects.filter(user__username="alice").count() == 2
+        assert client_for(bob).call_tool("export_rows", {"rows": 1})["resultType"] == "task"
 
     def test_the_user_is_loaded_again_by_the_worker(self, agent, alice):
         task_id = agent.call_tool("export_rows", {"rows": 1})["taskId"]

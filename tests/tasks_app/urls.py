@@ -19,6 +19,7 @@ endpoint = MCPView.as_view(registry=views.registry)
 urlpatterns = [
     path("k/export/", views.ExportView.as_view()),
     path("k/shout/", views.RequiredTaskView.as_view()),
+    path("k/wait/", views.WaitView.as_view()),
     path("k/fail/", views.FailingView.as_view()),
     path("k/crash/", views.CrashingView.as_view()),
     path("k/ask/", views.AskingView.as_view()),

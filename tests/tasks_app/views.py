@@ -54,6 +54,28 @@ class RequiredTaskView(APIView):
         return Response({"shout": request.data["word"].upper()})
 
 
+class WaitSerializer(serializers.Serializer):
+    seconds = serializers.FloatField(min_value=0, max_value=120)
+
+
+class WaitView(APIView):
+    """Wait ``seconds``, as a task only, reporting progress: what a burst of tasks holds."""
+
+    serializer_class = WaitSerializer
+    permission_classes = [IsAuthenticated]
+
+    @mcp_tool("wait_task", task="required", registry=registry)
+    def post(self, request):
+        serializer = self.serializer_class(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        seconds = serializer.validated_data["seconds"]
+        steps = max(1, int(seconds / 0.05))
+        for step in range(steps):
+            time.sleep(seconds / steps)
+            report_progress(request, step + 1, steps)
+        return Response({"waited": seconds})
+
+
 class FailingView(APIView):
     """Fail as a tool: the model reads why."""
 
