@@ -244,7 +244,9 @@ def test_mcp_summarize_makes_the_summary_the_writer_would_have_made(capsys):
     ToolCall.objects.bulk_create(rows)  # not by the writer: no summary
     assert not ToolCallDay.objects.exists()
     call_command("mcp_summarize")
-    assert "Summarized 306 logged calls of 4 days" in capsys.readouterr().out
+    # Three days back from now span three or four calendar days, by the time of day.
+    spanned = len({summary.day_of(row.started_at) for row in rows})
+    assert f"Summarized 306 logged calls of {spanned} days" in capsys.readouterr().out
     # The database's buckets are Python's, edges included.
     built_days, built_latencies = days(), latencies()
     want_days, want_latencies = expected(rows)
