@@ -1,7 +1,7 @@
 """Keep the ``ExposedTool`` rows in step with the registries, and publish admin changes.
 
 ``sync_tools`` runs after every ``migrate``, with ``manage.py mcp_sync`` and on the admin's
-list of tools, for every registry the URLconf serves (``views.served_registries``): a row
+list of tools, for every registry the URLconf serves (``endpoint.mounts.served_registries``): a row
 for each registered tool (new tools enabled as ``NEW_TOOLS_ENABLED`` says: by default, as
 the code declares them; a row that exists keeps its ``enabled``), and a tool no
 registry registers any more keeps its row, flagged ``registered=False``, so its rules

@@ -2,7 +2,7 @@
 
 A handler takes one ``Call`` (the parsed request and who made it) and returns its result,
 or raises ``JSONRPCError``. It never builds an HTTP response: how the answer travels
-(JSON or SSE, alone or in a batch) is the transport's choice (``mcp_tools.views``), and
+(JSON or SSE, alone or in a batch) is the transport's choice (``endpoint.view``), and
 projection onto the negotiated version happens once, in ``mcp_tools.endpoint.server``.
 
 One ``Exchange`` per HTTP request is shared by its messages (the catalog, the visibility

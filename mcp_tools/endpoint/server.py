@@ -5,7 +5,7 @@ and its method looked up in the handlers' table; handlers return results or rais
 ``JSONRPCError``. This module turns either into an ``Answer``: projection onto the
 negotiated version happens here, once, and so does the handling of any unexpected
 exception (logged under an error reference, answered -32603). How the answer travels
-(JSON or SSE, alone or in a batch) is the transport's business (``mcp_tools.views``).
+(JSON or SSE, alone or in a batch) is the transport's business (``endpoint.view``).
 """
 
 from __future__ import annotations

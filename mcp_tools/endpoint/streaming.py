@@ -339,7 +339,7 @@ class StreamSpec:
     progress_token: str | int | None
     logger: str
     timeout: float
-    #: Who made the call (``request_state.caller_key``): only they may answer its asks.
+    #: Who made the call (``auth.caller.caller_key``): only they may answer its asks.
     caller: str = "anonymous"
 
 

@@ -1,7 +1,7 @@
 """One tool invocation: arguments checked, the view run as the caller, its answer formatted.
 
 An ``Invocation`` is made on the /mcp request's thread for one ``tools/call`` message (its
-``handlers.Call``), where ``start`` checks the arguments, builds the view's request and
+``endpoint.exchange.Call``), where ``start`` checks the arguments, builds the view's request and
 asks for the user's confirmation where the tool wants it. ``run`` then runs the view there
 or in a streaming worker. Whether refused or run, every call ends in ``finish``: result
 processors, output schema enforcement, and the ``tool_called`` signal (the call log is one
