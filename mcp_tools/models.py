@@ -227,6 +227,9 @@ class ToolTask(models.Model):
         on_delete=models.CASCADE,
         related_name="+",
     )
+    #: What the worker checks again of the caller's credential, and who the view saw
+    #: (``tasks.identity``): references to token rows and the scopes granted, no secret.
+    grant = models.JSONField(default=dict, blank=True)
     endpoint_path = models.CharField(_("endpoint"), max_length=200)
     protocol_version = models.CharField(_("protocol version"), max_length=16)
     client_name = models.CharField(_("client"), max_length=200, blank=True)

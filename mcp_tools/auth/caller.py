@@ -33,6 +33,12 @@ class Caller:
     forced: bool = False
     #: The authentication class instance that accepted the credentials (None: anonymous).
     authenticator: object = None
+    #: What the credential may do short of the user's full power (a DOT token's scopes);
+    #: None for one without scopes (``auth.credentials.scopes_of``).
+    scopes: frozenset[str] | None = None
+    #: A task's run: its view gets ``task_identity``, what it saw when the task was made.
+    in_task: bool = False
+    task_identity: tuple[Any, object] | None = None
     #: ``identity_for`` per view class, worked out once per caller (its /mcp request).
     _identities: dict[type[APIView], tuple[Any, object] | None] = field(
         default_factory=dict, compare=False, repr=False
@@ -42,6 +48,27 @@ class Caller:
     def acting_as(cls, user: Any) -> Caller:
         """Return a caller that every view sees as ``user`` (an operator's command)."""
         return cls(user=user, auth=None, authentication_classes=(), forced=True)
+
+    @classmethod
+    def for_task(
+        cls,
+        user: Any,
+        auth: object,
+        scopes: frozenset[str] | None,
+        identity: tuple[Any, object] | None,
+    ) -> Caller:
+        """Return the caller of a task's run (docs/tasks.md#who-runs-the-view): who called
+        the endpoint, with the credential and scopes it made the task with, and the
+        ``identity`` the tool's view saw then, handed over to it (None: the view's own
+        authentication runs, and finds no credential in the worker's request)."""
+        return cls(
+            user=user,
+            auth=auth,
+            authentication_classes=(),
+            scopes=scopes,
+            in_task=True,
+            task_identity=identity,
+        )
 
     @property
     def is_authenticated(self) -> bool:
@@ -60,6 +87,8 @@ class Caller:
             return identity
 
     def _identity_for(self, view_class: type[APIView]) -> tuple[Any, object] | None:
+        if self.in_task:
+            return self.task_identity
         if not self.is_authenticated:
             return None
         if self.forced:

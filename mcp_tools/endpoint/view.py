@@ -42,6 +42,7 @@ from rest_framework.throttling import BaseThrottle
 
 from ..auth import resource_metadata
 from ..auth.caller import Caller, unauthenticated_user
+from ..auth.credentials import scopes_of
 from ..auth.refusals import MAX_AUTHORIZATION_BYTES, TOO_LONG, refusal, refused_credentials
 from ..calllog import writer as calllog
 from ..conf import mcp_settings
@@ -238,6 +239,7 @@ class MCPView(View):
             auth=drf_request.auth,
             authentication_classes=tuple(type(each) for each in authenticators),
             authenticator=drf_request.successful_authenticator,
+            scopes=scopes_of(drf_request.auth),
         )
 
     def _plain_policy(self) -> bool:

@@ -2,7 +2,8 @@
 
 Everything a retry needs travels through the client, signed with Django's signing
 (``SECRET_KEY``, and ``SECRET_KEY_FALLBACKS`` while keys rotate): the answers of earlier
-rounds, bound to the tool, a digest of the arguments and the caller, with a timestamp
+rounds, bound to the tool, a digest of the arguments and the caller (and its credential's
+scopes: a weaker token of the same user can't carry it on), with a timestamp
 that expires after ``INPUT_STATE_MAX_AGE``, and the keys its round asked, the only ones a
 retry may answer. Any worker of any host resumes any call; the one thing kept server-side
 is which accepted confirmations a view has already run on, in the shared cache until they
@@ -21,28 +22,32 @@ from dataclasses import dataclass, field
 from django.core import signing
 
 from ..auth.caller import Caller, caller_key
+from ..auth.credentials import covers
 from ..conf import mcp_settings
 from ..core.shared_cache import shared_cache
 from ..protocol.jsonrpc import INVALID_PARAMS, JSONRPCError
 
 SALT = "mcp_tools.request_state"
 #: Bumped when the payload's shape changes: older states are then refused, never misread.
-VERSION = 2
+VERSION = 3
 #: The shared cache's keys of confirmations in use or spent.
 SPENT_PREFIX = "mcp_tools:confirmation:"
 
 
 @dataclass(frozen=True)
 class Binding:
-    """What a state belongs to: one tool, called with these arguments, by this caller."""
+    """What a state belongs to: one tool, called with these arguments, by this caller, with
+    a credential of these scopes (None: one without scopes, docs/input.md)."""
 
     tool: str
     arguments: str
     caller: str
+    scopes: tuple[str, ...] | None = None
 
     @classmethod
     def of(cls, tool: str, arguments: Mapping[str, object], caller: Caller) -> Binding:
-        return cls(tool, arguments_digest(arguments), caller_key(caller))
+        scopes = tuple(sorted(caller.scopes)) if caller.scopes is not None else None
+        return cls(tool, arguments_digest(arguments), caller_key(caller), scopes)
 
 
 def arguments_digest(arguments: Mapping[str, object]) -> str:
@@ -106,6 +111,7 @@ def issue(
         "tool": binding.tool,
         "args": binding.arguments,
         "caller": binding.caller,
+        "scopes": binding.scopes,
         "answers": answers,
         "asked": sorted(asked),
         "id": secrets.token_urlsafe(12),
@@ -137,7 +143,8 @@ def read(state: object, binding: Binding) -> State:
 
     Raises ``JSONRPCError`` (-32602) with a clear message for a state that is not a
     string, is too large, was not signed here (forged, truncated, tampered), has expired,
-    or was issued for another tool, other arguments or another caller.
+    or was issued for another tool, other arguments or another caller (or the same user
+    with a credential of scopes the caller's lacks: a weaker token).
     """
     if not isinstance(state, str):
         raise _invalid("requestState must be a string")
@@ -154,7 +161,7 @@ def read(state: object, binding: Binding) -> State:
         raise _invalid("requestState was not issued by this server")
     if payload.get("tool") != binding.tool:
         raise _invalid("requestState was issued for another tool")
-    if payload.get("caller") != binding.caller:
+    if payload.get("caller") != binding.caller or not covers(binding.scopes, payload["scopes"]):
         raise _invalid("requestState was issued to another caller")
     if payload.get("args") != binding.arguments:
         raise _invalid("requestState was issued for other arguments")

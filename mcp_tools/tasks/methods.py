@@ -11,12 +11,14 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, cast
 
+from ..auth.credentials import Uncarried
 from ..conf import mcp_settings
 from ..models import ToolTask
 from ..protocol.cursors import decode_cursor, encode_cursor
 from ..protocol.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, JSONRPCError, clip
 from ..protocol.results import InputRequiredResult
 from ..tools.tool import Tool
+from . import identity
 from . import store as tasks
 
 if TYPE_CHECKING:
@@ -64,10 +66,17 @@ def start(
     (or asked for) within ``TASK_IMMEDIATE_SECONDS``, as an inline call would.
 
     In 2026-07-28, where the server decides, a caller whose ``MAX_TASKS_PER_CALLER`` is
-    full gets an ``"optional"`` task tool's call inline: the invocation comes back to run.
+    full, or whose credential a worker can't check again (``identity``), gets an
+    ``"optional"`` task tool's call inline: the invocation comes back to run.
     """
     tool = invocation.tool
     optional = call.era.modern and tool.options.task == "optional"
+    try:
+        grant = identity.grant_for(call, tool)
+    except Uncarried as exc:
+        if optional:
+            return invocation
+        raise uncarried(tool.name, exc) from None
     if optional and not tasks.has_room(tasks.quota_key(call.request, call.caller)):
         return invocation
     call.invocation = None  # the worker's run reports the call, not this request
@@ -89,6 +98,7 @@ def start(
         client_name=call.client_name,
         ttl_ms=ttl if isinstance(ttl, int) and not isinstance(ttl, bool) and ttl > 0 else None,
         retryable=tool.annotations.get("idempotentHint") is True,
+        grant=grant,
     )
     if not call.era.modern:
         return {"task": tasks.experimental(task)}  # asked for a task: a task it gets
@@ -102,6 +112,15 @@ def start(
     if task.status == ToolTask.INPUT_REQUIRED:
         return InputRequiredResult(task.input_requests or {}, task.request_state)
     raise stored_error(task)
+
+
+def uncarried(name: str, exc: Uncarried) -> JSONRPCError:
+    return JSONRPCError(
+        INVALID_PARAMS,
+        f"Invalid params: tool {clip(name)} can't run as a task with this credential "
+        f"({exc}): a task's worker checks its caller's credential again, and only a stored "
+        "token (DRF's authtoken, django-oauth-toolkit's) or none (a session) can be",
+    )
 
 
 def stored_error(task: ToolTask) -> JSONRPCError:
@@ -128,7 +147,11 @@ def get_task(call: Call) -> dict[str, Any]:
 
 def update_task(call: Call) -> dict[str, Any]:
     task = _declared_task(call, "tasks/update")
-    tasks.update(task, call.message.params.get("inputResponses"))
+    try:
+        grant = identity.renewed(call, task)
+    except Uncarried as exc:
+        raise uncarried(task.tool_name, exc) from None
+    tasks.update(task, call.message.params.get("inputResponses"), grant)
     return {}
 
 

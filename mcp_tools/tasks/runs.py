@@ -4,8 +4,9 @@
 project's). It takes the task by its lease, made the worker's for ``TASK_LEASE_SECONDS`` and
 renewed while the view runs, so that a worker that dies lets the task be failed (or run
 again, where its tool is idempotent) once the lease runs out. The call is then made again as
-the endpoint makes it: the user re-loaded from the database and the tool's visibility asked
-again (an admin who disabled the tool, or took the user out of its groups, stops it), the
+the endpoint makes it: the user and the credential loaded again from the database
+(``tasks.identity``: a revoked one fails the task), the tool's visibility asked again (an
+admin who disabled the tool, or took the user out of its groups, stops it), the
 arguments checked, the view run through the project's middleware, its response formatted,
 masked, enforced and reported to the call log as an inline call's is (docs/tasks.md).
 
@@ -29,14 +30,12 @@ from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.core.handlers.wsgi import WSGIRequest
 from django.db import DatabaseError, connections, transaction
 from django.db.models import F, Q
 from django.urls import get_script_prefix, get_urlconf, set_script_prefix, set_urlconf
 from django.utils import translation
 
-from ..auth.caller import Caller, unauthenticated_user
 from ..conf import mcp_settings
 from ..endpoint import server, tracing
 from ..endpoint.exchange import Call, Exchange
@@ -49,6 +48,7 @@ from ..pipeline.invocation import Invocation
 from ..protocol.jsonrpc import INTERNAL_ERROR, JSONRPCError, parse_message
 from ..protocol.results import InputRequiredResult
 from ..protocol.versions import MODERN_VERSIONS, Era
+from . import identity
 from . import store as tasks
 
 __all__ = ["run"]
@@ -136,11 +136,13 @@ def as_its_request(task: ToolTask) -> Iterator[None]:
 def execute(task: ToolTask, lease: Lease) -> dict[str, Any]:
     """Make the task's call as its endpoint would and return the task's fields it ends with."""
     request = request_for(task)
-    caller = caller_for(task)
-    if caller is None:
-        error = JSONRPCError(-32001, "Unauthorized: the user this task runs as can't sign in")
-        return {"status": ToolTask.FAILED, "error": error_object(error)}
-    request.user = caller.user
+    try:
+        caller = identity.caller_for(task)
+        user = identity.request_user(task, caller)
+    except JSONRPCError as refused:  # the credential or the user can no longer be used
+        return {"status": ToolTask.FAILED, "error": error_object(refused)}
+    if user is not identity.MISSING:
+        request.user = user
     endpoint = endpoint_at(task.endpoint_path, getattr(request, "urlconf", None))
     if endpoint is None:
         error = JSONRPCError(INTERNAL_ERROR, "Internal error: the task's endpoint is gone")
@@ -234,17 +236,6 @@ def request_for(task: ToolTask) -> WSGIRequest:
     if urlconf:
         request.urlconf = urlconf
     return request
-
-
-def caller_for(task: ToolTask) -> Caller | None:
-    """Return the caller the task runs as: its user re-loaded (None if it can no longer sign
-    in), or nobody for an anonymous caller's task."""
-    if task.user_id is None:
-        return Caller.acting_as(unauthenticated_user())
-    user = get_user_model()._default_manager.filter(pk=task.user_id).first()
-    if user is None or not getattr(user, "is_active", True):
-        return None
-    return Caller.acting_as(user)
 
 
 class TaskNotifier:

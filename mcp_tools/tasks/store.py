@@ -15,6 +15,7 @@ experimental tasks (``{"task": {...}}``, ``ttl`` and ``pollInterval``).
 
 from __future__ import annotations
 
+import itertools
 import re
 import secrets
 import time
@@ -31,12 +32,14 @@ from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
 from ..auth.caller import Caller, caller_key
+from ..auth.credentials import covers
 from ..conf import mcp_settings
 from ..models import ToolTask
 from ..pipeline.inner_requests import client_environ
 from ..protocol import inputs
 from ..protocol.jsonrpc import INVALID_PARAMS, MISSING_CAPABILITY, JSONRPCError, clip
 from ..protocol.versions import CLIENT_CAPABILITIES_META_KEY
+from .identity import scopes_of_task
 
 #: The extension's identifier, declared by the client per request and by the server in
 #: ``server/discover``.
@@ -113,9 +116,11 @@ def create(
     client_name: str,
     ttl_ms: int | None = None,
     retryable: bool = False,
+    grant: dict[str, Any] | None = None,
 ) -> ToolTask:
     """Write a task for ``tool_name`` called with ``params`` by ``caller`` and enqueue its run.
 
+    ``grant`` is what its worker checks again of the caller's credential (``identity``).
     The row and the job are committed together, before this returns, so a ``tasks/get``
     for the id always finds the task. Raises ``JSONRPCError`` when the caller has
     ``MAX_TASKS_PER_CALLER`` tasks working already.
@@ -145,6 +150,7 @@ def create(
         caller=key,
         quota=quota,
         user=caller.user if caller.is_authenticated else None,
+        grant=grant or {},
         endpoint_path=request.path_info,
         protocol_version=version,
         client_name=client_name,
@@ -265,7 +271,8 @@ def discard(task: ToolTask) -> None:
 def find(caller: Caller, task_id: object, endpoint_path: str | None = None) -> ToolTask:
     """Return the caller's task ``task_id`` made at the endpoint at ``endpoint_path``; raise
     -32602 for any other: unknown, malformed, another caller's or another endpoint's (whose
-    policy may differ), or past its TTL (then deleted). A working task whose lease ran out
+    policy may differ), one made with a credential of scopes the caller's lacks (a weaker
+    token of the same user), or past its TTL (then deleted). A working task whose lease ran out
     (its worker died) is failed first, or enqueued again where its tool is idempotent."""
     if not isinstance(task_id, str) or not task_id or len(task_id) > MAX_TASK_ID_LENGTH:
         raise JSONRPCError(INVALID_PARAMS, "Invalid params: taskId must be a task's id")
@@ -275,7 +282,7 @@ def find(caller: Caller, task_id: object, endpoint_path: str | None = None) -> T
     if endpoint_path is not None:
         found = found.filter(endpoint_path=endpoint_path)
     task = found.first()
-    if task is None:
+    if task is None or not readable(caller, task):
         raise JSONRPCError(INVALID_PARAMS, f"Unknown task: {clip(task_id)}")
     if task.expires_at <= now():
         task.delete()
@@ -285,6 +292,13 @@ def find(caller: Caller, task_id: object, endpoint_path: str | None = None) -> T
         reap(task)
         task.refresh_from_db()
     return task
+
+
+def readable(caller: Caller, task: ToolTask) -> bool:
+    """Return whether ``caller``'s credential may do all that the one ``task`` was made with
+    could (its scopes), as well as being its caller's: not its token's id, which an OAuth
+    refresh changes every hour."""
+    return covers(caller.scopes, scopes_of_task(task))
 
 
 #: The runs a retryable task gets in all before a dead worker fails it.
@@ -355,14 +369,15 @@ def cancel(task: ToolTask, message: str = "Cancelled by the client") -> bool:
     return bool(cancelled)
 
 
-def update(task: ToolTask, responses: object) -> None:
+def update(task: ToolTask, responses: object, grant: dict[str, Any] | None = None) -> None:
     """Take the client's ``inputResponses`` for a task waiting for input.
 
     Answers to keys the task is not waiting for are ignored, whatever they hold (the
     extension: a server SHOULD ignore them); an answer to an outstanding key must be a
     result. Once every outstanding key is answered, the task is working again and its view
     runs again with the answers, as a 2026-07-28 retry would; until then it keeps waiting
-    for the others.
+    for the others. ``grant`` is the answering caller's (``identity.renewed``): the next run
+    is theirs, with the credential they hold now.
     """
     if not isinstance(responses, dict):
         raise JSONRPCError(INVALID_PARAMS, "Invalid params: inputResponses must be an object")
@@ -388,15 +403,24 @@ def update(task: ToolTask, responses: object) -> None:
         left = {key: value for key, value in outstanding.items() if key not in taken}
         task.params = params
         task.updated_at = now()
+        if grant is not None:
+            task.grant = grant
         if left:
             task.input_requests = left
-            task.save(update_fields=["params", "input_requests", "updated_at"])
+            task.save(update_fields=["params", "input_requests", "updated_at", "grant"])
             return
         task.status = ToolTask.WORKING
         task.input_requests = None
         task.status_message = ""
         task.save(
-            update_fields=["params", "input_requests", "status", "status_message", "updated_at"]
+            update_fields=[
+                "params",
+                "input_requests",
+                "status",
+                "status_message",
+                "updated_at",
+                "grant",
+            ]
         )
         run = executor()
         if not run.immediate:
@@ -409,12 +433,16 @@ def list_for(caller: Caller, *, start: int, size: int) -> list[ToolTask]:
     """Return the caller's tasks not past their TTL, newest first (2025-11-25 ``tasks/list``).
 
     An anonymous caller has no tasks to list: its tasks are anyone's who knows their id, so
-    listing them would show them to every anonymous client.
+    listing them would show them to every anonymous client. Nor are the tasks listed that
+    the caller's credential may not read (``readable``).
     """
     if not caller.is_authenticated:
         return []
     tasks = ToolTask.objects.filter(caller=caller_key(caller), expires_at__gt=now())
-    return list(tasks.order_by("-created_at", "pk")[start : start + size])
+    if caller.scopes is None:  # reads every task of its user: paged by the database
+        return list(tasks.order_by("-created_at", "pk")[start : start + size])
+    ordered = tasks.order_by("-created_at", "pk").iterator()
+    return list(itertools.islice((t for t in ordered if readable(caller, t)), start, start + size))
 
 
 def prune() -> int:

@@ -5,15 +5,14 @@ The real flows, over HTTP with the SDKs' OAuth clients, are in tests/interop/tes
 
 from __future__ import annotations
 
-import secrets
 from datetime import timedelta
 
 import pytest
 from django.test import Client
-from django.utils import timezone
-from oauth2_provider.models import get_access_token_model, get_application_model
+from oauth2_provider.models import get_access_token_model
 
 from mcp_tools.test import MCPClient, MCPError
+from tests.contrib.conftest import BASE, RESOURCE
 from tests.oauth_app import views
 
 pytestmark = pytest.mark.django_db
@@ -21,8 +20,6 @@ pytestmark = pytest.mark.django_db
 NOT_HERE = "The access token is not valid for this resource."
 UNBOUND = "The access token names no resource (RFC 8707): it was not issued for this server."
 
-BASE = "http://testserver"
-RESOURCE = f"{BASE}/mcp"
 METADATA = f"{BASE}/.well-known/oauth-protected-resource/mcp"
 
 
@@ -35,31 +32,6 @@ def oauth_project(settings):
         "OAUTH_SCOPES": ["notes:read"],
         "PUBLIC_URL": RESOURCE,
     }
-
-
-@pytest.fixture
-def mint(alice):
-    application = get_application_model().objects.create(
-        name="tests",
-        client_type="public",
-        authorization_grant_type="authorization-code",
-        redirect_uris="http://127.0.0.1:1/callback",
-        algorithm="",
-    )
-
-    def mint(scope="notes:read", resource=(RESOURCE,), user=alice, expires=timedelta(hours=1)):
-        key = secrets.token_urlsafe(30)
-        get_access_token_model().objects.create(
-            user=user,
-            application=application,
-            token=key,
-            scope=scope,
-            expires=timezone.now() + expires,
-            resource=list(resource),
-        )
-        return key
-
-    return mint
 
 
 def client(token=None, path="/mcp"):

@@ -28,6 +28,8 @@ urlpatterns = [
     path("k/prefix/", views.PrefixView.as_view()),
     path("k/tokyo/", views.TokyoView.as_view()),
     path("k/where/", views.WhereView.as_view(), name="where"),
+    path("k/session-whoami/", views.SessionWhoAmIView.as_view()),
+    path("k/token-whoami/", views.TokenWhoAmIView.as_view()),
     path(
         "mcp-throttled",
         MCPView.as_view(registry=views.registry, throttle_classes=[BurstThrottle]),

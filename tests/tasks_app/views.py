@@ -3,7 +3,8 @@
 import time
 
 from rest_framework import serializers
-from rest_framework.permissions import IsAuthenticated
+from rest_framework.authentication import SessionAuthentication
+from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -158,5 +159,36 @@ class WhereView(APIView):
                 "url": reverse("where"),
                 "host": request.get_host(),
                 "tenant": request.headers.get("X-Tenant"),
+            }
+        )
+
+
+def credential_name(auth):
+    return None if auth is None else type(auth).__name__
+
+
+class SessionWhoAmIView(APIView):
+    """Name who this view sees: it reads sessions only, and lets anyone in."""
+
+    authentication_classes = [SessionAuthentication]
+    permission_classes = [AllowAny]
+
+    @mcp_tool("session_whoami", task="optional", registry=registry)
+    def get(self, request):
+        return Response({"user": str(request.user), "auth": credential_name(request.auth)})
+
+
+class TokenWhoAmIView(APIView):
+    """Name the caller and the credential this view sees, as a task only."""
+
+    permission_classes = [IsAuthenticated]
+
+    @mcp_tool("token_whoami", task="required", registry=registry)
+    def get(self, request):
+        return Response(
+            {
+                "user": request.user.username,
+                "auth": credential_name(request.auth),
+                "token_of": getattr(getattr(request.auth, "user", None), "username", None),
             }
         )
