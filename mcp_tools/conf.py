@@ -93,15 +93,17 @@ DEFAULTS: dict[str, Any] = {
     "INPUT_STATE_MAX_AGE": 900,
     "MAX_INPUT_BYTES": 64 * 1024,
     # Tasks (docs/tasks.md): what runs a task's view (a class with ``enqueue(task_id)``; the
-    # default uses Django's tasks framework, its TASKS setting's default backend), how long
-    # a call of a task tool may take to answer inline before it is answered with a task, in
-    # seconds, how long a task is kept from its creation, in seconds (its ``ttlMs``), how
-    # often a client should poll it, in milliseconds, how long a worker's hold on a running
-    # task lasts unless renewed, in seconds (a task whose worker died fails after it), and
+    # default uses Django's tasks framework, its TASKS setting's default backend); how long a
+    # call of a task tool may work in a worker and still answer inline, in seconds, and how
+    # long it waits at most for a worker to take it (past either, the task's handle is the
+    # answer); how long a task is kept from its creation, in seconds (its ``ttlMs``); how
+    # often a client should poll it, in milliseconds; how long a worker's hold on a running
+    # task lasts unless renewed, in seconds (a task whose worker died fails after it); and
     # the tasks one caller may have working at once. A client may ask for a shorter TTL than
     # TASK_TTL, never for one below TASK_MIN_TTL, in seconds.
     "TASK_EXECUTOR": "mcp_tools.tasks.executors.DjangoTasksExecutor",
     "TASK_IMMEDIATE_SECONDS": 0.5,
+    "TASK_PICKUP_SECONDS": 5,
     "TASK_TTL": 24 * 60 * 60,
     "TASK_MIN_TTL": 60,
     "TASK_POLL_INTERVAL_MS": 1000,

@@ -1,12 +1,13 @@
 """MCP tasks: a tool call answered with a handle, run by a worker, polled by its client.
 
 A task is a ``ToolTask`` row (docs/tasks.md). ``create`` writes it, with its job enqueued in
-the same transaction, before the client gets its handle, and then waits at most
-``TASK_IMMEDIATE_SECONDS`` for the worker: a call that ends (or asks for input) within it
-is answered inline, as if no task had been made. ``find`` reads a task for the caller it
-belongs to (another caller's id is an unknown task), fails one whose worker died (its lease
-ran out) and forgets one past its TTL. ``cancel`` and ``update`` are the client's two ways
-to change a task; the running view sees a cancellation at its next ``report_progress``.
+the same transaction, before the client gets its handle; ``wait_briefly`` then gives the
+work ``TASK_IMMEDIATE_SECONDS`` from when a worker takes it: a call that ends (or asks for
+input) within it is answered inline, as if no task had been made. ``find`` reads a task for
+the caller it belongs to (another caller's id is an unknown task), fails one whose worker
+died (its lease ran out) and forgets one past its TTL. ``cancel`` and ``update`` are the
+client's two ways to change a task; the running view sees a cancellation at its next
+``report_progress``.
 
 The wire forms are here too: 2026-07-28's extension (``io.modelcontextprotocol/tasks``:
 a flat ``CreateTaskResult``, ``tasks/get`` with the result inlined) and 2025-11-25's
@@ -245,12 +246,23 @@ def is_secret_header(key: str) -> bool:
 
 
 def wait_briefly(task: ToolTask) -> ToolTask:
-    """Return ``task`` as it stands once it ended or asked for input, or once
-    ``TASK_IMMEDIATE_SECONDS`` passed: the server's decision to answer inline or with the
-    task is what the work did in that time."""
-    deadline = time.monotonic() + mcp_settings.TASK_IMMEDIATE_SECONDS
+    """Return ``task`` as it stands once it ended or asked for input, or once it has worked
+    ``TASK_IMMEDIATE_SECONDS`` in a worker: the server's decision to answer inline or with
+    the task is what the work did in that time, not how soon a worker woke up to take it.
+
+    The window opens when a worker takes the task (its ``started_at``), as seen here; a task
+    no worker takes within ``TASK_PICKUP_SECONDS`` is answered with its handle (docs/tasks.md).
+    """
+    window = mcp_settings.TASK_IMMEDIATE_SECONDS
+    if window <= 0:
+        return task
+    deadline = time.monotonic() + mcp_settings.TASK_PICKUP_SECONDS
+    taken = False
     pause = 0.01
     while task.status == ToolTask.WORKING:
+        if not taken and task.started_at is not None:
+            taken = True
+            deadline = time.monotonic() + window
         left = deadline - time.monotonic()
         if left <= 0:
             break

@@ -14,7 +14,7 @@ from datetime import timedelta
 
 import jsonschema
 import pytest
-from django.db import connections
+from django.db import connections, transaction
 from django.urls import set_script_prefix
 from django.utils import timezone, translation
 
@@ -432,6 +432,68 @@ class TestImmediateBackend:
         assert done["resultType"] == "complete"
         assert done["structuredContent"] == {"greeting": "Hello, Bo!"}
         assert not ToolTask.objects.exists()
+
+
+class LateWorker(TaskExecutor):
+    """A worker that takes each job ``delay`` seconds after its row is committed: a
+    db_worker asleep for its ``--interval``, or busy with other jobs."""
+
+    delay = 1.5
+    threads: list[threading.Thread] = []
+
+    def enqueue(self, task_id: str) -> None:
+        def take() -> None:
+            time.sleep(self.delay)
+            try:
+                task_runs.run(task_id)
+            finally:
+                connections.close_all()
+
+        worker = threading.Thread(target=take)
+        self.threads.append(worker)
+        transaction.on_commit(worker.start)
+
+
+@pytest.mark.django_db(transaction=True)
+class TestTheWindowOpensWhenAWorkerTakesTheTask:
+    """``TASK_IMMEDIATE_SECONDS`` is the work's time, not the worker's poll interval: the
+    same call answers the same whether its worker wakes up at once or 1.5 s later."""
+
+    @pytest.fixture(autouse=True)
+    def late(self, settings):
+        settings.ROOT_URLCONF = RECORDED["ROOT_URLCONF"]
+        settings.MCP_TOOLS = {
+            "TASK_EXECUTOR": "tests.tasks.test_store.LateWorker",
+            "TASK_IMMEDIATE_SECONDS": 0.5,
+        }
+        yield
+        for worker in LateWorker.threads:  # done with the database before it is flushed
+            worker.join(10)
+        LateWorker.threads = []
+
+    def test_an_ask_is_an_inline_round_however_late_the_worker(self, agent):
+        started = time.monotonic()
+        asked = agent.call_tool("asking_task")
+        assert time.monotonic() - started >= LateWorker.delay
+        assert asked["resultType"] == "input_required" and "taskId" not in asked
+        assert not ToolTask.objects.exists()
+
+    def test_a_short_call_answers_inline_however_late_the_worker(self, agent):
+        result = agent.call_tool("export_rows", {"rows": 1})
+        assert result["resultType"] == "complete"
+        assert result["structuredContent"] == {"user": "alice", "lines": ["row 0"]}
+
+    def test_work_longer_than_the_window_is_a_task(self, agent):
+        answer = agent.call_tool("export_rows", {"rows": 1, "seconds": 3})
+        assert answer["resultType"] == "task" and answer["status"] == "working"
+        agent.rpc("tasks/cancel", {"taskId": answer["taskId"]})
+
+    def test_a_task_no_worker_takes_is_answered_with_its_handle(self, agent, settings):
+        settings.MCP_TOOLS = {**settings.MCP_TOOLS, "TASK_PICKUP_SECONDS": 0.3}
+        started = time.monotonic()
+        answer = agent.call_tool("asking_task")
+        assert time.monotonic() - started < LateWorker.delay
+        assert answer["resultType"] == "task"
 
 
 @pytest.mark.usefixtures("recorded")
