@@ -103,7 +103,7 @@ DEFAULTS: dict[str, Any] = {
     # TASK_TTL, never for one below TASK_MIN_TTL, in seconds.
     "TASK_EXECUTOR": "mcp_tools.tasks.executors.DjangoTasksExecutor",
     "TASK_IMMEDIATE_SECONDS": 0.5,
-    "TASK_PICKUP_SECONDS": 5,
+    "TASK_PICKUP_SECONDS": 2,
     "TASK_TTL": 24 * 60 * 60,
     "TASK_MIN_TTL": 60,
     "TASK_POLL_INTERVAL_MS": 1000,

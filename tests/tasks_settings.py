@@ -56,4 +56,5 @@ MCP_TOOLS = {
     "TASK_IMMEDIATE_SECONDS": _number("IMMEDIATE_SECONDS", 0.5),
     "MAX_TASKS_PER_CALLER": int(_number("MAX_PER_CALLER", 20)),
     "TASK_MIN_TTL": _number("MIN_TTL", 60),
+    "TASK_PICKUP_SECONDS": _number("PICKUP_SECONDS", 2),
 }

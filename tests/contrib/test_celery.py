@@ -8,6 +8,7 @@ tests/services.py beside a gunicorn, on one SQLite file.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sqlite3
 import subprocess
@@ -187,17 +188,29 @@ READY_TIMEOUT = 60.0
 DONE_TIMEOUT = 60.0
 
 
-def make_user(environ: dict[str, str]) -> str:
-    """Create alice in the shared database; return her DRF token."""
-    code = (
+def make_user(environ: dict[str, str], name: str = "alice") -> str:
+    """Create the user ``name`` in the shared database; return a DRF token of theirs."""
+    return django_run(environ, f"user = get_user_model().objects.create_user({name!r})")
+
+
+def new_token(environ: dict[str, str], name: str) -> str:
+    """Revoke ``name``'s DRF token (a regenerated key, as an admin would); return the new."""
+    code = f"user = get_user_model().objects.get(username={name!r}); user.auth_token.delete()"
+    return django_run(environ, code)
+
+
+def django_run(environ: dict[str, str], code: str) -> str:
+    """Run ``code`` (which binds ``user``) in a process of the shared settings; print a new
+    token of that user's."""
+    script = (
         "import django; django.setup()\n"
         "from django.contrib.auth import get_user_model\n"
         "from rest_framework.authtoken.models import Token\n"
-        "user = get_user_model().objects.create_user('alice')\n"
+        f"{code}\n"
         "print(Token.objects.create(user=user).key)\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code],
+        [sys.executable, "-c", script],
         cwd=REPO,
         env=environ,
         capture_output=True,
@@ -240,24 +253,49 @@ def celery_worker(environ: dict[str, str], log: Path):
 
 
 class Agent:
-    """alice's 2026-07-28 client over HTTP, declaring the tasks extension."""
+    """A client over HTTP: alice's at 2026-07-28 declaring the tasks extension by default;
+    ``token=None`` an anonymous one, ``address`` the client address a proxy forwards."""
 
-    def __init__(self, url: str, token: str) -> None:
-        self.url = url
-        self.shaper = MCPClient(
-            headers={"Authorization": f"Token {token}"},
-            protocol_version=MODERN,
-            client_capabilities=EXTENSION,
-        )
-        self.token = token
+    def __init__(
+        self,
+        url: str,
+        token: str | None,
+        *,
+        version: str = MODERN,
+        address: str | None = None,
+        path: str = "/mcp",
+    ) -> None:
+        self.url = f"{url}{path}"
+        capabilities = EXTENSION if version == MODERN else {"tasks": {}}
+        self.shaper = MCPClient(protocol_version=version, client_capabilities=capabilities)
+        self.headers = {"Authorization": f"Token {token}"} if token else {}
+        if address is not None:
+            self.headers["X-Forwarded-For"] = address  # as the one proxy appends it
+
+    def send(self, method: str, params: dict) -> dict:
+        """Return the JSON-RPC answer to ``method``, from a JSON body or the last event."""
+        message = self.shaper.message(method, params)
+        headers = {**self.shaper.headers_for(message), **self.headers}
+        response = httpx2.post(self.url, json=message, headers=headers, timeout=30)
+        if response.headers["content-type"].startswith("text/event-stream"):
+            events = [line[5:] for line in response.text.splitlines() if line.startswith("data:")]
+            return json.loads(events[-1])
+        return response.json()
 
     def rpc(self, method: str, params: dict) -> dict:
-        message = self.shaper.message(method, params)
-        headers = {**self.shaper.headers_for(message), "Authorization": f"Token {self.token}"}
-        response = httpx2.post(f"{self.url}/mcp", json=message, headers=headers, timeout=30)
-        body = response.json()
+        body = self.send(method, params)
         assert "result" in body, body
         return body["result"]
+
+    def error(self, method: str, params: dict) -> dict:
+        body = self.send(method, params)
+        assert "error" in body, body
+        return body["error"]
+
+    def task(self, name: str, arguments: dict | None = None, **task: int) -> dict:
+        """Make a 2025-11-25 task of ``name`` (``task`` its param: a ttl); answer its handle."""
+        params = {"name": name, "arguments": arguments or {}, "task": task}
+        return self.rpc("tools/call", params)["task"]
 
 
 @pytest.mark.e2e
@@ -299,3 +337,102 @@ def test_a_real_celery_worker_runs_a_task_sent_while_it_was_down(kind, redis, tm
                     "SELECT worker FROM mcp_tools_tooltask WHERE id = ?", (task_id,)
                 ).fetchone()
             assert ran_by.split(":")[1] == str(worker.pid)  # the solo pool: the worker itself
+
+
+#: What the hardening test's server runs with: Redis the cache, two tasks a caller, clients
+#: behind one proxy, and a short wait for a worker (none runs at first).
+HARDENED = {
+    "MCP_TESTS_REDIS_CACHE": "1",
+    "MCP_TESTS_TASK_MAX_PER_CALLER": "2",
+    "MCP_TESTS_NUM_PROXIES": "1",
+    "MCP_TESTS_TASK_PICKUP_SECONDS": "0.3",
+}
+
+
+def ended(agent: Agent, task_id: str) -> dict:
+    """Poll ``task_id`` until it is no longer working; return what tasks/get answered."""
+    deadline = time.monotonic() + DONE_TIMEOUT
+    while True:
+        got = agent.rpc("tasks/get", {"taskId": task_id})
+        if got["status"] != "working":
+            return got
+        assert time.monotonic() < deadline, got
+        time.sleep(0.2)
+
+
+@pytest.mark.e2e
+def test_tasks_hold_their_callers_identity_and_quotas_on_celery_and_redis(redis, tmp_path):
+    """docs/tasks.md#who-runs-the-view and #limits, on Celery with Redis as the cache: the
+    view's own authentication decides who a task runs as, a revoked token fails its task,
+    a short TTL doesn't dodge the quota, and anonymous clients each have their own."""
+    database = migrated_database(SETTINGS, tmp_path)
+    environ = {
+        **os.environ,
+        **redis.environ(),
+        **HARDENED,
+        "DJANGO_SETTINGS_MODULE": SETTINGS,
+        "MCP_TESTS_DATABASE": str(database),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+    }
+    alice_token, bob_token = make_user(environ, "alice"), make_user(environ, "bob")
+    shared = {"MCP_TESTS_REDIS_URL": environ["MCP_TESTS_REDIS_URL"], **HARDENED}
+    served = running(
+        "gunicorn", SETTINGS, env=shared, database=database, application=ENTRY_POINTS["gunicorn"]
+    )
+    with served as (url, _):
+        alice, bob = Agent(url, alice_token), Agent(url, bob_token)
+        legacy = Agent(url, alice_token, version="2025-11-25")
+        # No worker yet: every task waits in Redis.
+        token_task = alice.rpc("tools/call", {"name": "token_whoami", "arguments": {}})
+        assert token_task["resultType"] == "task"
+        # A TTL of one second is raised to TASK_MIN_TTL, and the room is full at two.
+        session_task = legacy.task("session_whoami", ttl=1000)
+        assert session_task["ttl"] == 60_000
+        time.sleep(1.2)  # past the TTL the client asked for: still working, still counted
+        refused = legacy.error(
+            "tools/call", {"name": "export_rows", "arguments": {"rows": 1}, "task": {"ttl": 1000}}
+        )
+        assert refused["code"] == -32602 and "Too many tasks" in refused["message"], refused
+        # At 2026-07-28 an optional task tool runs inline once the room is full, and sees who
+        # a session-only view sees with a token: nobody.
+        inline = alice.rpc("tools/call", {"name": "session_whoami", "arguments": {}})
+        assert inline["resultType"] == "complete"
+        assert inline["structuredContent"] == {"user": "AnonymousUser", "auth": None}
+        # bob's token is regenerated after his task was made.
+        revoked_task = bob.rpc("tools/call", {"name": "token_whoami", "arguments": {}})
+        assert revoked_task["resultType"] == "task"
+        bob = Agent(url, new_token(environ, "bob"))  # his task's credential is gone
+
+        # Anonymous clients, told apart by the address the proxy forwards.
+        first, second = (
+            Agent(url, None, version="2025-11-25", address=address, path="/mcp-open")
+            for address in ("10.0.0.1", "10.0.0.2")
+        )
+        held = [first.task("session_whoami", ttl=60_000) for _ in range(2)]
+        refused = first.error(
+            "tools/call", {"name": "session_whoami", "arguments": {}, "task": {"ttl": 60_000}}
+        )
+        assert "Too many tasks" in refused["message"], refused
+        theirs = second.task("session_whoami", ttl=60_000)  # a room of its own
+        modern_first = Agent(url, None, address="10.0.0.1", path="/mcp-open")
+        inline = modern_first.rpc("tools/call", {"name": "session_whoami", "arguments": {}})
+        assert inline["resultType"] == "complete"  # its room is full: run inline
+        # An anonymous task is anyone's who holds its id: the quota is by address, not it.
+        assert second.rpc("tasks/get", {"taskId": held[0]["taskId"]})["status"] == "working"
+
+        with celery_worker(environ, tmp_path / "worker.log"):
+            got = ended(alice, token_task["taskId"])
+            assert got["status"] == "completed", got
+            assert got["result"]["structuredContent"] == {
+                "user": "alice",
+                "auth": "Token",
+                "token_of": "alice",
+            }
+            ended(legacy, session_task["taskId"])
+            result = legacy.rpc("tasks/result", {"taskId": session_task["taskId"]})
+            assert result["structuredContent"] == {"user": "AnonymousUser", "auth": None}
+            got = ended(bob, revoked_task["taskId"])
+            assert got["status"] == "failed", got
+            assert got["error"]["code"] == -32001 and "revoked" in got["error"]["message"]
+            for handle in [*held, theirs]:
+                assert ended(first, handle["taskId"])["status"] == "completed"

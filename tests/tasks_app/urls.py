@@ -1,4 +1,5 @@
 from django.urls import include, path
+from rest_framework.permissions import AllowAny
 from rest_framework.throttling import UserRateThrottle
 
 from mcp_tools.views import MCPView
@@ -30,6 +31,11 @@ urlpatterns = [
     path("k/where/", views.WhereView.as_view(), name="where"),
     path("k/session-whoami/", views.SessionWhoAmIView.as_view()),
     path("k/token-whoami/", views.TokenWhoAmIView.as_view()),
+    # Anyone may call the tool its view lets in (session_whoami): anonymous task quotas.
+    path(
+        "mcp-open",
+        MCPView.as_view(registry=views.registry, tags=["open"], permission_classes=[AllowAny]),
+    ),
     path(
         "mcp-throttled",
         MCPView.as_view(registry=views.registry, throttle_classes=[BurstThrottle]),

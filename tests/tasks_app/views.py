@@ -173,7 +173,7 @@ class SessionWhoAmIView(APIView):
     authentication_classes = [SessionAuthentication]
     permission_classes = [AllowAny]
 
-    @mcp_tool("session_whoami", task="optional", registry=registry)
+    @mcp_tool("session_whoami", task="optional", tags=["open"], registry=registry)
     def get(self, request):
         return Response({"user": str(request.user), "auth": credential_name(request.auth)})
 
