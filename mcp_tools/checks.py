@@ -296,8 +296,41 @@ def check_endpoint_authentication(
     messages = []
     for route, endpoint in mounted_endpoints():
         messages += _missing_apps(route, endpoint)
+        messages += _model_permissions(route, endpoint)
         messages += _anonymous_admission(route, endpoint, registry)
     return messages
+
+
+def _model_permissions(route: str, endpoint: MCPView) -> list[checks.CheckMessage]:
+    """Say what the endpoint takes in place of a default permission class that needs a
+    model (I040), and refuse one chosen for it (E041): it would fail every request."""
+    from rest_framework.settings import api_settings
+
+    from .auth import policy
+    from .conf import mcp_settings
+
+    chosen = endpoint.permission_classes
+    if chosen is None:
+        chosen = mcp_settings.PERMISSION_CLASSES
+    if chosen is not None:
+        return [
+            check_message(
+                ToolProblem("mcp_tools.E041", route, {"route": route, "cls": each.__name__})
+            )
+            for each in chosen
+            if policy.needs_model(each)
+        ]
+    return [
+        check_message(
+            ToolProblem(
+                "mcp_tools.I040",
+                route,
+                {"route": route, "cls": each.__name__, "stand_in": policy.stand_in(each).__name__},
+            )
+        )
+        for each in api_settings.DEFAULT_PERMISSION_CLASSES
+        if policy.needs_model(each)
+    ]
 
 
 def _missing_apps(route: str, endpoint: MCPView) -> list[checks.CheckMessage]:

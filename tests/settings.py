@@ -41,6 +41,8 @@ INSTALLED_APPS = [
     "maintenance_mode",
     # drf-spectacular (the [spectacular] extra): annotated views.
     "tests.spectacular_app",
+    # NetBox's shapes (tests/tools/test_foreign_shapes.py).
+    "tests.netbox_app",
 ]
 
 MIDDLEWARE = [

@@ -13,6 +13,7 @@ it streams.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from typing import Any
@@ -40,6 +41,7 @@ from ..protocol.projection import project_tool
 from ..protocol.results import InputRequiredResult, ToolResult
 from ..tasks import methods as task_calls
 from ..tools.definitions import hide_listings
+from ..tools.tool import Tool
 from .exchange import Call
 
 CAPABILITIES = {"tools": {"listChanged": False}, "logging": {}}
@@ -98,6 +100,8 @@ def set_level(call: Call) -> dict[str, Any]:
     return {}
 
 
+logger = logging.getLogger("mcp_tools")
+
 #: Pages of tools/list kept per catalog (each distinct visibility has its own).
 MAX_CACHED_PAGES = 256
 
@@ -115,11 +119,9 @@ def list_tools(call: Call) -> dict[str, Any]:
     page = catalog.pages.get(key)
     if page is None:
         seen = {tool.name for tool in tools}  # its descriptions name no other tool
-        definitions = [
-            project_tool(hide_listings(tool.definition(), tool, seen), call.version)
-            for tool in tools[start:end]
-        ]
-        page = catalog.pages[key] = RawJSON(encode(definitions))
+        written = (written_definition(tool, seen, call.version) for tool in tools[start:end])
+        page = RawJSON("[" + ",".join(text for text in written if text is not None) + "]")
+        catalog.pages[key] = page
         while len(catalog.pages) > MAX_CACHED_PAGES:
             catalog.pages.popitem(last=False)
     result: dict[str, Any] = {"tools": page}
@@ -131,6 +133,16 @@ def list_tools(call: Call) -> dict[str, Any]:
     result["cacheScope"] = "private" if private else "public"
     result["ttlMs"] = mcp_settings.CACHE_TTL_MS
     return result
+
+
+def written_definition(tool: Tool, seen: set[str], version: str) -> str | None:
+    """Return the JSON of ``tool``'s definition as ``version`` has it; None, logged, for one
+    that can't be written (a value JSON has no form for): that tool alone is left out."""
+    try:
+        return encode(project_tool(hide_listings(tool.definition(), tool, seen), version))
+    except (TypeError, ValueError):
+        logger.exception("Tool %s is left out of tools/list: its definition is no JSON", tool.name)
+        return None
 
 
 def call_tool(

@@ -40,7 +40,7 @@ from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
 
-from ..auth import resource_metadata
+from ..auth import policy, resource_metadata
 from ..auth.caller import Caller, unauthenticated_user
 from ..auth.credentials import scopes_of
 from ..auth.refusals import MAX_AUTHORIZATION_BYTES, TOO_LONG, refusal, refused_credentials
@@ -169,11 +169,12 @@ class MCPView(View):
         return [cls() for cls in classes]
 
     def get_permissions(self) -> list[BasePermission]:
-        """Return the permissions a caller needs to use the endpoint at all."""
+        """Return the permissions a caller needs to use the endpoint at all: DRF's defaults
+        unless chosen, less what needs a model (``auth.policy``)."""
         classes = _first_given(
             self.permission_classes,
             mcp_settings.PERMISSION_CLASSES,
-            api_settings.DEFAULT_PERMISSION_CLASSES,
+            policy.for_endpoint(api_settings.DEFAULT_PERMISSION_CLASSES),
         )
         return [cls() for cls in classes]
 

@@ -626,6 +626,8 @@ def model_default(model: Any, field: fields.Field) -> object:
         model_field = model._meta.get_field(source)
     except Exception:  # a property, or an annotation: no model default
         return fields.empty
+    if not getattr(model_field, "concrete", False):  # a reverse relation has no default
+        return fields.empty
     default = getattr(model_field, "default", None)
     if not model_field.has_default() or callable(default) or not is_json(default):
         return fields.empty

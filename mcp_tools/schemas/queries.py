@@ -9,7 +9,7 @@ that describes itself with DRF's ``get_schema_operation_parameters`` is read fro
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,8 +51,20 @@ class QueryParameters:
 
 def _choices(field: Any) -> Schema:
     # Django's choice fields offer an empty choice ("---------") that means "no filter".
-    labels = {value: label for value, label in field.choices if value not in ("", None)}
+    labels = {
+        value: label for value, label in flat_choices(field.choices) if value not in ("", None)
+    }
     return fields.choices_schema(list(labels), labels)
+
+
+def flat_choices(choices: Any) -> Iterator[tuple[Any, Any]]:
+    """Yield ``(value, label)`` of Django's choices, each group's options in its place
+    (a group's label, often a lazy translation, is no value)."""
+    for value, label in choices:
+        if isinstance(label, list | tuple):
+            yield from label
+        else:
+            yield value, label
 
 
 def _model_choice(field: Any) -> Schema:

@@ -227,7 +227,7 @@ def _parts(view: Any, options: ToolOptions) -> list[tuple[Any, ToolOptions]]:
             (ViewPart(view, method), dataclasses.replace(options, methods=(method,)))
             for method in options.methods
         ]
-    return [(view, options)]
+    return [(view, dataclasses.replace(options, wholesale=True))]
 
 
 def _drf_view(view: Any) -> Any:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from django.db.models import Model
-from django.utils.functional import lazy
+from django.utils.functional import Promise, lazy
 from django.utils.text import capfirst
 from django.utils.translation import gettext, override
 from rest_framework import mixins
@@ -144,6 +144,8 @@ def docstring(obj: Any) -> str | None:
     module = getattr(obj, "__module__", "") or ""
     if not doc or module.startswith("rest_framework"):
         return None
+    if isinstance(doc, Promise):  # a translated docstring (drf-spectacular's views): kept lazy
+        return lazy(lambda: re.sub(r"\s+", " ", str(doc)).strip(), str)()
     return re.sub(r"\s+", " ", doc).strip() or None
 
 

@@ -91,6 +91,18 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "purpose, silence mcp_tools.W007: the admin's switch, allowed groups and overrides "
         "then apply to both.",
     ),
+    "mcp_tools.W008": (
+        "{where} could not be read as a tool ({error}), so it is left out.",
+        "Fix what raised, or describe the tool yourself: @mcp_tool(input_schema=..., "
+        "description=...), or expose(View, ...) for a view you don't own. EXCLUDE_PATHS "
+        "leaves it out without this warning.",
+    ),
+    "mcp_tools.W009": (
+        "Left out of the tools {source} makes: {problem}",
+        "{hint} For a view you don't own, declare that action with expose(View, "
+        "actions=[...]) (methods=[...] on an APIView) and the options it needs; to leave it "
+        "out without this warning, add its route to EXCLUDE_PATHS. (The check was {check}.)",
+    ),
     "mcp_tools.E020": (
         "output_schema of tool {name} must be a JSON Schema dict or a Serializer class, not {type}",
         "Pass a JSON Schema dict or a Serializer class as output_schema.",
@@ -150,6 +162,19 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "INSTALLED_APPS: without it every request that carries its credentials fails.",
         "Add {app!r} to INSTALLED_APPS (and migrate), or take {cls} out of the endpoint's "
         "authentication classes.",
+    ),
+    "mcp_tools.I040": (
+        "The MCP endpoint /{route} takes {stand_in} in place of {cls}, a permission class of "
+        "REST_FRAMEWORK['DEFAULT_PERMISSION_CLASSES'] that reads a view's queryset, which the "
+        "endpoint has none of; each tool's view still applies {cls}.",
+        "To choose the endpoint's own policy, set MCP_TOOLS['PERMISSION_CLASSES'] (or "
+        "MCPView.as_view(permission_classes=...)); silence mcp_tools.I040 to keep this one.",
+    ),
+    "mcp_tools.E041": (
+        "The MCP endpoint /{route} is given the permission class {cls}, which reads a view's "
+        "queryset: the endpoint has none, so every request to it would fail.",
+        "Give the endpoint a class that needs no model (IsAuthenticated, a scope check); each "
+        "tool's view applies {cls} itself.",
     ),
     "mcp_tools.W040": (
         "The MCP endpoint /{route} admits anonymous callers: its permission classes are DRF's "

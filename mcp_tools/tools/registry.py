@@ -28,6 +28,7 @@ from rest_framework.viewsets import ViewSetMixin
 from ..conf import mcp_settings
 from ..core.routes import Route, iter_routes
 from ..schemas.introspection import ViewMethod
+from . import naming
 from .definitions import Candidate, ToolDefinitionError, build_tool, excluded, relate
 from .naming import is_function_view
 from .problems import describe
@@ -41,9 +42,15 @@ BAD_PATHS = "mcp_tools.E090"
 UNMATCHED_EXPOSE = "mcp_tools.W090"
 UNMATCHED_EXCLUDE = "mcp_tools.W091"
 EXCLUDED_WHOLE = "mcp_tools.W092"
+UNREADABLE = "mcp_tools.W008"
+LEFT_OUT = "mcp_tools.W009"
 
 #: What a view routed under an exposed path, and declared nowhere, is declared with.
-PATH_OPTIONS = ToolOptions()
+PATH_OPTIONS = ToolOptions(wholesale=True)
+
+#: The modules of views that describe an API rather than act in it: drf-spectacular's and
+#: DRF's schema views are never tools of a path (a router's root view neither).
+SCHEMA_VIEW_MODULES = ("drf_spectacular.", "rest_framework.schemas.")
 
 
 _NOTHING = object()
@@ -266,15 +273,40 @@ class ToolRegistry:
                 try:
                     found.append(build_tool(cand, several=len(cands) > 1))
                 except ToolDefinitionError as exc:
-                    failures.append(exc.problem)
+                    if cand.options.wholesale:
+                        warnings.append(left_out(exc.problem, cand.options, view_class))
+                    else:
+                        failures.append(exc.problem)
+                    continue
+                except Exception as exc:  # a view that can't be read: that tool alone is lost
+                    warnings.append(unreadable(cand, exc))
                     continue
                 if exposed is not None and cand.declared_by is exposed:
                     by_path.add(id(found[-1]))
         warnings += _unmatched(paths, matched)
         tools, clashes = _unique(found, by_path)
+        failures += [problem for problem in clashes if problem.error]
+        warnings += [problem for problem in clashes if not problem.error]
         tools = relate(tools)
         reached = {tool.declared_by for tool in found} | excluded_by
-        return RoutedTools(tools, failures + clashes + _untaken_headers(found), reached, warnings)
+        return RoutedTools(tools, failures + _untaken_headers(found), reached, warnings)
+
+
+def left_out(problem: ToolProblem, options: ToolOptions, view_class: type) -> ToolProblem:
+    """Return ``problem`` of a tool nobody named (``EXPOSE_PATHS``, ``expose()`` of a whole
+    class) as the warning that it was left out: one view of someone else's API must not stop
+    the project (docs/checks.md)."""
+    message, hint = describe(problem)
+    source = "EXPOSE_PATHS" if options is PATH_OPTIONS else f"expose({view_class.__qualname__})"
+    params = {"source": source, "problem": message, "hint": hint, "check": problem.id}
+    return ToolProblem(LEFT_OUT, problem.obj, params)
+
+
+def unreadable(cand: Candidate, exc: Exception) -> ToolProblem:
+    """Return the warning that the view of ``cand`` raised ``exc`` while being read."""
+    operation = cand.operation
+    params = {"where": naming.where(operation), "error": f"{type(exc).__name__}: {exc}"}
+    return ToolProblem(UNREADABLE, cand.declared_by, params)
 
 
 def _exposed_by_path(
@@ -293,9 +325,10 @@ def _exposed_by_path(
         return None
     if (
         issubclass(view_class, APIRootView)
+        or view_class.__module__.startswith(SCHEMA_VIEW_MODULES)
         or inspect.getattr_static(view_class, "schema", 0) is None
     ):
-        return None  # a router's index of links, or a view left out of the API schema
+        return None  # a router's index of links, a schema, or a view left out of the schema
     return route.callback if is_function_view(view_class) else view_class
 
 
@@ -465,10 +498,20 @@ def _unique(tools: list[Tool], by_path: set[int]) -> tuple[list[Tool], list[Tool
         if id(tool) not in dropped:
             by_name[tool.name].append(tool)
     for name, group in by_name.items():
-        if len(group) > 1:
-            params = {"name": name, "routes": _routes(group)}
+        if len(group) < 2:
+            continue
+        params = {"name": name, "routes": _routes(group)}
+        named = [tool for tool in group if not tool.options.wholesale]
+        if len(named) > 1:
             problems.append(ToolProblem(DUPLICATE_NAME, group[0].declared_by, params))
             dropped.update(id(tool) for tool in group)
+            continue
+        # A declared tool keeps its name; tools nobody named that clash are left out.
+        for tool in group:
+            if tool.options.wholesale:
+                clash = ToolProblem(DUPLICATE_NAME, tool.declared_by, params)
+                problems.append(left_out(clash, tool.options, tool.view_class))
+                dropped.add(id(tool))
     return [tool for tool in tools if id(tool) not in dropped], problems
 
 

@@ -55,6 +55,9 @@ class ToolOptions:
     #: Whether a call may run as an MCP task (docs/tasks.md): None (never), ``"optional"``
     #: (when the client can take one) or ``"required"`` (refused where it can't).
     task: str | None = None
+    #: Made without naming the tool (``EXPOSE_PATHS``, or ``expose()`` of a whole class): one
+    #: that fails a check is left out with a warning (``mcp_tools.W009``), not an error.
+    wholesale: bool = False
 
 
 @dataclass(frozen=True, repr=False)

@@ -1,0 +1,21 @@
+"""NetBox's routing shape: the API under api/, each root view named ``api-root``-like and
+served at two routes, drf-spectacular's schema view among the API's, and the endpoint."""
+
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView
+from rest_framework.routers import DefaultRouter
+
+from . import views
+
+router = DefaultRouter()
+router.include_root_view = False
+router.register("sites", views.SiteViewSet)
+router.register("devices", views.DeviceViewSet)
+
+urlpatterns = [
+    path("api/", views.APIRootView.as_view(), name="api-root"),
+    path("api/plugins/", views.PluginsRootView.as_view(), name="api-root"),
+    path("api/", include(router.urls)),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("", include("mcp_tools.urls")),
+]

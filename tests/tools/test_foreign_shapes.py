@@ -1,0 +1,172 @@
+"""An API this project didn't write, exposed whole, never stops the project (docs/checks.md).
+
+tests/netbox_app has the shapes of NetBox's API that crashed ``check``, stopped the project
+or answered 500 under ``EXPOSE_PATHS = ["api/"]``: a lazily translated docstring
+(drf-spectacular's schema view has one), two custom API root views that derive one tool
+name, an action whose body repeats the URL's ``id``, choices grouped under lazy labels in a
+filter, a serializer naming a reverse relation, and a default permission class that reads
+a view's queryset.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.core import checks
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy
+from rest_framework.permissions import DjangoModelPermissions, IsAuthenticated
+
+from mcp_tools import expose
+from mcp_tools.checks import check_endpoint_authentication, check_tools
+from mcp_tools.endpoint import handlers
+from mcp_tools.test import MCPClient, MCPError
+from mcp_tools.tools import naming
+from mcp_tools.tools.registry import ToolRegistry
+from mcp_tools.tools.registry import registry as default_registry
+from tests.helpers import MODERN
+from tests.netbox_app import views
+
+pytestmark = pytest.mark.django_db
+
+DEFAULT_PERMISSION = "tests.netbox_app.views.TokenPermissions"
+ACTIONS = ("list", "retrieve", "create", "update", "partial_update", "destroy")
+
+
+@pytest.fixture(autouse=True)
+def netbox(settings):
+    settings.ROOT_URLCONF = "tests.netbox_app.urls"
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "EXPOSE_PATHS": ["api/"]}
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_PERMISSION_CLASSES": [DEFAULT_PERMISSION],
+    }
+    default_registry.clear()
+    yield
+    default_registry.clear()
+
+
+def ids(messages):
+    return sorted(message.id for message in messages if message.id != "mcp_tools.I001")
+
+
+def test_check_leaves_out_what_it_cant_serve_and_stops_nothing():
+    messages = check_tools()
+    assert not [m for m in messages if m.level >= checks.ERROR], messages
+    left_out = [m for m in messages if m.id == "mcp_tools.W009"]
+    assert len(left_out) == 3, left_out  # device_sync, and both api_root views
+    texts = " ".join(str(m.msg) for m in left_out)
+    assert "EXPOSE_PATHS" in texts and "'device_sync'" in texts and "'api_root'" in texts
+    assert "(The check was mcp_tools.E004.)" in " ".join(m.hint for m in left_out)
+    # The reverse relation no longer drops the whole body (W002), nothing else is unread.
+    assert not [m for m in messages if m.id in ("mcp_tools.W002", "mcp_tools.W008")], messages
+
+
+def test_the_tools_are_the_apis_and_no_schema_or_root_view():
+    names = {tool.name for tool in default_registry.tools()}
+    assert names == {f"{model}_{action}" for model in ("site", "device") for action in ACTIONS}
+
+
+def test_a_reverse_relation_is_a_body_field():
+    site_create = default_registry.tools().get("site_create")
+    properties = site_create.input_schema["properties"]
+    assert properties["devices"]["type"] == "array"
+    assert {"name", "slug", "status"} <= set(properties)
+
+
+def test_a_lazy_docstring_is_read_and_stays_lazy():
+    class Described:
+        __doc__ = gettext_lazy("Lists   the\n  sites.")
+
+    read = naming.docstring(Described)
+    assert isinstance(read, Promise) and str(read) == "Lists the sites."
+
+
+def test_grouped_lazy_choices_are_their_options(alice):
+    client = MCPClient(headers={"Authorization": f"Token {alice.token}"}, protocol_version=MODERN)
+    tools = {tool["name"]: tool for tool in client.list_tools()}
+    status = tools["site_list"]["inputSchema"]["properties"]["status"]
+    assert [choice["const"] for choice in status["items"]["oneOf"]] == [
+        "active",
+        "staged",
+        "retired",
+    ]
+
+
+def test_the_endpoint_stands_aside_a_default_that_needs_a_queryset(alice):
+    listed = MCPClient(headers={"Authorization": f"Token {alice.token}"}).list_tools()
+    assert listed  # not a 500: TokenPermissions needs a queryset the endpoint hasn't
+    with pytest.raises(MCPError) as refused:
+        MCPClient().list_tools()
+    assert refused.value.status == 401  # what it asks before the model: a user
+    message = [m for m in check_endpoint_authentication() if m.id == "mcp_tools.I040"]
+    assert len(message) == 1 and "IsAuthenticated in place of TokenPermissions" in message[0].msg
+
+
+def test_a_class_chosen_for_the_endpoint_that_needs_a_queryset_is_an_error(settings):
+    settings.MCP_TOOLS = {
+        **settings.MCP_TOOLS,
+        "PERMISSION_CLASSES": ["rest_framework.permissions.DjangoModelPermissions"],
+    }
+    errors = [m for m in check_endpoint_authentication() if m.id == "mcp_tools.E041"]
+    assert len(errors) == 1 and "DjangoModelPermissions" in errors[0].msg
+
+
+def test_a_view_that_raises_while_read_costs_its_tool_alone(monkeypatch):
+    describe = naming.default_description
+
+    def failing(operation, *args, **kwargs):
+        if operation.view_class is views.SiteViewSet and operation.action == "list":
+            raise RuntimeError("the docstring's translation is broken")
+        return describe(operation, *args, **kwargs)
+
+    monkeypatch.setattr(naming, "default_description", failing)
+    default_registry.clear()
+    messages = check_tools()
+    unread = [m for m in messages if m.id == "mcp_tools.W008"]
+    assert len(unread) == 1 and "RuntimeError: the docstring's translation" in unread[0].msg
+    names = {tool.name for tool in default_registry.tools()}
+    assert "site_list" not in names and "site_create" in names
+
+
+def test_a_definition_that_is_no_json_is_left_out_of_the_page(alice, monkeypatch, caplog):
+    project = handlers.project_tool
+
+    def unwritable(definition, version):
+        projected = project(definition, version)
+        if projected["name"] == "device_list":  # a value JSON has no form for
+            return {**projected, "annotations": {"title": 1j}}
+        return projected
+
+    monkeypatch.setattr(handlers, "project_tool", unwritable)
+    client = MCPClient(headers={"Authorization": f"Token {alice.token}"})
+    names = [tool["name"] for tool in client.list_tools()]
+    assert "device_list" not in names and "device_create" in names
+    assert "Tool device_list is left out of tools/list" in caplog.text
+
+
+class TestExposeOfAWholeClass:
+    """``expose()`` of a whole class leaves out what fails; naming the action keeps the error."""
+
+    @pytest.fixture(autouse=True)
+    def no_paths(self, settings):
+        settings.MCP_TOOLS = {k: v for k, v in settings.MCP_TOOLS.items() if k != "EXPOSE_PATHS"}
+
+    def test_the_whole_class(self):
+        registry = ToolRegistry()
+        expose(views.DeviceViewSet, registry=registry)
+        messages = check_tools(registry=registry)
+        assert "mcp_tools.W009" in ids(messages) and "mcp_tools.E004" not in ids(messages)
+        assert "expose(DeviceViewSet)" in " ".join(str(m.msg) for m in messages)
+        assert "device_sync" not in {tool.name for tool in registry.tools()}
+
+    def test_the_action_named(self):
+        registry = ToolRegistry()
+        expose(views.DeviceViewSet, actions=["sync"], registry=registry)
+        assert "mcp_tools.E004" in ids(check_tools(registry=registry))
+
+
+def test_the_stand_in_is_what_the_class_asks_first():
+    from mcp_tools.auth import policy
+
+    assert policy.for_endpoint([views.TokenPermissions]) == [IsAuthenticated]
+    assert policy.needs_model(DjangoModelPermissions) and not policy.needs_model(IsAuthenticated)
