@@ -30,6 +30,7 @@ urlpatterns = [
     path("k/where/", views.WhereView.as_view(), name="where"),
     path("k/session-whoami/", views.SessionWhoAmIView.as_view()),
     path("k/token-whoami/", views.TokenWhoAmIView.as_view()),
+    path("k/echo/", views.EchoView.as_view()),
     path(
         "mcp-throttled",
         MCPView.as_view(registry=views.registry, throttle_classes=[BurstThrottle]),

@@ -192,3 +192,28 @@ class TokenWhoAmIView(APIView):
                 "token_of": getattr(getattr(request.auth, "user", None), "username", None),
             }
         )
+
+
+class EchoSerializer(serializers.Serializer):
+    text = serializers.CharField(allow_blank=True, trim_whitespace=False)
+    shape = serializers.ChoiceField(["object", "array", "string", "number"], default="object")
+
+
+class EchoView(APIView):
+    """Give ``text`` back as JSON of the ``shape`` asked: what a task keeps of its result
+    (tests/tasks/test_kept_bytes.py)."""
+
+    serializer_class = EchoSerializer
+
+    @mcp_tool("echo_task", task="optional", registry=registry)
+    def post(self, request):
+        serializer = self.serializer_class(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        text, shape = serializer.validated_data["text"], serializer.validated_data["shape"]
+        shapes = {
+            "object": {"text": text, "ratio": 1.0, "é": None},
+            "array": [text, 1.0, {"b": 2, "a": 1}],
+            "string": text,
+            "number": len(text) + 0.5,
+        }
+        return Response(shapes[shape])
