@@ -55,5 +55,6 @@ MCP_TOOLS = {
     "TASK_POLL_INTERVAL_MS": int(_number("POLL_INTERVAL_MS", 1000)),
     "TASK_IMMEDIATE_SECONDS": _number("IMMEDIATE_SECONDS", 0.5),
     "MAX_TASKS_PER_CALLER": int(_number("MAX_PER_CALLER", 20)),
+    "MAX_TASK_BYTES_PER_CALLER": int(_number("MAX_BYTES_PER_CALLER", 10 * 1024 * 1024)),
     "TASK_MIN_TTL": _number("MIN_TTL", 60),
 }

@@ -197,11 +197,13 @@ class TokenWhoAmIView(APIView):
 class EchoSerializer(serializers.Serializer):
     text = serializers.CharField(allow_blank=True, trim_whitespace=False)
     shape = serializers.ChoiceField(["object", "array", "string", "number"], default="object")
+    times = serializers.IntegerField(min_value=1, max_value=1000, default=1)
+    seconds = serializers.FloatField(min_value=0, max_value=120, default=0)
 
 
 class EchoView(APIView):
-    """Give ``text`` back as JSON of the ``shape`` asked: what a task keeps of its result
-    (tests/tasks/test_kept_bytes.py)."""
+    """Give ``text`` back ``times`` over as JSON of the ``shape`` asked, after ``seconds``:
+    what a task keeps of its result (tests/tasks/test_kept_bytes.py)."""
 
     serializer_class = EchoSerializer
 
@@ -209,7 +211,9 @@ class EchoView(APIView):
     def post(self, request):
         serializer = self.serializer_class(data=request.data)
         serializer.is_valid(raise_exception=True)
-        text, shape = serializer.validated_data["text"], serializer.validated_data["shape"]
+        data = serializer.validated_data
+        text, shape = data["text"] * data["times"], data["shape"]
+        time.sleep(data["seconds"])
         shapes = {
             "object": {"text": text, "ratio": 1.0, "é": None},
             "array": [text, 1.0, {"b": 2, "a": 1}],
