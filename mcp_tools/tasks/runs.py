@@ -115,7 +115,7 @@ def kept_size(task: ToolTask, fields: dict[str, Any]) -> int:
         fields.get("result"),
         fields.get("error"),
         fields.get("input_requests"),
-        fields.get("request_state") or "",
+        fields.get("request_state", task.request_state) or "",  # left in its row otherwise
     )
 
 

@@ -228,3 +228,37 @@ def test_a_result_past_what_is_left_is_kept_as_a_tool_error(alice, bound, versio
     row = kept(task_id)
     assert "secret" not in json.dumps(row.result)  # none of the result is kept
     assert row.size == tasks.json_bytes(row.params) + tasks.json_bytes(row.result) < 10_000
+
+
+@pytest.mark.parametrize("version", ERAS)
+def test_one_result_is_bounded_by_max_response_bytes_as_inline(alice, settings, version):
+    settings.MCP_TOOLS = {**RECORDED["MCP_TOOLS"], "MAX_RESPONSE_BYTES": 20_000}
+    client = tasks_client(alice, version)
+    task_id = start(client, version, {"text": TEXT, "times": 4})  # a 24 KB answer
+    run_enqueued()
+    answered = ended(client, version, task_id)
+    assert answered["isError"] is True
+    assert answered["content"][0]["text"] == "Response too large: more than 20000 bytes"
+    assert "secret" not in json.dumps(kept(task_id).result)
+
+
+def test_input_requests_and_responses_count_as_they_are_kept(alice):
+    client = tasks_client(alice, MODERN)
+    task_id = start(client, MODERN, {}, name="asking_task")
+    run_enqueued()
+    asking = kept(task_id)
+    assert asking.status == "input_required"
+    params = tasks.json_bytes(asking.params)
+    requests = tasks.json_bytes(asking.input_requests)
+    assert asking.size == params + requests + len(asking.request_state)
+    answer = {"name": {"action": "accept", "content": {"name": "Bo" * 500}}}
+    client.rpc("tasks/update", {"taskId": task_id, "inputResponses": answer})
+    answered = kept(task_id)
+    assert answered.status == "working"
+    assert answered.size == tasks.json_bytes(answered.params) + len(answered.request_state)
+    assert answered.size > asking.size - requests + 1000  # the answer's thousand characters
+    run_enqueued()
+    done = kept(task_id)
+    assert done.status == "completed" and done.request_state  # the row keeps it still
+    result = tasks.json_bytes(done.result)
+    assert done.size == tasks.json_bytes(done.params) + result + len(done.request_state)
