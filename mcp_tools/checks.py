@@ -59,7 +59,8 @@ POSITIVE = (
     "TASK_PICKUP_SECONDS",
 )
 NON_NEGATIVE = ("CACHE_TTL_MS", "ADMIN_STATE_MAX_AGE", "CALL_LOG_QUEUE_SIZE")
-OPTIONAL_POSITIVE = ("PAGE_SIZE",)  # None: one page
+#: None: one page of tools, no bound on the bytes a caller's tasks keep.
+OPTIONAL_POSITIVE = ("PAGE_SIZE", "MAX_TASK_BYTES_PER_CALLER")
 
 #: django-oauth-toolkit's DRF authentication: the class that reads OAuth access tokens.
 DOT_AUTHENTICATION = "oauth2_provider.contrib.rest_framework.authentication.OAuth2Authentication"

@@ -98,9 +98,10 @@ DEFAULTS: dict[str, Any] = {
     # long it waits at most for a worker to take it (past either, the task's handle is the
     # answer); how long a task is kept from its creation, in seconds (its ``ttlMs``); how
     # often a client should poll it, in milliseconds; how long a worker's hold on a running
-    # task lasts unless renewed, in seconds (a task whose worker died fails after it); and
-    # the tasks one caller may have working at once. A client may ask for a shorter TTL than
-    # TASK_TTL, never for one below TASK_MIN_TTL, in seconds.
+    # task lasts unless renewed, in seconds (a task whose worker died fails after it); the
+    # tasks one caller may have working at once; and the bytes one caller's tasks may keep
+    # (arguments and results, of every task not past its TTL; None: no bound). A client may
+    # ask for a shorter TTL than TASK_TTL, never for one below TASK_MIN_TTL, in seconds.
     "TASK_EXECUTOR": "mcp_tools.tasks.executors.DjangoTasksExecutor",
     "TASK_IMMEDIATE_SECONDS": 0.5,
     "TASK_PICKUP_SECONDS": 2,
@@ -109,6 +110,7 @@ DEFAULTS: dict[str, Any] = {
     "TASK_POLL_INTERVAL_MS": 1000,
     "TASK_LEASE_SECONDS": 30,
     "MAX_TASKS_PER_CALLER": 20,
+    "MAX_TASK_BYTES_PER_CALLER": 10 * 1024 * 1024,
     # How a tool's view is called (docs/dispatch.md): "middleware" runs the view's request
     # through the project's MIDDLEWARE, minus the classes whose effect it already carries
     # from the /mcp request; "direct" calls the view alone (then every attribute the

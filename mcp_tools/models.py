@@ -254,6 +254,10 @@ class ToolTask(models.Model):
     attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
     #: Run again, rather than failed, when its worker dies: its tool is idempotent.
     retryable = models.BooleanField(_("retryable"), default=False)
+    #: The bytes it keeps of its caller's (its call's params, its result, error or input
+    #: requests, as JSON in UTF-8): what ``MAX_TASK_BYTES_PER_CALLER`` sums
+    #: (``tasks.store.stored_size``).
+    size = models.PositiveBigIntegerField(_("stored bytes"), default=0)
 
     class Meta:
         ordering = ["-created_at"]
@@ -264,6 +268,8 @@ class ToolTask(models.Model):
             models.Index(fields=["caller", "status"], name="mcp_tooltask_caller"),
             # The reaper: running tasks whose lease ran out.
             models.Index(fields=["status", "leased_until"], name="mcp_tooltask_leases"),
+            # The bytes a quota's tasks keep (MAX_TASK_BYTES_PER_CALLER): a sum over its rows.
+            models.Index(fields=["quota", "expires_at"], name="mcp_tooltask_quota"),
         ]
 
     def __str__(self) -> str:

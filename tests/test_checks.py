@@ -715,6 +715,8 @@ def test_an_enumerated_setting_outside_its_values_is_an_error(settings, key, val
         ("CALL_LOG_QUEUE_SIZE", -1),
         ("CALL_LOG_QUEUE_SIZE", "10000"),
         ("CALL_LOG_FLUSH_INTERVAL", 0),
+        ("MAX_TASK_BYTES_PER_CALLER", 0),
+        ("MAX_TASK_BYTES_PER_CALLER", "10MB"),
     ],
 )
 def test_a_bound_that_is_not_positive_is_an_error(settings, key, value):
@@ -730,6 +732,7 @@ def test_a_bound_that_is_not_positive_is_an_error(settings, key, value):
         ("CALL_TIMEOUT", 0.5),
         ("CALL_LOG_QUEUE_SIZE", 0),
         ("CALL_LOG_FLUSH_INTERVAL", 0.2),
+        ("MAX_TASK_BYTES_PER_CALLER", None),
     ],
 )
 def test_bounds_that_mean_something_are_accepted(settings, key, value):

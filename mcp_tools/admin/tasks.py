@@ -247,7 +247,7 @@ class ToolTaskAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("result"))
     def shown_result(self, obj: ToolTask) -> str:
-        return pretty(obj.result) if obj.result is not None else "-"
+        return pretty(tasks.result_of(obj)) if obj.result is not None else "-"
 
     @admin.display(description=_("error"))
     def shown_error(self, obj: ToolTask) -> str:

@@ -65,9 +65,10 @@ def start(
     """Run ``invocation``'s call as a task; answer its handle, or what the task ended with
     (or asked for) within ``TASK_IMMEDIATE_SECONDS``, as an inline call would.
 
-    In 2026-07-28, where the server decides, a caller whose ``MAX_TASKS_PER_CALLER`` is
-    full, or whose credential a worker can't check again (``identity``), gets an
-    ``"optional"`` task tool's call inline: the invocation comes back to run.
+    In 2026-07-28, where the server decides, a caller whose ``MAX_TASKS_PER_CALLER`` or
+    ``MAX_TASK_BYTES_PER_CALLER`` is full, or whose credential a worker can't check again
+    (``identity``), gets an ``"optional"`` task tool's call inline: the invocation comes
+    back to run.
     """
     tool = invocation.tool
     optional = call.era.modern and tool.options.task == "optional"
@@ -77,10 +78,13 @@ def start(
         if optional:
             return invocation
         raise uncarried(tool.name, exc) from None
-    if optional and not tasks.has_room(tasks.quota_key(call.request, call.caller)):
+    params = call.message.params
+    kept = {key: value for key, value in params.items() if key != "task"}
+    if optional and not tasks.has_room(
+        tasks.quota_key(call.request, call.caller), tasks.stored_size(kept)
+    ):
         return invocation
     call.invocation = None  # the worker's run reports the call, not this request
-    params = call.message.params
     requested = params.get("task") if call.version == tasks.EXPERIMENTAL_VERSION else None
     ttl = requested.get("ttl") if isinstance(requested, dict) else None
     inputs = invocation.inputs
@@ -93,7 +97,7 @@ def start(
         call.request,
         call.caller,
         tool.name,
-        {key: value for key, value in params.items() if key != "task"},
+        kept,
         version=call.version,
         client_name=call.client_name,
         ttl_ms=ttl if isinstance(ttl, int) and not isinstance(ttl, bool) and ttl > 0 else None,
@@ -108,7 +112,7 @@ def start(
     tasks.discard(task)  # ended or asked within the window: answered as an inline call
     if task.status == ToolTask.COMPLETED:
         # Written with its status (``runs.call_as_endpoint``): a completed task has a result.
-        return cast("dict[str, Any]", task.result)
+        return cast("dict[str, Any]", tasks.result_of(task))
     if task.status == ToolTask.INPUT_REQUIRED:
         return InputRequiredResult(task.input_requests or {}, task.request_state)
     raise stored_error(task)
@@ -196,7 +200,7 @@ def experimental_result(call: Call) -> dict[str, Any]:
         pause = min(pause * 2, 0.5)
         task = tasks.find(call.caller, task.id, call.exchange.endpoint_path)
     if task.status == ToolTask.COMPLETED:
-        result = dict(task.result or {})
+        result = dict(tasks.result_of(task) or {})
         meta = result.get("_meta")
         meta = dict(meta) if isinstance(meta, dict) else {}
         meta[tasks.RELATED_TASK_META_KEY] = {"taskId": task.id}

@@ -28,7 +28,7 @@ import threading
 import time
 from collections.abc import Iterator
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 from django.core.handlers.wsgi import WSGIRequest
 from django.db import DatabaseError, connections, transaction
@@ -46,7 +46,7 @@ from ..inputs import request_state
 from ..models import ToolTask
 from ..pipeline.invocation import Invocation
 from ..protocol.jsonrpc import INTERNAL_ERROR, JSONRPCError, parse_message
-from ..protocol.results import InputRequiredResult
+from ..protocol.results import InputRequiredResult, ToolResult
 from ..protocol.versions import MODERN_VERSIONS, Era
 from . import identity
 from . import store as tasks
@@ -94,6 +94,7 @@ def run(task_id: str) -> None:
         fields.setdefault("status_message", held.message)
     if ended["status"] in ToolTask.TERMINAL:
         fields["finished_at"] = stamp
+    fields["size"] = kept_size(task, fields)
     # Only while still ours and working: a cancellation or the reaper had the last word.
     ours = ToolTask.objects.filter(pk=task_id, status=ToolTask.WORKING, worker=worker)
     try:
@@ -103,7 +104,19 @@ def run(task_id: str) -> None:
         error = server.fault(exc, request_for(task))
         fields.update(status=ToolTask.FAILED, error=error_object(error), result=None)
         fields.update(input_requests=None, finished_at=stamp)
+        fields["size"] = kept_size(task, fields)
         ours.update(**fields)
+
+
+def kept_size(task: ToolTask, fields: dict[str, Any]) -> int:
+    """Return the bytes ``task`` keeps once it ends with ``fields`` (``tasks.stored_size``)."""
+    return tasks.stored_size(
+        task.params,
+        fields.get("result"),
+        fields.get("error"),
+        fields.get("input_requests"),
+        fields.get("request_state", task.request_state) or "",  # left in its row otherwise
+    )
 
 
 def attempt(task: ToolTask, lease: Lease) -> dict[str, Any]:
@@ -200,7 +213,24 @@ def call_as_endpoint(call: Call, task: ToolTask, lease: Lease) -> dict[str, Any]
     body = json.loads(answer.body)
     if "error" in body:
         return {"status": ToolTask.FAILED, "error": body["error"]}
-    return {"status": ToolTask.COMPLETED, "result": body["result"]}
+    return {"status": ToolTask.COMPLETED, "result": kept_result(call, task, body["result"])}
+
+
+def kept_result(call: Call, task: ToolTask, result: dict[str, Any]) -> dict[str, Any]:
+    """Return ``result`` as the task keeps it (once: ``tasks.packed``), or, past what its
+    caller's tasks may still keep (``MAX_TASK_BYTES_PER_CALLER``), the tool error that says
+    so: no part of a result is kept (docs/tasks.md#what-a-caller-may-keep)."""
+    kept = tasks.packed(result)
+    room = tasks.room_for_result(task)
+    size = tasks.json_bytes(kept)
+    if room is None or size <= room:
+        return kept
+    name = task.tool_name
+    logger.warning(
+        "The result of task %s (%s) was too large to keep: %d bytes", task.id, name, size
+    )
+    refused = server.complete(call, ToolResult.error(tasks.too_large_to_keep(size, room)))
+    return cast("dict[str, Any]", json.loads(refused.body)["result"])
 
 
 def error_object(error: JSONRPCError) -> dict[str, Any]:

@@ -17,15 +17,16 @@ experimental tasks (``{"task": {...}}``, ``ttl`` and ``pollInterval``).
 from __future__ import annotations
 
 import itertools
+import json
 import re
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Q, Sum
 from django.http import HttpRequest
 from django.urls import get_script_prefix
 from django.utils import timezone, translation
@@ -124,7 +125,8 @@ def create(
     ``grant`` is what its worker checks again of the caller's credential (``identity``).
     The row and the job are committed together, before this returns, so a ``tasks/get``
     for the id always finds the task. Raises ``JSONRPCError`` when the caller has
-    ``MAX_TASKS_PER_CALLER`` tasks working already.
+    ``MAX_TASKS_PER_CALLER`` tasks working already, or when the arguments would take its
+    tasks past ``MAX_TASK_BYTES_PER_CALLER`` (``refusal``).
     """
     if holds_nul(params):
         # PostgreSQL's jsonb can't hold U+0000: refused here, not when the row is written.
@@ -132,15 +134,12 @@ def create(
             INVALID_PARAMS, "Invalid params: a task's arguments can't hold the character U+0000"
         )
     key = caller_key(caller)
-    limit = mcp_settings.MAX_TASKS_PER_CALLER
     started = now()
     quota = quota_key(request, caller)
-    if not has_room(quota):
-        raise JSONRPCError(
-            INVALID_PARAMS,
-            f"Too many tasks: this caller has {limit} tasks working (MAX_TASKS_PER_CALLER); "
-            "wait for one to finish, or cancel one",
-        )
+    size = stored_size(params)
+    refused = refusal(quota, size)
+    if refused is not None:
+        raise refused
     ttl = mcp_settings.TASK_TTL
     if ttl_ms is not None:  # the client's, any JSON integer: capped before it is a float
         floor = min(mcp_settings.TASK_MIN_TTL, ttl)
@@ -158,6 +157,7 @@ def create(
         params=dict(params),
         environ=stored_environ(request),
         retryable=retryable,
+        size=size,
         created_at=started,
         updated_at=started,
         expires_at=started + timedelta(seconds=ttl),
@@ -198,17 +198,89 @@ def quota_key(request: HttpRequest, caller: Caller) -> str:
     return f"anonymous@{BaseThrottle().get_ident(Request(request))}"[:200]
 
 
-def has_room(quota: str) -> bool:
-    """Return whether ``quota`` may have one more task (``MAX_TASKS_PER_CALLER``).
+def refusal(quota: str, size: int) -> JSONRPCError | None:
+    """Return why ``quota`` may not have one more task whose call takes ``size`` bytes, or
+    None: ``MAX_TASKS_PER_CALLER`` tasks working already, or ``MAX_TASK_BYTES_PER_CALLER``
+    that its tasks and these arguments would pass (docs/tasks.md#what-a-caller-may-keep).
 
     A working task counts whatever its TTL says: its view may still run, and a short TTL
     must not make room for more; one waiting for input holds nothing past its TTL."""
     limit = mcp_settings.MAX_TASKS_PER_CALLER
-    if limit is None:
-        return True
-    active = Q(status=ToolTask.WORKING) | Q(status=ToolTask.INPUT_REQUIRED, expires_at__gt=now())
-    held: int = ToolTask.objects.filter(active, quota=quota).count()
-    return held < int(limit)
+    if limit is not None:
+        active = Q(status=ToolTask.WORKING) | Q(
+            status=ToolTask.INPUT_REQUIRED, expires_at__gt=now()
+        )
+        if ToolTask.objects.filter(active, quota=quota).count() >= int(limit):
+            return JSONRPCError(
+                INVALID_PARAMS,
+                f"Too many tasks: this caller has {limit} tasks working "
+                "(MAX_TASKS_PER_CALLER); wait for one to finish, or cancel one",
+            )
+    bound = mcp_settings.MAX_TASK_BYTES_PER_CALLER
+    if bound is not None:
+        kept = kept_by(quota)
+        if kept + size > bound:
+            return JSONRPCError(
+                INVALID_PARAMS,
+                f"Too much kept: this caller's tasks keep {kept} bytes, and this call's "
+                f"{size} more would pass {bound} (MAX_TASK_BYTES_PER_CALLER); wait for older "
+                "tasks to expire, or send less",
+            )
+    return None
+
+
+def has_room(quota: str, size: int = 0) -> bool:
+    """Return whether ``quota`` may have one more task whose call takes ``size`` bytes."""
+    return refusal(quota, size) is None
+
+
+def kept_by(quota: str, *, besides: str | None = None) -> int:
+    """Return the bytes ``quota``'s tasks keep (``MAX_TASK_BYTES_PER_CALLER``): every task
+    not past its TTL, whatever its status, and every working one (its view may still run)."""
+    kept = ToolTask.objects.filter(Q(expires_at__gt=now()) | Q(status=ToolTask.WORKING))
+    kept = kept.filter(quota=quota)
+    if besides is not None:
+        kept = kept.exclude(pk=besides)
+    total = kept.aggregate(total=Sum("size"))["total"]
+    return int(total or 0)
+
+
+def room_for_result(task: ToolTask) -> int | None:
+    """Return the bytes ``task``'s result may take (``MAX_TASK_BYTES_PER_CALLER``, less what
+    its arguments and its caller's other tasks keep), or None for no bound."""
+    bound = mcp_settings.MAX_TASK_BYTES_PER_CALLER
+    if bound is None:
+        return None
+    return max(0, int(bound) - kept_by(task.quota, besides=task.pk) - stored_size(task.params))
+
+
+def too_large_to_keep(size: int, room: int) -> str:
+    """Return the text of the tool error a task keeps instead of a result it can't."""
+    return (
+        f"Result too large to keep: it takes {size} bytes, and this caller's tasks may keep "
+        f"{room} more (MAX_TASK_BYTES_PER_CALLER); call the tool again for less, or once "
+        "older tasks expire"
+    )
+
+
+def json_bytes(value: object) -> int:
+    """Return the bytes of ``value`` as compact JSON in UTF-8: what a row keeps of it."""
+    if value is None:
+        return 0
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
+
+
+def stored_size(
+    params: object,
+    result: object = None,
+    error: object = None,
+    input_requests: object = None,
+    request_state: str = "",
+) -> int:
+    """Return the bytes a task keeps of its caller's: its call's params (the arguments, the
+    input responses), and what it ended with (a result as ``packed`` keeps it)."""
+    sizes = (json_bytes(part) for part in (params, result, error, input_requests))
+    return sum(sizes) + len(request_state.encode())
 
 
 def stored_environ(request: HttpRequest) -> dict[str, str]:
@@ -419,11 +491,13 @@ def update(task: ToolTask, responses: object, grant: dict[str, Any] | None = Non
             task.grant = grant
         if left:
             task.input_requests = left
-            task.save(update_fields=["params", "input_requests", "updated_at", "grant"])
+            task.size = stored_size(params, None, None, left, task.request_state)
+            task.save(update_fields=["params", "input_requests", "updated_at", "grant", "size"])
             return
         task.status = ToolTask.WORKING
         task.input_requests = None
         task.status_message = ""
+        task.size = stored_size(params, None, None, None, task.request_state)
         task.save(
             update_fields=[
                 "params",
@@ -432,6 +506,7 @@ def update(task: ToolTask, responses: object, grant: dict[str, Any] | None = Non
                 "status_message",
                 "updated_at",
                 "grant",
+                "size",
             ]
         )
         run = executor()
@@ -499,7 +574,7 @@ def detailed(task: ToolTask) -> dict[str, Any]:
     (the result, the error, the input requests)."""
     wire = handle(task)
     if task.status == ToolTask.COMPLETED:
-        wire["result"] = task.result
+        wire["result"] = result_of(task)
     elif task.status == ToolTask.FAILED:
         wire["error"] = task.error
     elif task.status == ToolTask.INPUT_REQUIRED:
@@ -514,3 +589,90 @@ EXPERIMENTAL_NAMES = {"ttlMs": "ttl", "pollIntervalMs": "pollInterval"}
 def experimental(task: ToolTask) -> dict[str, Any]:
     """Return the 2025-11-25 ``Task`` of ``task``: its handle, ``ttl`` and ``pollInterval``."""
     return {EXPERIMENTAL_NAMES.get(key, key): value for key, value in handle(task).items()}
+
+
+# --- a result as a task keeps it -----------------------------------------------------------
+
+#: The key a kept result has instead of ``structuredContent`` when that is rebuilt from its
+#: first text block on read (``packed``); its value names how (``REBUILDS``). Never sent:
+#: a result's keys are the formatter's, never a view's.
+FROM_TEXT = "mcp_tools/structuredContentFromText"
+
+#: How a structured value is rebuilt from the text of a JSON body (docs/results.md): an
+#: object (or, in 2026-07-28, any value) is the text parsed; 2025-11-25 wraps an array in
+#: ``items`` and a scalar in ``result``; a JSON string's text is the string itself.
+REBUILDS: dict[str, Callable[[str], object]] = {
+    "json": json.loads,
+    "items": lambda text: {"items": json.loads(text)},
+    "result": lambda text: {"result": json.loads(text)},
+    "text": lambda text: text,
+    "text-result": lambda text: {"result": text},
+}
+
+
+def canonical(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def rebuild_form(text: str, structured: object) -> str | None:
+    """Return how ``structured`` is rebuilt from ``text`` exactly (same JSON, keys in the
+    same order, ``1.0`` not ``1``), or None where it can't be."""
+    if isinstance(structured, dict) and len(structured) == 1:
+        (key,) = structured
+        candidates = {"items": ["items"], "result": ["text-result", "result"]}.get(key, [])
+        candidates = [*candidates, "json"]
+    else:
+        candidates = ["text", "json"] if isinstance(structured, str) else ["json"]
+    try:
+        wanted = canonical(structured)
+        for form in candidates:
+            try:
+                if canonical(REBUILDS[form](text)) == wanted:
+                    return form
+            except (ValueError, RecursionError):  # not JSON text, or NaN in it
+                continue
+    except ValueError:  # NaN or infinity: kept as it is
+        return None
+    return None
+
+
+def packed(result: dict[str, Any]) -> dict[str, Any]:
+    """Return ``result`` as a task keeps it: once. A JSON body's result carries it twice, as
+    its text (the body, byte for byte) and as ``structuredContent``; the structured copy is
+    left out when the text gives it back exactly, and rebuilt when read (``result_of``).
+
+    The text is what stays: it is the view's body byte for byte, which a structured value
+    stored as JSON would not give back (PostgreSQL's ``jsonb`` reorders an object's keys)."""
+    content = result.get("content")
+    if "structuredContent" not in result or not isinstance(content, list) or not content:
+        return result
+    first = content[0]
+    if not isinstance(first, dict) or first.get("type") != "text":
+        return result
+    text = first.get("text")
+    form = rebuild_form(text, result["structuredContent"]) if isinstance(text, str) else None
+    if form is None:
+        return result
+    # In place of the structured copy, so that the rebuilt result keeps its keys' order.
+    kept: dict[str, Any] = {}
+    for key, value in result.items():
+        if key == "structuredContent":
+            kept[FROM_TEXT] = form
+        else:
+            kept[key] = value
+    return kept
+
+
+def result_of(task: ToolTask) -> dict[str, Any] | None:
+    """Return ``task``'s result as it was answered: its structured copy rebuilt (``packed``)."""
+    result = task.result
+    if not isinstance(result, dict) or FROM_TEXT not in result:
+        return result
+    text = result["content"][0]["text"]
+    wire: dict[str, Any] = {}
+    for key, value in result.items():
+        if key == FROM_TEXT:
+            wire["structuredContent"] = REBUILDS[value](text)
+        else:
+            wire[key] = value
+    return wire

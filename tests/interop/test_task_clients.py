@@ -6,6 +6,8 @@
 - Bad input at the HTTP level: forged, foreign, expired and malformed task ids, a
   ``tasks/update`` for a task not waiting for input, a burst of task calls against
   ``MAX_TASKS_PER_CALLER`` and an endpoint's throttle.
+- What tasks keep, in both eras: a result kept once and answered as the official Python
+  SDK's inline call is, and ``MAX_TASK_BYTES_PER_CALLER`` over ended tasks and results.
 
 One stack serves the module (tests/task_servers.py); every exchange is checked against the
 schemas (tests/wire.py).
@@ -13,11 +15,13 @@ schemas (tests/wire.py).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import secrets
 import subprocess
 import tempfile
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -26,11 +30,16 @@ import pytest
 
 from tests.conformance_app.server import REPO
 from tests.interop.test_results_clients import node_dir
+from tests.sdk import connect
 from tests.task_servers import SETTINGS, WAIT_SECONDS, RawClient, TaskStack, ended
 from tests.wire import validate_exchange, validate_stream
 
 #: The tasks one caller may have working at once, here (MAX_TASKS_PER_CALLER).
 CAP = 5
+#: The bytes one caller's tasks may keep, here (MAX_TASK_BYTES_PER_CALLER).
+KEEP = 300_000
+#: An argument of 120 KB: a task keeps it and its result, once each (240 KB).
+BIG = "z" * 120_000
 #: The task calls of each burst: a modest count that still runs past the cap and the throttle.
 BURST = 200
 #: What /mcp-throttled allows one user a minute (tests/tasks_app/urls.py).
@@ -53,6 +62,7 @@ def stack():
         "MCP_TESTS_DATABASE": str(root / "db.sqlite3"),
         "MCP_TESTS_TASK_POLL_INTERVAL_MS": str(POLL_MS),
         "MCP_TESTS_TASK_MAX_PER_CALLER": str(CAP),
+        "MCP_TESTS_TASK_MAX_BYTES_PER_CALLER": str(KEEP),
         # A TTL of 1 ms, so that a task is past it at once (its floor is 60 s by default).
         "MCP_TESTS_TASK_MIN_TTL": "0.001",
         "PYTHONPATH": str(REPO),
@@ -316,3 +326,96 @@ def test_a_burst_of_task_calls_is_bounded_by_the_cap_and_the_throttle(stack, pat
         if made:
             stack.cancel(*made)
         client.close()
+
+
+# -- what tasks keep -------------------------------------------------------------------------
+
+LEGACY = "2025-11-25"
+
+
+def legacy_rpc(stack, token: str, method: str, params: dict) -> dict:
+    """Send one 2025-11-25 request over HTTP; return its JSON-RPC answer, checked."""
+    from mcp_tools.test import MCPClient
+
+    shaper = MCPClient(protocol_version=LEGACY)
+    message = shaper.message(method, params)
+    headers = {**shaper.headers_for(message), "Authorization": f"Token {token}"}
+    response = httpx2.post(f"{stack.urls[0]}/mcp", json=message, headers=headers, timeout=30)
+    validate_exchange(LEGACY, message, response.status_code, response.content)
+    return response.json()
+
+
+def legacy_task(stack, token: str, arguments: dict) -> dict:
+    """Call echo_task as a 2025-11-25 task; return its ``tasks/result`` once it ended."""
+    call = {"name": "echo_task", "arguments": arguments, "task": {}}
+    answer = legacy_rpc(stack, token, "tools/call", call)
+    task_id = answer["result"]["task"]["taskId"]
+    deadline = time.monotonic() + WAIT_SECONDS
+    while legacy_rpc(stack, token, "tasks/get", {"taskId": task_id})["result"]["status"] == (
+        "working"
+    ):
+        assert time.monotonic() < deadline, f"task {task_id} still working"
+        time.sleep(POLL_MS / 1000)
+    result = legacy_rpc(stack, token, "tasks/result", {"taskId": task_id})["result"]
+    assert result.pop("_meta")["io.modelcontextprotocol/related-task"] == {"taskId": task_id}
+    return result
+
+
+def modern_task(stack, token: str, arguments: dict) -> dict:
+    """Call echo_task as a 2026-07-28 task; return the result ``tasks/get`` inlines."""
+    client = RawClient(stack.urls[0], token)
+    try:
+        handle = client.result("tools/call", {"name": "echo_task", "arguments": arguments})
+        assert handle["resultType"] == "task", handle
+        done, _ = client.poll(handle["taskId"], ended)
+        assert done["status"] == "completed", done
+        return done["result"]
+    finally:
+        client.close()
+
+
+def sdk_inline(stack, token: str, mode: str, arguments: dict):
+    """Call echo_task with the official Python SDK, which takes no task: answered inline."""
+
+    async def scenario():
+        async with connect(f"{stack.urls[0]}/mcp", token=token, mode=mode) as client:
+            return await client.call_tool("echo_task", arguments)
+
+    return asyncio.run(scenario())
+
+
+@pytest.mark.parametrize(("version", "mode"), [(LEGACY, "legacy"), ("2026-07-28", "auto")])
+def test_a_task_answers_its_kept_result_as_the_python_sdk_gets_it_inline(stack, version, mode):
+    token = stack.user()
+    arguments = {"text": "Zoë “quoted”\n" * 2000, "shape": "object", "seconds": 1}
+    inline = sdk_inline(stack, token, mode, arguments)
+    assert inline.is_error is False
+    task = (modern_task if version != LEGACY else legacy_task)(stack, token, arguments)
+    # The text byte for byte (the view's body), the structured value rebuilt from it.
+    assert task["content"] == [{"type": "text", "text": inline.content[0].text}]
+    assert json.dumps(task["structuredContent"]) == json.dumps(inline.structured_content)
+
+
+@pytest.mark.parametrize("version", [LEGACY, "2026-07-28"])
+def test_max_task_bytes_per_caller_counts_ended_tasks_and_bounds_results(stack, version):
+    token = stack.user()
+    run = modern_task if version != LEGACY else legacy_task
+    first = run(stack, token, {"text": BIG, "seconds": 1})
+    assert first["structuredContent"]["text"] == BIG  # 240 KB kept of 300 KB
+    # 20 KB of arguments fit; their result, 400 KB, does not: kept as a tool error.
+    refused = run(stack, token, {"text": "y" * 20_000, "times": 20, "seconds": 1})
+    assert refused["isError"] is True and "structuredContent" not in refused
+    assert refused["content"][0]["text"].startswith("Result too large to keep: it takes ")
+    # Ended tasks count: another 120 KB of arguments would pass 300 KB.
+    call = {"name": "echo_task", "arguments": {"text": BIG}}
+    if version == LEGACY:
+        error = legacy_rpc(stack, token, "tools/call", {**call, "task": {}})["error"]
+        assert error["code"] == -32602 and "MAX_TASK_BYTES_PER_CALLER" in error["message"]
+    else:  # the server decides: an optional task tool's call runs inline instead
+        client = RawClient(stack.urls[0], token)
+        try:
+            inline = client.result("tools/call", call)
+        finally:
+            client.close()
+        assert inline["resultType"] == "complete"
+        assert inline["structuredContent"]["text"] == BIG

@@ -25,6 +25,7 @@ from rest_framework.views import APIView
 from mcp_tools import mcp_tool
 from mcp_tools.auth.credentials import Revoked, Uncarried, covers, reference, restore
 from mcp_tools.models import ToolTask
+from mcp_tools.tasks import store as tasks
 from mcp_tools.test import MCPClient, MCPError
 from mcp_tools.tools.registry import ToolRegistry
 from mcp_tools.views import MCPView
@@ -77,7 +78,7 @@ def test_a_session_only_view_sees_nobody_as_a_task_as_it_does_inline(alice, vers
     client = client_for(alice) if version == MODERN else legacy_client(alice)
     task = run_task(client, "session_whoami", version=version)
     assert task.status == "completed", task.error
-    assert task.result["structuredContent"] == {"user": "AnonymousUser", "auth": None}
+    assert tasks.result_of(task)["structuredContent"] == {"user": "AnonymousUser", "auth": None}
 
 
 @pytest.mark.parametrize("version", [MODERN, LEGACY])
@@ -85,7 +86,7 @@ def test_a_view_that_reads_the_token_sees_it_in_the_worker(alice, version):
     client = client_for(alice) if version == MODERN else legacy_client(alice)
     task = run_task(client, "token_whoami", version=version)
     assert task.status == "completed", task.error
-    assert task.result["structuredContent"] == {
+    assert tasks.result_of(task)["structuredContent"] == {
         "user": "alice",
         "auth": "Token",
         "token_of": "alice",

@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from mcp_tools import mcp_tool
 from mcp_tools.models import ToolTask
+from mcp_tools.tasks import runs
 from mcp_tools.tasks import store as tasks
 from mcp_tools.test import MCPClient, MCPError
 from mcp_tools.tools.registry import ToolRegistry
@@ -104,3 +105,17 @@ def test_a_full_room_runs_an_optional_task_inline_in_2026_07_28():
     assert modern.call_tool("open_report", {})["isError"] is False
     roomy = anonymous("127.0.0.3", version=MODERN)
     assert roomy.call_tool("open_report", {})["resultType"] == "task"
+
+
+def test_anonymous_clients_each_keep_bytes_in_their_own_room(settings):
+    """MAX_TASK_BYTES_PER_CALLER counts against the same key: an anonymous client's address."""
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "MAX_TASK_BYTES_PER_CALLER": 180}
+    first, second = anonymous("127.0.0.2"), anonymous("127.0.0.3")
+
+    task_id = ask_task(first)["task"]["taskId"]
+    runs.run(task_id)
+    assert 150 < ToolTask.objects.get(pk=task_id).size < 180  # its call and its result
+    with pytest.raises(MCPError) as refused:
+        ask_task(first)
+    assert refused.value.code == -32602 and "MAX_TASK_BYTES_PER_CALLER" in refused.value.message
+    assert ask_task(second)["task"]["status"] == "working"

@@ -393,7 +393,7 @@ class TestTheExtension:
         with translation.override("en"):
             set_script_prefix("/")
             run_enqueued()
-        done = ToolTask.objects.get(pk=task_id).result["structuredContent"]
+        done = tasks.result_of(ToolTask.objects.get(pk=task_id))["structuredContent"]
         assert done == {
             "language": "fr",
             "url": "/k/where/",  # the script prefix: tests/tasks/test_runs.py

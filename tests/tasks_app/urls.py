@@ -31,6 +31,7 @@ urlpatterns = [
     path("k/where/", views.WhereView.as_view(), name="where"),
     path("k/session-whoami/", views.SessionWhoAmIView.as_view()),
     path("k/token-whoami/", views.TokenWhoAmIView.as_view()),
+    path("k/echo/", views.EchoView.as_view()),
     # Anyone may call the tool its view lets in (session_whoami): anonymous task quotas.
     path(
         "mcp-open",

@@ -192,3 +192,32 @@ class TokenWhoAmIView(APIView):
                 "token_of": getattr(getattr(request.auth, "user", None), "username", None),
             }
         )
+
+
+class EchoSerializer(serializers.Serializer):
+    text = serializers.CharField(allow_blank=True, trim_whitespace=False)
+    shape = serializers.ChoiceField(["object", "array", "string", "number"], default="object")
+    times = serializers.IntegerField(min_value=1, max_value=1000, default=1)
+    seconds = serializers.FloatField(min_value=0, max_value=120, default=0)
+
+
+class EchoView(APIView):
+    """Give ``text`` back ``times`` over as JSON of the ``shape`` asked, after ``seconds``:
+    what a task keeps of its result (tests/tasks/test_kept_bytes.py)."""
+
+    serializer_class = EchoSerializer
+
+    @mcp_tool("echo_task", task="optional", registry=registry)
+    def post(self, request):
+        serializer = self.serializer_class(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        text, shape = data["text"] * data["times"], data["shape"]
+        time.sleep(data["seconds"])
+        shapes = {
+            "object": {"text": text, "ratio": 1.0, "é": None},
+            "array": [text, 1.0, {"b": 2, "a": 1}],
+            "string": text,
+            "number": len(text) + 0.5,
+        }
+        return Response(shapes[shape])
