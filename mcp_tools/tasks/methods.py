@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, cast
 
+from ..auth.caller import quota_key
 from ..auth.credentials import Uncarried
 from ..conf import mcp_settings
 from ..models import ToolTask
@@ -77,7 +78,7 @@ def start(
         if optional:
             return invocation
         raise uncarried(tool.name, exc) from None
-    if optional and not tasks.has_room(tasks.quota_key(call.request, call.caller)):
+    if optional and not tasks.has_room(quota_key(call.request, call.caller)):
         return invocation
     call.invocation = None  # the worker's run reports the call, not this request
     params = call.message.params
