@@ -48,7 +48,6 @@ POSITIVE = (
     "MAX_ARGUMENTS",
     "MAX_URL_ARGUMENT_LENGTH",
     "CALL_TIMEOUT",
-    "MAX_STREAMS",
     "INPUT_STATE_MAX_AGE",
     "INPUT_TIMEOUT",
     "MAX_INPUT_BYTES",
@@ -57,8 +56,10 @@ POSITIVE = (
     "TRUNCATE_TEXT_LENGTH",
     "TASK_MIN_TTL",
 )
-NON_NEGATIVE = ("CACHE_TTL_MS", "ADMIN_STATE_MAX_AGE", "CALL_LOG_QUEUE_SIZE")
-OPTIONAL_POSITIVE = ("PAGE_SIZE",)  # None: one page
+#: MAX_STREAMS may be 0: no call streams, and none holds a sync worker (docs/deployment.md).
+NON_NEGATIVE = ("CACHE_TTL_MS", "ADMIN_STATE_MAX_AGE", "CALL_LOG_QUEUE_SIZE", "MAX_STREAMS")
+#: None: one page; no per-caller share of the held streams.
+OPTIONAL_POSITIVE = ("PAGE_SIZE", "MAX_STREAMS_PER_CALLER")
 
 #: django-oauth-toolkit's DRF authentication: the class that reads OAuth access tokens.
 DOT_AUTHENTICATION = "oauth2_provider.contrib.rest_framework.authentication.OAuth2Authentication"
