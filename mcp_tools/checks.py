@@ -48,7 +48,6 @@ POSITIVE = (
     "MAX_ARGUMENTS",
     "MAX_URL_ARGUMENT_LENGTH",
     "CALL_TIMEOUT",
-    "MAX_STREAMS",
     "INPUT_STATE_MAX_AGE",
     "INPUT_TIMEOUT",
     "MAX_INPUT_BYTES",
@@ -58,9 +57,11 @@ POSITIVE = (
     "TASK_MIN_TTL",
     "TASK_PICKUP_SECONDS",
 )
-NON_NEGATIVE = ("CACHE_TTL_MS", "ADMIN_STATE_MAX_AGE", "CALL_LOG_QUEUE_SIZE")
-#: None: one page of tools, no bound on the bytes a caller's tasks keep.
-OPTIONAL_POSITIVE = ("PAGE_SIZE", "MAX_TASK_BYTES_PER_CALLER")
+#: MAX_STREAMS may be 0: no call streams, and none holds a sync worker (docs/deployment.md).
+NON_NEGATIVE = ("CACHE_TTL_MS", "ADMIN_STATE_MAX_AGE", "CALL_LOG_QUEUE_SIZE", "MAX_STREAMS")
+#: None: one page of tools; no per-caller share of the held streams; no bound on the bytes a
+#: caller's tasks keep.
+OPTIONAL_POSITIVE = ("PAGE_SIZE", "MAX_STREAMS_PER_CALLER", "MAX_TASK_BYTES_PER_CALLER")
 
 #: django-oauth-toolkit's DRF authentication: the class that reads OAuth access tokens.
 DOT_AUTHENTICATION = "oauth2_provider.contrib.rest_framework.authentication.OAuth2Authentication"

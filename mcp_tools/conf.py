@@ -80,8 +80,12 @@ DEFAULTS: dict[str, Any] = {
     "PAGE_SIZE": 100,
     "CACHE_TTL_MS": 60_000,
     "CALL_TIMEOUT": 60,
-    # Worker threads of streamed calls per process; past it, calls answer plain JSON.
+    # Streams per process (docs/deployment.md#held-streams): the worker threads of streamed
+    # calls (past it, calls answer plain JSON; 0: none streams), and the budget of streams
+    # held waiting on a client (a handshake-era ask), of which one caller may hold
+    # MAX_STREAMS_PER_CALLER (None: no share); past either, an ask is refused at once.
     "MAX_STREAMS": 32,
+    "MAX_STREAMS_PER_CALLER": 4,
     # Input requests (docs/input.md): ask the user before a destructive tool runs (per tool:
     # confirm=), what a confirmed tool does where the client can't be asked ("refuse" or
     # "run"), how long a handshake-era ask waits for the client's answer and a signed

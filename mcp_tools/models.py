@@ -217,7 +217,7 @@ class ToolTask(models.Model):
     #: Who may see the task: ``auth.caller.caller_key`` of its caller.
     caller = models.CharField(_("caller"), max_length=200)
     #: Whose ``MAX_TASKS_PER_CALLER`` it counts against: the caller, or for an anonymous one
-    #: its client address as DRF's throttles read it (``tasks.store.quota_key``).
+    #: its client address as DRF's throttles read it (``auth.caller.quota_key``).
     quota = models.CharField(_("quota"), max_length=200, blank=True)
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,

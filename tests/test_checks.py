@@ -709,6 +709,8 @@ def test_an_enumerated_setting_outside_its_values_is_an_error(settings, key, val
         ("CALL_TIMEOUT", 0),
         ("CALL_TIMEOUT", "60"),
         ("MAX_STREAMS", True),
+        ("MAX_STREAMS", -1),
+        ("MAX_STREAMS_PER_CALLER", 0),
         ("CACHE_TTL_MS", -5),
         ("PAGE_SIZE", 0),
         ("INPUT_TIMEOUT", 0),
@@ -729,6 +731,8 @@ def test_a_bound_that_is_not_positive_is_an_error(settings, key, value):
     [
         ("CACHE_TTL_MS", 0),
         ("PAGE_SIZE", None),
+        ("MAX_STREAMS", 0),  # no streams: a sync worker is never held (docs/deployment.md)
+        ("MAX_STREAMS_PER_CALLER", None),
         ("CALL_TIMEOUT", 0.5),
         ("CALL_LOG_QUEUE_SIZE", 0),
         ("CALL_LOG_FLUSH_INTERVAL", 0.2),

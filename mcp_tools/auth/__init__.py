@@ -9,6 +9,7 @@ from ..core.exports import lazy_exports
 __all__ = [
     "Caller",
     "caller_key",
+    "quota_key",
     "refusal",
 ]
 
@@ -17,10 +18,11 @@ __getattr__ = lazy_exports(
     {
         "Caller": ".caller",
         "caller_key": ".caller",
+        "quota_key": ".caller",
         "refusal": ".refusals",
     },
 )
 
 if TYPE_CHECKING:
-    from .caller import Caller, caller_key
+    from .caller import Caller, caller_key, quota_key
     from .refusals import refusal

@@ -6,7 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from django.http import HttpRequest
+from rest_framework.request import Request
 from rest_framework.settings import api_settings
+from rest_framework.throttling import BaseThrottle
 
 if TYPE_CHECKING:
     from rest_framework.authentication import BaseAuthentication
@@ -17,6 +20,7 @@ __all__ = [
     "authentication_of",
     "caller_key",
     "picks_own_authenticators",
+    "quota_key",
     "unauthenticated_user",
 ]
 
@@ -126,6 +130,19 @@ def caller_key(caller: Caller) -> str:
         return "anonymous"
     user = caller.user
     return f"{user._meta.label_lower}:{user.pk}"
+
+
+def quota_key(request: HttpRequest, caller: Caller) -> str:
+    """Name whose share a request counts against where each caller has one
+    (``MAX_TASKS_PER_CALLER``, ``MAX_STREAMS_PER_CALLER``): an authenticated caller's own,
+    an anonymous one's client address as DRF's throttles read it (``NUM_PROXIES``), so that
+    one anonymous client can't take every other's share.
+
+    Only the share: an anonymous task is still found by its id alone (its ``caller``), so
+    a client whose address changes (a mobile network) keeps it."""
+    if caller.is_authenticated:
+        return caller_key(caller)
+    return f"anonymous@{BaseThrottle().get_ident(Request(request))}"[:200]
 
 
 def unauthenticated_user() -> Any:

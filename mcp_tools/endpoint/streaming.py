@@ -33,13 +33,14 @@ from django.http import HttpRequest, StreamingHttpResponse
 from django.urls import get_script_prefix, get_urlconf, set_script_prefix, set_urlconf
 from django.utils import translation
 
-from ..auth.caller import caller_key
+from ..auth.caller import caller_key, quota_key
 from ..conf import mcp_settings
 from ..core import errors
 from ..core.encoding import encode_value
+from ..core.holds import NoRoom, holds
 from ..exceptions import ClientDisconnected
 from ..inputs import relay as client_requests
-from ..inputs.asks import NoAnswer, can_ask_on_stream
+from ..inputs.asks import Busy, NoAnswer, can_ask_on_stream
 from ..pipeline.invocation import Invocation
 from ..protocol import jsonrpc
 from ..protocol.projection import project_progress
@@ -227,11 +228,22 @@ class Notifier:
         """Send ``requests`` (key → method and params) to the client on this stream; return
         key → its response (``{"result": ...}`` or ``{"error": ...}``).
 
-        Raises ``NoAnswer`` when a response has not come within ``INPUT_TIMEOUT``, and
-        ``ClientDisconnected`` once nobody reads. The time spent waiting is the user's, not
-        the view's: ``CALL_TIMEOUT`` holds what is left of it once the answers are in.
+        Raises ``NoAnswer`` when a response has not come within ``INPUT_TIMEOUT``,
+        ``ClientDisconnected`` once nobody reads, and ``Busy`` at once, before anything is
+        sent, when the process's held streams are all taken (``MAX_STREAMS``, or the
+        caller's ``MAX_STREAMS_PER_CALLER``): the wait would hold a server thread the
+        operator kept for others (docs/deployment.md#held-streams). The time spent waiting
+        is the user's, not the view's: ``CALL_TIMEOUT`` holds what is left of it once the
+        answers are in.
         """
         self.check()
+        try:
+            with holds.hold(self.spec.holder):  # released answered, timed out or left
+                return self._ask(requests)
+        except NoRoom as full:  # only the hold raises it: nothing was sent
+            raise Busy.past(full.setting, full.limit) from None
+
+    def _ask(self, requests: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
         timeout = mcp_settings.INPUT_TIMEOUT
         started = time.monotonic()
         left = self.deadline - started
@@ -341,6 +353,9 @@ class StreamSpec:
     timeout: float
     #: Who made the call (``auth.caller.caller_key``): only they may answer its asks.
     caller: str = "anonymous"
+    #: Whose share of the held streams its asks draw (``auth.caller.quota_key``): an
+    #: anonymous caller's client address.
+    holder: str = "anonymous"
 
 
 def sse_event(data: str) -> bytes:
@@ -637,6 +652,7 @@ def stream(request: HttpRequest, invocation: Invocation[Call]) -> StreamingHttpR
             logger=invocation.name,
             timeout=timeout,
             caller=caller_key(call.caller),
+            holder=quota_key(request, call.caller),
         )
         channel = Channel()
         notifier = Notifier(channel, spec)

@@ -48,6 +48,10 @@ MAX_SHOWN_VALUE = 200
 UNASKABLE_MODES = ("refuse", "run")
 UNASKABLE = "This tool needs the user's confirmation, which this client cannot ask for"
 NOT_CONFIRMED = "Not confirmed: the user did not answer in time"
+NOT_ASKED = (
+    "Not confirmed: this server already holds as many unanswered questions as it allows "
+    "({bound}); try again once one is answered"
+)
 #: Times one key is asked over a stream before a client whose answers never fit is given up.
 MAX_ASKS = 3
 
@@ -57,6 +61,29 @@ class NoAnswer(InputUnavailable):
 
     default_detail = _("This tool asked the user for input, and no answer came in time")
     default_code = "input_unavailable"
+
+
+class Busy(InputUnavailable):
+    """The process already holds as many streams waiting on clients as it allows
+    (``MAX_STREAMS``, or the caller's ``MAX_STREAMS_PER_CALLER``): a handshake-era ask is
+    refused at once, before it is sent, rather than hold a server thread
+    (docs/deployment.md#held-streams)."""
+
+    default_detail = _(
+        "This tool asked the user for input, and this server already holds as many "
+        "unanswered questions as it allows"
+    )
+    default_code = "input_unavailable"
+
+    @classmethod
+    def past(cls, setting: str, limit: int) -> Busy:
+        """Return the refusal of an ask past ``setting`` (``limit``), naming both."""
+        busy = cls(f"{cls.default_detail} ({setting}: {limit}); try again once one is answered")
+        busy.bound = f"{setting}: {limit}"
+        return busy
+
+    #: The bound that was reached, as the message names it.
+    bound = "MAX_STREAMS"
 
 
 class InputRequired(BaseException):
@@ -202,7 +229,8 @@ def _ask_over_stream(
 
     Raises ``InputUnavailable`` when the call can't ask (not streamed, a version without
     the request) or the client answers with an error (-32601: it does not support it),
-    ``NoAnswer`` past ``INPUT_TIMEOUT``, and ``ClientDisconnected`` once the client left.
+    ``Busy`` at once where the process holds all the asks it allows, ``NoAnswer`` past
+    ``INPUT_TIMEOUT``, and ``ClientDisconnected`` once the client left.
     An answer that does not fit what was asked is asked again, as in 2026-07-28.
     """
     if notifier is None or not all(notifier.can_ask(asked) for asked in requests.values()):
@@ -299,8 +327,9 @@ def confirm(request: HttpRequest, message: str) -> str | None:
     In 2026-07-28 an acceptance runs the view once: it is held for this run in the shared
     cache, and a second run on the same acceptance (a replayed retry) asks the user again.
     In the handshake era the question goes out on the call's stream and its answer is
-    taken once. Where the client can't be asked, ``CONFIRM_UNASKABLE`` decides: ``refuse``
-    (the default) or ``run``.
+    taken once, unless the process already holds all the asks it allows: then the call is
+    refused at once (``NOT_ASKED``). Where the client can't be asked, ``CONFIRM_UNASKABLE``
+    decides: ``refuse`` (the default) or ``run``.
     """
     context = get_context(request)
     params = {"message": message, "requestedSchema": copy.deepcopy(CONFIRM_SCHEMA)}
@@ -316,6 +345,8 @@ def confirm(request: HttpRequest, message: str) -> str | None:
             answer = _ask_over_stream(notifier, {CONFIRM_KEY: asked})[CONFIRM_KEY]
         except NoAnswer:
             return NOT_CONFIRMED
+        except Busy as busy:  # the client could be asked: CONFIRM_UNASKABLE does not apply
+            return NOT_ASKED.format(bound=busy.bound)
         except InputUnavailable:  # the client answered that it can't elicit
             return _unaskable()
         return None if _accepted(answer) else CANCELLED

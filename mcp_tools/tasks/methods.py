@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, cast
 
+from ..auth.caller import quota_key
 from ..auth.credentials import Uncarried
 from ..conf import mcp_settings
 from ..models import ToolTask
@@ -81,7 +82,7 @@ def start(
     params = call.message.params
     kept = {key: value for key, value in params.items() if key != "task"}
     if optional and not tasks.has_room(
-        tasks.quota_key(call.request, call.caller), tasks.stored_size(kept)
+        quota_key(call.request, call.caller), tasks.stored_size(kept)
     ):
         return invocation
     call.invocation = None  # the worker's run reports the call, not this request

@@ -30,10 +30,8 @@ from django.db.models import Q, Sum
 from django.http import HttpRequest
 from django.urls import get_script_prefix
 from django.utils import timezone, translation
-from rest_framework.request import Request
-from rest_framework.throttling import BaseThrottle
 
-from ..auth.caller import Caller, caller_key
+from ..auth.caller import Caller, caller_key, quota_key
 from ..auth.credentials import covers
 from ..conf import mcp_settings
 from ..models import ToolTask
@@ -184,18 +182,6 @@ def holds_nul(value: object) -> bool:
     if isinstance(value, list):
         return any(holds_nul(item) for item in value)
     return False
-
-
-def quota_key(request: HttpRequest, caller: Caller) -> str:
-    """Name whose ``MAX_TASKS_PER_CALLER`` a new task counts against: an authenticated
-    caller's own, an anonymous one's client address as DRF's throttles read it
-    (``NUM_PROXIES``), so that one anonymous client can't take every other's room.
-
-    Only the quota: an anonymous task is still found by its id alone (its ``caller``), so
-    a client whose address changes (a mobile network) keeps it."""
-    if caller.is_authenticated:
-        return caller_key(caller)
-    return f"anonymous@{BaseThrottle().get_ident(Request(request))}"[:200]
 
 
 def refusal(quota: str, size: int) -> JSONRPCError | None:

@@ -85,15 +85,17 @@ def serve(
     env: dict[str, str] | None = None,
     database: Path | None = None,
     workers: int = 1,
+    threads: int = 1,
 ) -> Iterator[str]:
     """Yield the base URL of a server of ``kind`` (see SERVERS); stop it by PID on exit.
 
     The server has its own copy of a migrated SQLite database (the admin state lives
     there), unless ``database`` names one that several servers share. ``workers`` sets
     gunicorn's sync workers (a call that asks its client needs a second one to receive
-    the answer), or uvicorn's.
+    the answer), or uvicorn's; ``threads`` above 1 makes gunicorn's workers ``gthread``
+    ones with that many threads.
     """
-    with running(kind, settings, env, database, workers) as (url, _):
+    with running(kind, settings, env, database, workers, threads=threads) as (url, _):
         yield url
 
 
@@ -105,6 +107,7 @@ def running(
     database: Path | None = None,
     workers: int = 1,
     application: str | None = None,
+    threads: int = 1,
 ) -> Iterator[tuple[str, subprocess.Popen]]:
     """``serve``, yielding the server's process too, for a test that signals it itself
     (stopped by PID on exit if it still runs). ``application`` names another entry point
@@ -126,6 +129,8 @@ def running(
         command[3] = application  # [python, -m, server, entry point, ...]
     if kind == "gunicorn":
         command[command.index("--workers") + 1] = str(workers)
+        if threads > 1:
+            command += ["--worker-class", "gthread", "--threads", str(threads)]
     if kind == "uvicorn":
         command += ["--port", str(port), "--log-level", "warning"]
         if workers > 1:  # a supervisor and its spawned workers

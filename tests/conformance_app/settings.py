@@ -68,6 +68,13 @@ MCP_TOOLS = {
 # tests/endpoint/test_streaming.py shortens the time limit of the servers it starts.
 if os.environ.get("MCP_TOOLS_CALL_TIMEOUT"):
     MCP_TOOLS["CALL_TIMEOUT"] = float(os.environ["MCP_TOOLS_CALL_TIMEOUT"])
+# bench/held_asks.py: each client its own anonymous caller, by X-Forwarded-For.
+if os.environ.get("MCP_TESTS_NUM_PROXIES"):
+    REST_FRAMEWORK["NUM_PROXIES"] = int(os.environ["MCP_TESTS_NUM_PROXIES"])
+# tests/interop/test_held_streams.py and bench/held_asks.py size the held streams' budget.
+for key in ("MAX_STREAMS", "MAX_STREAMS_PER_CALLER", "INPUT_TIMEOUT"):
+    if os.environ.get(f"MCP_TOOLS_{key}"):
+        MCP_TOOLS[key] = int(os.environ[f"MCP_TOOLS_{key}"])
 # tests/calllog/test_servers.py logs every call, and lets the writer's batches gather longer.
 if os.environ.get("MCP_TOOLS_CALL_LOG"):
     MCP_TOOLS["CALL_LOG"] = os.environ["MCP_TOOLS_CALL_LOG"]

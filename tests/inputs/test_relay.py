@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
+from contextlib import nullcontext
 
 import pytest
 from django.core.cache import caches
@@ -12,9 +13,10 @@ from django.test import override_settings
 
 from mcp_tools import ClientDisconnected
 from mcp_tools.auth.caller import caller_key
+from mcp_tools.core.holds import holds
 from mcp_tools.endpoint.streaming import Channel, Notifier, StreamSpec
 from mcp_tools.inputs import relay as client_requests
-from mcp_tools.inputs.asks import NoAnswer
+from mcp_tools.inputs.asks import Busy, NoAnswer
 from mcp_tools.protocol.versions import Era
 from mcp_tools.test import MCPClient
 from tests.testapp.models import Entry
@@ -160,9 +162,16 @@ def test_the_key_of_a_caller_is_its_model_and_primary_key(alice):
 # Notifier.ask: the stream's side ----------------------------------------------------------
 
 
-def make_notifier(version="2025-11-25", call_timeout=10.0):
+def make_notifier(version="2025-11-25", call_timeout=10.0, holder="anonymous"):
     era = Era(version, modern=version == "2026-07-28")
-    spec = StreamSpec(request_id=1, era=era, progress_token=None, logger="t", timeout=call_timeout)
+    spec = StreamSpec(
+        request_id=1,
+        era=era,
+        progress_token=None,
+        logger="t",
+        timeout=call_timeout,
+        holder=holder,
+    )
     return Notifier(Channel(), spec)
 
 
@@ -327,3 +336,111 @@ def test_a_response_posted_at_2026_07_28_is_refused_and_the_ask_stays_open(alice
         None,
     )
     client_requests.close_request(request_id)
+
+
+# The held streams' budget (docs/deployment.md#held-streams) ----------------------------------
+
+BUSY = (
+    "This tool asked the user for input, and this server already holds as many unanswered "
+    "questions as it allows (MAX_STREAMS_PER_CALLER: 1); try again once one is answered"
+)
+NOT_ASKED = (
+    "Not confirmed: this server already holds as many unanswered questions as it allows "
+    "(MAX_STREAMS_PER_CALLER: 1); try again once one is answered"
+)
+
+
+def answer_first_ask(notifier, answer):
+    """Answer the first request on ``notifier``'s stream, as its client would."""
+    event = notifier.channel.get(5)
+    [request] = sse_messages(f"data: {event.data}\n\n".encode())
+    client_requests.deliver({"id": request["id"], "result": answer}, "anonymous")
+
+
+def test_an_ask_past_its_caller_s_share_is_refused_at_once_and_sends_nothing(settings):
+    settings.MCP_TOOLS = {"CACHE": "mcp", "MAX_STREAMS_PER_CALLER": 1, "INPUT_TIMEOUT": 3}
+    asking = make_notifier(holder="anonymous@10.0.0.1")
+    ended = []
+
+    def ask():
+        try:
+            asking.ask({"k": ELICIT})
+        except ClientDisconnected as exc:
+            ended.append(exc)
+
+    waiting = threading.Thread(target=ask)
+    waiting.start()
+    assert asking.channel.get(5) is not None  # the first ask was sent, and waits
+    assert holds.held("anonymous@10.0.0.1") == 1
+    second = make_notifier(holder="anonymous@10.0.0.1")
+    started = time.monotonic()
+    with pytest.raises(Busy) as refused:
+        second.ask({"k": ELICIT})
+    assert time.monotonic() - started < 0.5
+    assert str(refused.value.detail) == BUSY
+    assert second.channel.get(0) is None
+    # Another client (another address) has its own share.
+    other = make_notifier(holder="anonymous@10.0.0.2")
+    threading.Thread(target=answer_first_ask, args=(other, {"action": "decline"})).start()
+    assert other.ask({"k": ELICIT}) == {"k": {"result": {"action": "decline"}}}
+    asking.close()
+    waiting.join(5)
+    assert ended and holds.held() == 0
+
+
+@pytest.mark.parametrize("end", ["answered", "timed out", "left"])
+def test_an_ask_gives_its_hold_back_however_it_ends(settings, end):
+    settings.MCP_TOOLS = {"CACHE": "mcp", "MAX_STREAMS_PER_CALLER": 1, "INPUT_TIMEOUT": 0.3}
+    notifier = make_notifier()
+    if end == "answered":
+        threading.Thread(target=answer_first_ask, args=(notifier, {"action": "cancel"})).start()
+    elif end == "left":
+        threading.Timer(0.1, notifier.close).start()
+    with pytest.raises((NoAnswer, ClientDisconnected)) if end != "answered" else nullcontext():
+        notifier.ask({"k": ELICIT})
+    assert holds.held() == 0
+    # The share is free again for the caller's next ask.
+    again = make_notifier()
+    threading.Thread(target=answer_first_ask, args=(again, {"action": "cancel"})).start()
+    assert again.ask({"k": ELICIT}) == {"k": {"result": {"action": "cancel"}}}
+
+
+def test_a_view_whose_ask_is_refused_fails_at_once_with_the_bound_it_reached(alice, settings):
+    settings.MCP_TOOLS = {"CACHE": "mcp", "MAX_STREAMS_PER_CALLER": 1}
+    asked = []
+    client = MCPClient(
+        headers={"Authorization": f"Token {alice.token}"},
+        on_request=lambda method, params: asked.append(method) or {"action": "accept"},
+    )
+    with holds.hold(key_of(alice)):  # alice's one question waits on another stream
+        done = client.call_tool("ask_on_stream", {"word": "yo"})
+    assert done == {"content": [{"type": "text", "text": BUSY}], "isError": True}
+    assert asked == []
+
+
+@pytest.mark.django_db(transaction=True)  # the confirmed view deletes on its stream's thread
+def test_a_confirmation_past_the_budget_is_refused_whatever_confirm_unaskable_says(
+    alice, bob, settings
+):
+    # The client could be asked: the server will not wait on it, and a destructive tool
+    # never runs unconfirmed for that.
+    settings.MCP_TOOLS = {"CACHE": "mcp", "MAX_STREAMS_PER_CALLER": 1, "CONFIRM_UNASKABLE": "run"}
+    entry = Entry.objects.create(label="old")
+    asked = []
+
+    def answer(method, params):
+        asked.append(method)
+        return {"action": "accept"}
+
+    alice_client = MCPClient(headers={"Authorization": f"Token {alice.token}"}, on_request=answer)
+    with holds.hold(key_of(alice)):
+        started = time.monotonic()
+        done = alice_client.call_tool("entry_remove", {"pk": entry.pk})
+        assert time.monotonic() - started < 1
+        assert done == {"content": [{"type": "text", "text": NOT_ASKED}], "isError": True}
+        assert asked == [] and Entry.objects.filter(pk=entry.pk).exists()
+        # Bob's share is his own: his confirmation is asked, and his call runs.
+        bob_client = MCPClient(headers={"Authorization": f"Token {bob.token}"}, on_request=answer)
+        done = bob_client.call_tool("entry_remove", {"pk": entry.pk})
+    assert done["isError"] is False and asked == ["elicitation/create"]
+    assert not Entry.objects.filter(pk=entry.pk).exists()
