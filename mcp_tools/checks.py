@@ -509,10 +509,15 @@ def check_tasks(
     except ImproperlyConfigured:
         params = {"names": shown, "executor": _describe_obj(executor)}
         return [check_message(ToolProblem("mcp_tools.E070", "TASK_EXECUTOR", params))]
+    alias = mcp_settings.TASK_BACKEND
+    configured = framework.task_backends.settings  # TASKS, with the framework's default
+    if alias not in configured:
+        params = {"alias": alias, "names": shown, "aliases": ", ".join(map(repr, configured))}
+        return [check_message(ToolProblem("mcp_tools.E072", "TASK_BACKEND", params))]
     if settings.DEBUG:
         return []  # inline is what runserver wants
     try:
-        backend = framework.task_backends[framework.DEFAULT_TASK_BACKEND_ALIAS]
+        backend = framework.task_backends[alias]
     except Exception:
         return []  # a TASKS the framework can't build: its own checks say so
     if type(backend).__name__ != "ImmediateBackend":

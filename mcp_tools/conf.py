@@ -107,6 +107,8 @@ DEFAULTS: dict[str, Any] = {
     # (arguments and results, of every task not past its TTL; None: no bound). A client may
     # ask for a shorter TTL than TASK_TTL, never for one below TASK_MIN_TTL, in seconds.
     "TASK_EXECUTOR": "mcp_tools.tasks.executors.DjangoTasksExecutor",
+    # The alias in Django's TASKS whose backend the default executor enqueues on.
+    "TASK_BACKEND": "default",
     "TASK_IMMEDIATE_SECONDS": 0.5,
     "TASK_PICKUP_SECONDS": 2,
     "TASK_TTL": 24 * 60 * 60,

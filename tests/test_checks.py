@@ -895,6 +895,20 @@ def test_the_immediate_backend_in_production_is_a_warning(task_tools, settings):
     assert task_tools() == []
 
 
+def test_a_task_backend_tasks_does_not_define_is_an_error(task_tools, settings):
+    settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"}}
+    settings.MCP_TOOLS = {"TASK_BACKEND": "mcp"}
+    ((check_id, message, hint),) = task_tools()
+    assert (check_id, message) == (
+        "mcp_tools.E072",
+        "MCP_TOOLS['TASK_BACKEND'] is 'mcp', which TASKS does not define ('default'): the "
+        "task calls of export_rows fail.",
+    )
+    assert "db_worker --backend mcp" in hint
+    settings.TASKS = {**settings.TASKS, "mcp": {"BACKEND": settings.TASKS["default"]["BACKEND"]}}
+    assert task_tools() == []
+
+
 def test_a_worker_backend_is_no_warning(task_tools, settings):
     settings.DEBUG = False
     settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"}}

@@ -11,8 +11,11 @@ and its call then answers inline (docs/tasks.md#executors).
 from __future__ import annotations
 
 from types import ModuleType
+from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
+
+from ..conf import mcp_settings
 
 __all__ = ["DjangoTasksExecutor", "TaskExecutor"]
 
@@ -44,14 +47,21 @@ def tasks_framework() -> ModuleType:
 
 
 class DjangoTasksExecutor(TaskExecutor):
-    """Enqueue ``mcp_tools.jobs.run_tool_task`` on the default backend of Django's ``TASKS``
-    (django-tasks-db's ``DatabaseBackend`` and its ``db_worker`` in production)."""
+    """Enqueue ``mcp_tools.jobs.run_tool_task`` on the backend of Django's ``TASKS`` that
+    ``TASK_BACKEND`` names (``"default"``; django-tasks-db's ``DatabaseBackend`` and its
+    ``db_worker`` in production)."""
 
     def __init__(self) -> None:
         tasks_framework()  # refused with what to install, before the job module fails
         from ..jobs import run_tool_task
 
-        self.job = run_tool_task
+        self.task = run_tool_task
+
+    @property
+    def job(self) -> Any:
+        """The job on ``TASK_BACKEND``'s backend: a site's other task users (Wagtail's search
+        index, say) keep theirs apart (docs/tasks.md#executors)."""
+        return self.task.using(backend=mcp_settings.TASK_BACKEND)
 
     @property
     def immediate(self) -> bool:  # type: ignore[override]

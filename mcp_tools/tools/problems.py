@@ -279,8 +279,15 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "setting out for the default, mcp_tools.tasks.executors.DjangoTasksExecutor "
         '(pip install "django-mcp-tools[tasks]" on Django 5.2).',
     ),
+    "mcp_tools.E072": (
+        "MCP_TOOLS['TASK_BACKEND'] is {alias!r}, which TASKS does not define ({aliases}): "
+        "the task calls of {names} fail.",
+        "Name one of TASKS' aliases, or add {alias!r} to TASKS, with a worker for it "
+        "(manage.py db_worker --backend {alias}) (docs/tasks.md#executors).",
+    ),
     "mcp_tools.W070": (
-        "The default backend of TASKS is Django's ImmediateBackend and DEBUG is off: every "
+        "The backend of TASKS that TASK_BACKEND names is Django's ImmediateBackend and DEBUG "
+        "is off: every "
         "task call of {names} runs inline, in the web worker that answers it, for as long as "
         "the tool takes.",
         "Run the tasks on a worker: TASKS = {{'default': {{'BACKEND': "
