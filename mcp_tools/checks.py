@@ -35,6 +35,7 @@ CHOICES = {
     "DISPATCH": "mcp_tools.pipeline.chain.MODES",
     "CALL_LOG": "mcp_tools.calllog.writer.MODES",
     "JSON_NAN": "mcp_tools.core.encoding.NAN_MODES",
+    "JSON_TEXT": "mcp_tools.core.encoding.JSON_TEXT_MODES",
     "CONFIRM_UNASKABLE": "mcp_tools.inputs.asks.UNASKABLE_MODES",
 }
 

@@ -152,8 +152,11 @@ DEFAULTS: dict[str, Any] = {
     # The class that turns a view's HttpResponse into a tool result.
     "FORMATTER_CLASS": "mcp_tools.pipeline.formatters.ResponseFormatter",
     # Result contract (docs/results.md): non-finite floats in JSON ("error", "null" or
-    # "string"), unsupported binary bodies as embedded resources, and result processors.
+    # "string"), an indented JSON body's text ("compact": without its indentation where the
+    # structured content carries the value; "body": as sent), unsupported binary bodies as
+    # embedded resources, and result processors.
     "JSON_NAN": "error",
+    "JSON_TEXT": "compact",
     "BINARY_AS_RESOURCE": False,
     "RESULT_PROCESSORS": [],
     "TRUNCATE_TEXT_LENGTH": 50_000,

@@ -9,12 +9,41 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 from rest_framework.utils.encoders import JSONEncoder
 
 from ..protocol.jsonrpc import RawJSON
 
 NAN_MODES: tuple[str, ...] = ("error", "null", "string")
+#: What a JSON body's text block is (``JSON_TEXT``): without an indented body's whitespace,
+#: or the body as sent.
+JSON_TEXT_MODES: tuple[str, ...] = ("compact", "body")
+
+#: A line break and the indentation after it: never inside a JSON string, whose control
+#: characters must be escaped (``parse_json`` is strict).
+_LINE_BREAK = re.compile(r"[\r\n][ \t\r\n]*")
+#: A JSON string, escapes included (the pattern unrolled: no alternation per character).
+_STRING = re.compile(r'("[^"\\]*(?:\\.[^"\\]*)*")')
+
+
+def without_whitespace(text: str) -> str:
+    """Return the JSON ``text`` without its insignificant whitespace (a pretty-printing
+    renderer's indentation), every token as written: strings, escapes and numbers kept.
+
+    ``text`` must have parsed as strict JSON."""
+    text = _LINE_BREAK.sub("", text)
+    if '\\"' in text:  # an escaped quote: the strings found by pattern
+        parts, quote = _STRING.split(text), ""
+    else:  # every quote starts or ends a string
+        parts, quote = text.split('"'), '"'
+    parts[::2] = [  # between strings: what is left of the whitespace is insignificant
+        part.replace(" ", "").replace("\t", "") if " " in part or "\t" in part else part
+        for part in parts[::2]
+    ]
+    return quote.join(parts)
+
+
 NAN_MESSAGE = "Result is not valid JSON: NaN or infinity"
 
 

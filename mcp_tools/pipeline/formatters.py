@@ -19,7 +19,7 @@ from rest_framework.renderers import JSONRenderer
 from ..conf import mcp_settings
 from ..core import errors
 from ..core.context import KEEP, Override, get_context
-from ..core.encoding import ResultEncodingError, encode_value, parse_json
+from ..core.encoding import ResultEncodingError, encode_value, parse_json, without_whitespace
 from ..exceptions import ClientDisconnected, InputUnavailable, ToolError
 from ..protocol import mediatypes
 from ..protocol.jsonrpc import RawJSON, json_text
@@ -271,9 +271,17 @@ class ResponseFormatter(BaseFormatter):
             scalar_string = parsed if isinstance(parsed, str) else None
         if scalar_string is not None:
             # The string itself, unquoted and never parsed, even when it looks like JSON.
-            result = ToolResult(content=[text_block(scalar_string)], structured=scalar_string)
-        else:
-            result = ToolResult(content=[text_block(text)], structured=value)
+            return self.with_structured(
+                ToolResult([text_block(scalar_string)], scalar_string), tool
+            )
+        if not one_line and tool.include_structured_content and mcp_settings.JSON_TEXT == "compact":
+            # Indented: the structured copy carries the value, so the model doesn't pay for
+            # the indentation twice (docs/results.md).
+            text = without_whitespace(text)
+        return self.with_structured(ToolResult([text_block(text)], value), tool)
+
+    @staticmethod
+    def with_structured(result: ToolResult, tool: Tool) -> ToolResult:
         if not tool.include_structured_content:
             result.structured = NO_STRUCTURED
         return result

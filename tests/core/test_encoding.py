@@ -2,12 +2,22 @@
 
 import datetime
 import decimal
+import json
+import os
 import uuid
 
 import pytest
 from django.utils.translation import gettext_lazy
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
-from mcp_tools.core.encoding import ResultEncodingError, encode_value, parse_json
+from mcp_tools.core.encoding import (
+    ResultEncodingError,
+    encode_value,
+    parse_json,
+    without_whitespace,
+)
 
 ENCODED = [
     ("object", {"a": 1, "b": "é"}, '{"a":1,"b":"é"}'),
@@ -97,3 +107,31 @@ def test_parsed_bodies_follow_json_nan(mode, expected):
 def test_parsed_bodies_with_nan_are_an_error_by_default():
     with pytest.raises(ResultEncodingError, match="NaN or infinity"):
         parse_json('{"x": NaN}')
+
+
+# -- JSON_TEXT: an indented body without its whitespace -----------------------------------
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@given(
+    value=JSON_VALUES,
+    indent=st.sampled_from([1, 2, 4, "\t", " \r\n"]),
+    ascii_only=st.booleans(),
+)
+@hypothesis_settings(max_examples=int(os.environ.get("MCP_FUZZ_EXAMPLES", "200")), deadline=None)
+def test_without_whitespace_is_the_body_compact_every_token_kept(value, indent, ascii_only):
+    body = json.dumps(value, indent=indent, ensure_ascii=ascii_only)
+    compact = json.dumps(value, separators=(",", ":"), ensure_ascii=ascii_only)
+    assert without_whitespace(body) == compact
+
+
+def test_without_whitespace_keeps_numbers_and_escapes_as_written():
+    body = '{\n  "n": 1.50,\n  "s": "a \\" b",\n  "e": "\\u00e9\\/"\n}'
+    assert without_whitespace(body) == '{"n":1.50,"s":"a \\" b","e":"\\u00e9\\/"}'

@@ -178,6 +178,8 @@ def test_the_sdk_reads_what_hostile_input_fixes_changed(mcp_url, alice, mode, ve
     pretty, path, huge, refused = run(scenario())
     expected = {"a": [1, {"b": "x\ny"}], "c": "é"}
     assert pretty.is_error is False and json.loads(pretty.content[0].text) == expected
+    # The indentation dropped (JSON_TEXT "compact"), every token as the view wrote it.
+    assert pretty.content[0].text == json.dumps(expected, separators=(",", ":"))
     assert pretty.structured_content == expected
     assert path.structured_content["path"] == "/t/files/١é/"
     assert huge.is_error is True and len(huge.content[0].text) <= 400

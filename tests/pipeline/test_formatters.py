@@ -289,6 +289,53 @@ def test_include_structured_content_false_drops_it():
     assert wire(result) == text('{"a":1}')
 
 
+#: An indented body as a pretty-printing renderer writes it (Wagtail's API does).
+INDENTED = (
+    '{\n  "title": "A  post",\n  "tags": [\n    "x",\n    1.50\n  ],\n'
+    '  "note": "\\u00e9 \\"q\\""\n}'
+)
+
+
+def indented():
+    return HttpResponse(INDENTED, content_type="application/json")
+
+
+def test_an_indented_bodys_text_drops_its_indentation_only():
+    result = ResponseFormatter().format_response(indented(), HttpRequest(), TOOL)
+    # Every token as written (spaces in strings, 1.50, escapes), no whitespace between them.
+    assert (
+        wire(result)["content"]
+        == text('{"title":"A  post","tags":["x",1.50],"note":"\\u00e9 \\"q\\""}')["content"]
+    )
+    assert wire(result)["structuredContent"] == json.loads(INDENTED)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: indented(),  # JSON_TEXT = "body"
+        lambda: HttpResponse('{"a": 1, "b": [1, 2]}', content_type="application/json"),
+    ],
+)
+def test_a_one_line_body_or_json_text_body_keeps_the_body(settings, make):
+    settings.MCP_TOOLS = {"JSON_TEXT": "body"}
+    response = make()
+    body = response.content.decode()
+    settings.MCP_TOOLS = {"JSON_TEXT": "body" if "\n" in body else "compact"}
+    result = ResponseFormatter().format_response(response, HttpRequest(), TOOL)
+    assert result.content[0]["text"] == body
+
+
+def test_without_structured_content_an_indented_body_keeps_its_indentation():
+    tool = types.SimpleNamespace(
+        name="t",
+        options=ToolOptions(include_structured_content=False),
+        include_structured_content=False,
+    )
+    result = ResponseFormatter().format_response(indented(), HttpRequest(), tool)
+    assert result.content[0]["text"] == INDENTED  # the text is all the model gets
+
+
 def test_any_other_5xx_body_is_masked(caplog, settings):
     settings.DEBUG = False
     caplog.set_level(logging.ERROR, "mcp_tools")
