@@ -49,10 +49,12 @@ DEFAULTS: dict[str, Any] = {
     "OAUTH_SCOPES": [],
     # Tools without a declaration (docs/tools.md#exposing-a-whole-api): every DRF view
     # routed under these URL path prefixes (e.g. "api/") is made tools, less those under
-    # EXCLUDE_PATHS; and whether a tool the sync (or the endpoint) sees for the first time
-    # starts enabled in admin (False: staff turn each one on).
+    # EXCLUDE_PATHS, and less the tools whose names EXCLUDE_TOOLS matches (names or shell
+    # patterns, for these and expose() of a whole class); and whether a tool the sync (or the
+    # endpoint) sees for the first time starts enabled in admin (False: staff turn each on).
     "EXPOSE_PATHS": [],
     "EXCLUDE_PATHS": [],
+    "EXCLUDE_TOOLS": [],
     "NEW_TOOLS_ENABLED": True,
     # Per-tool defaults (the decorator and, later, the admin override these).
     "INCLUDE_STRUCTURED_CONTENT": True,

@@ -15,6 +15,7 @@ import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -112,19 +113,24 @@ class PathRules:
 
     expose: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
+    #: Names, or shell patterns (``fnmatch``), of the tools nobody named to leave out.
+    exclude_tools: tuple[str, ...] = ()
     #: What is wrong with the values given (``mcp_tools.E090``, ``mcp_tools.W092``).
     problems: tuple[ToolProblem, ...] = ()
 
     @classmethod
-    def of(cls, expose: object, exclude: object, source: str = "") -> PathRules:
-        """Return the rules of ``expose`` and ``exclude`` prefixes; a value that is no list of
-        strings counts as none and is reported. ``source`` names where they were given
-        (``"MCP_TOOLS"``: the settings; else the registry's arguments)."""
+    def of(
+        cls, expose: object, exclude: object, source: str = "", exclude_tools: object = ()
+    ) -> PathRules:
+        """Return the rules of ``expose`` and ``exclude`` prefixes and ``exclude_tools``
+        patterns; a value that is no list of strings counts as none and is reported.
+        ``source`` names where they were given (``"MCP_TOOLS"``: the settings; else the
+        registry's arguments)."""
         problems: list[ToolProblem] = []
 
         def prefixes(key: str, value: object) -> tuple[str, ...]:
             if isinstance(value, list | tuple) and all(isinstance(item, str) for item in value):
-                return tuple(item.lstrip("/") for item in value)
+                return tuple(item if key == "EXCLUDE_TOOLS" else item.lstrip("/") for item in value)
             where = f"MCP_TOOLS[{key!r}]" if source == "MCP_TOOLS" else f"{key.lower()}="
             problems.append(ToolProblem(BAD_PATHS, key, {"where": where, "value": value}))
             return ()
@@ -135,7 +141,12 @@ class PathRules:
             if covering is not None:
                 params = {"prefix": prefix, "exclude": covering}
                 problems.append(ToolProblem(EXCLUDED_WHOLE, prefix, params))
-        return cls(rules.expose, rules.exclude, tuple(problems))
+        names = prefixes("EXCLUDE_TOOLS", exclude_tools)
+        return cls(rules.expose, rules.exclude, names, tuple(problems))
+
+    def leaves_out(self, name: str) -> bool:
+        """Return whether ``EXCLUDE_TOOLS`` leaves out a tool nobody named, named ``name``."""
+        return any(fnmatchcase(name, pattern) for pattern in self.exclude_tools)
 
     def __bool__(self) -> bool:
         return bool(self.expose)
@@ -156,10 +167,18 @@ class ToolRegistry:
     """
 
     def __init__(
-        self, *, expose_paths: Sequence[str] | None = (), exclude_paths: Sequence[str] = ()
+        self,
+        *,
+        expose_paths: Sequence[str] | None = (),
+        exclude_paths: Sequence[str] = (),
+        exclude_tools: Sequence[str] = (),
     ) -> None:
         # As given: a string is refused (E090), not read as a list of its characters.
-        self._paths = None if expose_paths is None else PathRules.of(expose_paths, exclude_paths)
+        self._paths = (
+            None
+            if expose_paths is None
+            else PathRules.of(expose_paths, exclude_paths, exclude_tools=exclude_tools)
+        )
         self._declarations: dict[object, ToolOptions] = {}
         #: The object declared under each explicit name: a name's clash found at once, not
         #: by a scan of every declaration (500 tools made the URLconf's import quadratic).
@@ -233,7 +252,12 @@ class ToolRegistry:
         """Return the prefixes whose views are tools without a declaration."""
         if self._paths is not None:
             return self._paths
-        return PathRules.of(mcp_settings.EXPOSE_PATHS, mcp_settings.EXCLUDE_PATHS, "MCP_TOOLS")
+        return PathRules.of(
+            mcp_settings.EXPOSE_PATHS,
+            mcp_settings.EXCLUDE_PATHS,
+            "MCP_TOOLS",
+            mcp_settings.EXCLUDE_TOOLS,
+        )
 
     def _resolve(self, resolver: URLResolver) -> RoutedTools:
         found: list[Tool] = []
@@ -271,16 +295,20 @@ class ToolRegistry:
                 if cand.options.path is not None and not _same_path(cand.options.path, route):
                     continue
                 try:
-                    found.append(build_tool(cand, several=len(cands) > 1))
+                    tool = build_tool(cand, several=len(cands) > 1)
                 except ToolDefinitionError as exc:
-                    if cand.options.wholesale:
-                        warnings.append(left_out(exc.problem, cand.options, view_class))
-                    else:
+                    if not cand.options.wholesale:
                         failures.append(exc.problem)
+                    elif not paths.leaves_out(str(exc.problem.params.get("name", ""))):
+                        warnings.append(left_out(exc.problem, cand.options, view_class))
                     continue
                 except Exception as exc:  # a view that can't be read: that tool alone is lost
                     warnings.append(unreadable(cand, exc))
                     continue
+                if cand.options.wholesale and paths.leaves_out(tool.name):
+                    excluded_by.add(cand.declared_by)
+                    continue
+                found.append(tool)
                 if exposed is not None and cand.declared_by is exposed:
                     by_path.add(id(found[-1]))
         warnings += _unmatched(paths, matched)

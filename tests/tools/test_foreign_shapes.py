@@ -170,3 +170,27 @@ def test_the_stand_in_is_what_the_class_asks_first():
 
     assert policy.for_endpoint([views.TokenPermissions]) == [IsAuthenticated]
     assert policy.needs_model(DjangoModelPermissions) and not policy.needs_model(IsAuthenticated)
+
+
+def test_exclude_tools_leaves_out_tools_nobody_named_silently(settings):
+    settings.MCP_TOOLS = {
+        **settings.MCP_TOOLS,
+        "EXCLUDE_TOOLS": ["device_sync", "api_*", "*_destroy"],
+    }
+    default_registry.clear()
+    assert not [m for m in check_tools() if m.id == "mcp_tools.W009"]
+    names = {tool.name for tool in default_registry.tools()}
+    assert not {"site_destroy", "device_destroy", "device_sync", "api_root"} & names
+    assert {"site_list", "device_update"} <= names
+
+
+def test_exclude_tools_narrows_expose_of_a_whole_class_not_a_named_action():
+    registry = ToolRegistry(exclude_tools=["device_*"])
+    expose(views.DeviceViewSet, registry=registry)
+    expose(views.SiteViewSet, actions=["list"], registry=registry)
+    assert {tool.name for tool in registry.tools()} == {"site_list"}
+    named = ToolRegistry(exclude_tools=["device_*"])
+    expose(views.DeviceViewSet, actions=["list"], registry=named)
+    assert {tool.name for tool in named.tools()} == {"device_list"}
+    # Excluded whole, the class is still reached: no "no URL pattern routes to it" (W001).
+    assert "mcp_tools.W001" not in ids(check_tools(registry=registry))
