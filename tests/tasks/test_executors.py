@@ -5,20 +5,21 @@ import pytest
 
 from mcp_tools.models import ToolTask
 from mcp_tools.tasks import store as tasks
-from mcp_tools.tasks.executors import DjangoTasksExecutor
+from mcp_tools.tasks.executors import DjangoTasksExecutor, tasks_framework
 from tests.tasks.test_store import client_for
 
 pytestmark = pytest.mark.django_db
 
-IMMEDIATE = "django_tasks.backends.immediate.ImmediateBackend"
-DUMMY = "django_tasks.backends.dummy.DummyBackend"
+#: django.tasks on Django 6, the django_tasks backport on 5.2: the executor's framework.
+FRAMEWORK = tasks_framework()
+IMMEDIATE = f"{FRAMEWORK.__name__}.backends.immediate.ImmediateBackend"
+DUMMY = f"{FRAMEWORK.__name__}.backends.dummy.DummyBackend"
 
 
 @pytest.fixture(autouse=True)
 def two_backends(settings):
     """The site's own jobs run inline ("default"); MCP's wait for a worker ("mcp")."""
-    from django_tasks import task_backends
-
+    task_backends = FRAMEWORK.task_backends
     settings.ROOT_URLCONF = "tests.tasks_app.urls"
     settings.TASKS = {"default": {"BACKEND": IMMEDIATE}, "mcp": {"BACKEND": DUMMY}}
     settings.MCP_TOOLS = {"TASK_BACKEND": "mcp", "TASK_IMMEDIATE_SECONDS": 0}
