@@ -37,7 +37,7 @@ from ..conf import mcp_settings
 from ..models import ToolTask
 from ..pipeline.inner_requests import client_environ
 from ..protocol import inputs
-from ..protocol.jsonrpc import INVALID_PARAMS, MISSING_CAPABILITY, JSONRPCError, clip
+from ..protocol.jsonrpc import INVALID_PARAMS, MISSING_CAPABILITY, JSONRPCError, clip, encode
 from ..protocol.versions import CLIENT_CAPABILITIES_META_KEY
 from .identity import scopes_of_task
 
@@ -596,10 +596,6 @@ REBUILDS: dict[str, Callable[[str], object]] = {
 }
 
 
-def canonical(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-
-
 def rebuild_form(text: str, structured: object) -> str | None:
     """Return how ``structured`` is rebuilt from ``text`` exactly (same JSON, keys in the
     same order, ``1.0`` not ``1``), or None where it can't be."""
@@ -610,10 +606,10 @@ def rebuild_form(text: str, structured: object) -> str | None:
     else:
         candidates = ["text", "json"] if isinstance(structured, str) else ["json"]
     try:
-        wanted = canonical(structured)
+        wanted = encode(structured)
         for form in candidates:
             try:
-                if canonical(REBUILDS[form](text)) == wanted:
+                if encode(REBUILDS[form](text)) == wanted:
                     return form
             except (ValueError, RecursionError):  # not JSON text, or NaN in it
                 continue
