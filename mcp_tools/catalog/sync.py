@@ -14,7 +14,7 @@ transaction commits.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from django.db import router, transaction
@@ -23,6 +23,7 @@ from django.utils import timezone
 from ..conf import mcp_settings
 from ..tools.registry import ToolRegistry
 from ..tools.registry import registry as default_registry
+from ..tools.tool import Tool
 from . import admin_state as catalog
 
 if TYPE_CHECKING:
@@ -37,6 +38,8 @@ class SyncResult:
     created: list[str]
     unregistered: list[str]
     registered_again: list[str]
+    #: Tools whose admin row was carried from the name an earlier version gave them.
+    renamed: list[str] = field(default_factory=list)
 
 
 def sync_tools(*registries: ToolRegistry, urlconf: str | None = None) -> SyncResult:
@@ -48,14 +51,14 @@ def sync_tools(*registries: ToolRegistry, urlconf: str | None = None) -> SyncRes
     """
     from ..models import ExposedTool
 
-    names = {
-        tool.name
-        for registry in registries or (default_registry,)
-        for tool in registry.tools(urlconf)
-    }
+    tools = [
+        tool for registry in registries or (default_registry,) for tool in registry.tools(urlconf)
+    ]
+    names = {tool.name for tool in tools}
     using = router.db_for_write(ExposedTool)  # where a router keeps this app's rows
     with transaction.atomic(using=using):
         rows = {row.name: row for row in ExposedTool.objects.select_for_update()}
+        renamed = _carry_renamed(tools, rows, names)
         created = sorted(names - set(rows))
         enabled = mcp_settings.NEW_TOOLS_ENABLED is True  # anything else (E091): disabled
         ExposedTool.objects.bulk_create(
@@ -67,9 +70,27 @@ def sync_tools(*registries: ToolRegistry, urlconf: str | None = None) -> SyncRes
             ExposedTool.objects.filter(name__in=gone).update(registered=False)
         if back:
             ExposedTool.objects.filter(name__in=back).update(registered=True)
-        if created or gone or back:
+        if created or gone or back or renamed:
             transaction.on_commit(catalog.publish, using=using)
-    return SyncResult(created, gone, back)
+    return SyncResult(created, gone, back, renamed)
+
+
+def _carry_renamed(tools: list[Tool], rows: dict[str, Any], names: set[str]) -> list[str]:
+    """Rename the row of each tool a new naming rule renamed (``Tool.former_name``), when
+    no other tool still has the old name and the new name has no row yet: the tool keeps
+    its admin state (enabled, groups, wording). Return the new names; ``rows`` follows."""
+    renamed = []
+    for tool in tools:
+        former = tool.former_name
+        if former is None or former not in rows or former in names or tool.name in rows:
+            continue
+        row = rows[former]
+        row.name = tool.name
+        row.save(update_fields=["name"])
+        rows[tool.name] = rows.pop(former)
+        logger.info("Tool %s renamed %s: its admin row follows", former, tool.name)
+        renamed.append(tool.name)
+    return renamed
 
 
 def publish_after_change(sender: object, raw: bool = False, **kwargs: object) -> None:

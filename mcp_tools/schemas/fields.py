@@ -86,6 +86,8 @@ class Relation:
     #: What a value is: the model field's name (``id``, ``slug``), or ``URL``.
     key: str
     many: bool = False
+    #: A URL parameter: the view's own lookup (``"The page's id, as page_list returns it."``).
+    path: bool = False
 
 
 @dataclass

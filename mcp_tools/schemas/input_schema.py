@@ -19,7 +19,7 @@ from rest_framework.views import APIView
 from rest_framework.viewsets import ViewSetMixin
 
 from ..core.routes import BODY_METHODS, Route
-from . import fields, spectacular
+from . import adapters, fields, spectacular
 from .introspection import IntrospectionError, ViewMethod, lookup_model_field, serializer_of
 from .queries import query_parameters
 from .spectacular import NOT_DECLARED
@@ -59,20 +59,29 @@ def path_parameters(route: Route) -> tuple[str, ...]:
 def path_parameter_schema(
     route: Route, view_class: type[APIView], param: str, model: type[Model] | None = None
 ) -> Schema:
-    """Return one path parameter's schema: from its converter, or a router lookup's model."""
+    """Return one path parameter's schema: from its converter, or a router lookup's model;
+    the view's lookup is described by its model field (``"The page's id."``)."""
     converter = route.converters.get(param)
-    if converter is None and model is not None and issubclass(view_class, ViewSetMixin):
+    field = lookup_of(view_class, param, model)
+    schema = fields.converter_schema(converter, route.group_patterns.get(param))
+    if converter is None and field is not None and issubclass(view_class, ViewSetMixin):
         # Routers use a regex group for the lookup; the model field knows its type.
-        lookup = getattr(view_class, "lookup_field", "pk")
-        lookup_kwarg = getattr(view_class, "lookup_url_kwarg", None) or lookup
-        model_field = lookup_model_field(model, lookup) if param == lookup_kwarg else None
-        if model_field is not None:
-            schema = fields.model_field_schema(model_field)
-            if schema.get("type") == "string":
-                schema = fields.converter_schema(None, route.group_patterns.get(param))
-            owner = model_field.model._meta.verbose_name
-            return {**schema, "description": f"The {owner}'s {model_field.name}."}
-    return fields.converter_schema(converter, route.group_patterns.get(param))
+        typed = fields.model_field_schema(field)
+        if typed.get("type") != "string":
+            schema = typed
+    if field is not None:
+        owner = field.model._meta.verbose_name
+        schema = {**schema, "description": f"The {owner}'s {field.name}."}
+    return schema
+
+
+def lookup_of(view_class: type[APIView], param: str, model: type[Model] | None) -> Any:
+    """Return the model field a view looks its object up by, when ``param`` carries it."""
+    if model is None or not hasattr(view_class, "lookup_field"):
+        return None
+    lookup = getattr(view_class, "lookup_field", "pk")
+    lookup_kwarg = getattr(view_class, "lookup_url_kwarg", None) or lookup
+    return lookup_model_field(model, lookup) if param == lookup_kwarg else None
 
 
 def build_input_schema(operation: ViewMethod, declared: Schema | None = None) -> InputSchema:
@@ -103,9 +112,10 @@ def build_input_schema(operation: ViewMethod, declared: Schema | None = None) ->
                     schema["$defs"] = body["$defs"]
                 if "additionalProperties" in body:  # a serializer's False, or as declared
                     schema["additionalProperties"] = body["additionalProperties"]
-        if operation.is_list:
+        listing = operation.is_list
+        if listing or adapters.adapter_for(operation.view_class) is not None:
             try:
-                found = query_parameters(view)
+                found = query_parameters(view, listing=listing)
             except Exception as exc:
                 result.query_error = f"{type(exc).__name__}: {exc}"
             else:
@@ -116,6 +126,10 @@ def build_input_schema(operation: ViewMethod, declared: Schema | None = None) ->
         _check_clashes(params, query, properties)
     model = operation.model if params else None
     path_properties = {p: path_parameter_schema(route, view_class, p, model) for p in params}
+    for param in params:
+        field = lookup_of(view_class, param, model)
+        if field is not None and param not in declared_path:
+            result.related.append(fields.Relation(param, field.model, field.name, path=True))
     path_properties.update((p, declared_path[p]) for p in params if p in declared_path)
     schema["properties"] = {**path_properties, **query, **properties}
     if schema.get("additionalProperties") is False and not properties:

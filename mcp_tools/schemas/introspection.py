@@ -9,6 +9,7 @@ the flag drf-spectacular and drf-yasg set for views that guard ``get_queryset()`
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
@@ -26,6 +27,7 @@ from rest_framework.views import APIView
 from rest_framework.viewsets import ViewSetMixin
 
 from ..core.routes import Route
+from . import adapters
 
 
 class IntrospectionError(Exception):
@@ -101,6 +103,9 @@ class ViewMethod:
     action: str | None
     #: The method or action that handles it (its docstring describes the tool).
     handler: Callable[..., Any] | None = None
+    #: The paths of the view class's other routes (``Route.template``): where an action
+    #: routed by hand sits among them says what it does (``performs``).
+    siblings: tuple[str, ...] = ()
 
     @cached_property
     def view(self) -> Any:
@@ -120,14 +125,67 @@ class ViewMethod:
     @property
     def is_list(self) -> bool:
         """Whether the tool lists a collection (its filters and paginator apply)."""
-        return is_list_view(self.view_class, self.method, self.action)
+        if self.action is not None:
+            return self.performs == "list" or adapters.lists(self.view_class, self.action)
+        return self.method == "GET" and issubclass(self.view_class, ListModelMixin)
+
+    @cached_property
+    def performs(self) -> str | None:
+        """What a ViewSet action does, by its method and route, not its Python name.
+
+        A standard action (``list``, ``retrieve``, …) is itself. An action routed by hand
+        (``as_view({"get": "listing_view"})``, as Wagtail's API routes its views) is read
+        from its route among the class's other routes: on a path that ends in a URL
+        parameter it retrieves, updates or destroys by its method; on the path another
+        route extends by a URL parameter (the collection) it lists or creates; on a static
+        segment after the collection it is that segment's word (``find``). A DRF
+        ``@action``, and anything else, keeps its own name: None.
+        """
+        if self.action is None:
+            return None
+        if self.action in STANDARD_ACTIONS:
+            return self.action
+        if hasattr(self.handler, "mapping"):  # a DRF @action: routed by its own url_path
+            return None
+        return routed_action(self.method, self.route.template, self.siblings)
 
 
-def is_list_view(view_class: type[APIView], method: str, action: str | None) -> bool:
-    """Return whether the tool lists a collection (its filters and paginator apply)."""
-    if action is not None:
-        return action == "list"
-    return method == "GET" and issubclass(view_class, ListModelMixin)
+#: The standard actions of a ViewSet (DRF's mixins).
+STANDARD_ACTIONS = ("list", "retrieve", "create", "update", "partial_update", "destroy")
+#: What an action routed by hand does, by its method, on a detail path and on a collection.
+DETAIL_ACTIONS = {
+    "GET": "retrieve",
+    "PUT": "update",
+    "PATCH": "partial_update",
+    "DELETE": "destroy",
+}
+COLLECTION_ACTIONS = {"GET": "list", "POST": "create"}
+
+
+def _segments(template: str) -> list[str]:
+    return [part for part in template.strip("/").split("/") if part]
+
+
+def _is_parameter(segment: str) -> bool:
+    return segment.startswith("<") and segment.endswith(">")
+
+
+def routed_action(method: str, template: str, siblings: tuple[str, ...]) -> str | None:
+    """Return what an action routed by hand at ``template`` does among its ``siblings``
+    (``ViewMethod.performs``), or None when its route doesn't say."""
+    segments = _segments(template)
+    if segments and _is_parameter(segments[-1]):
+        return DETAIL_ACTIONS.get(method)
+    others = [_segments(sibling) for sibling in siblings]
+    if any(
+        len(other) == len(segments) + 1 and other[:-1] == segments and _is_parameter(other[-1])
+        for other in others
+    ):
+        return COLLECTION_ACTIONS.get(method)
+    if segments and any(other == segments[:-1] for other in others):
+        word = re.sub(r"[^A-Za-z0-9]+", "_", segments[-1]).strip("_").lower()
+        return word or None
+    return None
 
 
 def serializer_class_of(view: Any) -> Any:

@@ -18,7 +18,7 @@ from rest_framework import serializers
 from rest_framework.settings import api_settings
 
 from . import fields, spectacular
-from .introspection import ViewMethod, is_list_view
+from .introspection import ViewMethod
 from .spectacular import NOT_DECLARED
 
 logger = logging.getLogger("mcp_tools")
@@ -45,17 +45,15 @@ def resolve_output_schema(declared: Any, operation: ViewMethod) -> Schema | None
         return serializer_output_schema(declared)
     if declared is not None:
         raise OutputSchemaTypeError(type(declared).__name__)
-    view, method, action = operation.view, operation.method, operation.action
-    responses = spectacular.operation(view, operation.route, method).responses
+    responses = spectacular.operation(operation.view, operation.route, operation.method).responses
     if responses is not NOT_DECLARED:
-        return declared_output_schema(responses, view, method, action)
+        return declared_output_schema(responses, operation)
     return view_output_schema(operation)
 
 
 def view_output_schema(operation: ViewMethod) -> Schema | None:
     """Return the schema of what the view's serializer renders for this tool, if known."""
-    method, action = operation.method, operation.action
-    if method == "DELETE":
+    if operation.method == "DELETE":
         return None  # DRF's destroy answers 204 with no body
     view = operation.view
     get_serializer_class = getattr(view, "get_serializer_class", None)
@@ -67,10 +65,10 @@ def view_output_schema(operation: ViewMethod) -> Schema | None:
         return None  # needs a real request; a system check reports such serializers
     if serializer_class is None:
         return None
-    return _as_returned(serializer_output_schema(serializer_class()), view, method, action)
+    return _as_returned(serializer_output_schema(serializer_class()), operation)
 
 
-def declared_output_schema(responses: Any, view: Any, method: str, action: str | None) -> Any:
+def declared_output_schema(responses: Any, operation: ViewMethod) -> Any:
     """Return the schema drf-spectacular's ``responses=`` gives a successful result.
 
     From a dict by status code, the lowest 2xx (its JSON entry); a serializer is rendered as
@@ -89,7 +87,7 @@ def declared_output_schema(responses: Any, view: Any, method: str, action: str |
     if isinstance(value, serializers.ListSerializer):
         return serializer_output_schema(value)
     if isinstance(value, serializers.BaseSerializer):
-        return _as_returned(serializer_output_schema(value), view, method, action)
+        return _as_returned(serializer_output_schema(value), operation)
     schema = fields.declared_schema(value)
     return {k: v for k, v in schema.items() if k not in INPUT_ONLY} if schema else schema
 
@@ -114,12 +112,12 @@ def _instance(serializer: Any) -> Any:
     return serializer() if isinstance(serializer, type) else serializer
 
 
-def _as_returned(item: Schema, view: Any, method: str, action: str | None) -> Schema | None:
+def _as_returned(item: Schema, operation: ViewMethod) -> Schema | None:
     """The schema of one item as the view returns it: a list view's array or page."""
-    if not is_list_view(type(view), method, action):
+    if not operation.is_list:
         return item
     array: Schema = {"type": "array", "items": item}
-    paginator = getattr(view, "paginator", None)
+    paginator = getattr(operation.view, "paginator", None)
     if paginator is None:
         return array
     page_schema = getattr(paginator, "get_paginated_response_schema", None)

@@ -3,7 +3,9 @@
 django-filter FilterSets are mapped from their declared filters (each filter's form field,
 through a small table); DRF's SearchFilter and OrderingFilter, and the page-number,
 limit/offset and cursor paginators, from their own attributes. A backend of another kind
-that describes itself with DRF's ``get_schema_operation_parameters`` is read from that.
+that describes itself with DRF's ``get_schema_operation_parameters`` is read from that, and
+one the package can't read from what the schema adapters' registry teaches
+(``schemas.adapters``), which wins over all of these.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from rest_framework import filters as drf_filters
 from rest_framework import pagination
 
 from ..conf import mcp_settings
-from . import fields
+from . import adapters, fields
 
 Schema = dict[str, Any]
 
@@ -196,10 +198,23 @@ def _ordering_schema(backend: drf_filters.OrderingFilter, view: Any) -> Schema:
     return schema
 
 
+def openapi_parameters(parameters: Any, params: QueryParameters) -> None:
+    """Add OpenAPI parameter objects (DRF's schema interface, an adapter's) of the query."""
+    for parameter in parameters:
+        if parameter.get("in", "query") != "query":
+            continue
+        schema = fields.openapi_to_json_schema(parameter.get("schema") or {"type": "string"})
+        _described(schema, parameter.get("description"))
+        params.add(parameter["name"], schema, required=bool(parameter.get("required")))
+
+
 def backend_parameters(backend_class: type, view: Any, params: QueryParameters) -> None:
     """Add the query parameters one filter backend reads."""
     backend = backend_class()
-    if DjangoFilterBackend is not None and isinstance(backend, DjangoFilterBackend):
+    taught = adapters.parameters(backend, view)
+    if taught is not None:
+        openapi_parameters(taught, params)
+    elif DjangoFilterBackend is not None and isinstance(backend, DjangoFilterBackend):
         filterset_class = _filterset_class(backend, view)
         if filterset_class is not None:
             filterset_parameters(filterset_class, params)
@@ -212,11 +227,7 @@ def backend_parameters(backend_class: type, view: Any, params: QueryParameters) 
     elif isinstance(backend, drf_filters.OrderingFilter):
         params.add(backend.ordering_param, _ordering_schema(backend, view))
     elif hasattr(backend, "get_schema_operation_parameters"):
-        for parameter in backend.get_schema_operation_parameters(view):
-            if parameter.get("in") == "query":
-                schema = fields.openapi_to_json_schema(parameter.get("schema", {"type": "string"}))
-                _described(schema, parameter.get("description"))
-                params.add(parameter["name"], schema, required=bool(parameter.get("required")))
+        openapi_parameters(backend.get_schema_operation_parameters(view), params)
 
 
 # Pagination ------------------------------------------------------------------------------
@@ -234,7 +245,10 @@ def _page_size(limit: int | None, description: Any) -> Schema:
 def paginator_parameters(view: Any, params: QueryParameters) -> None:
     """Add the query parameters of DRF's paginators, the page size capped by MAX_PAGE_SIZE."""
     paginator = getattr(view, "paginator", None)
-    if isinstance(paginator, pagination.PageNumberPagination):
+    taught = adapters.parameters(paginator, view) if paginator is not None else None
+    if taught is not None:
+        openapi_parameters(taught, params)
+    elif isinstance(paginator, pagination.PageNumberPagination):
         if not (paginator.page_size or paginator.page_size_query_param):
             return  # pagination is off
         params.add(
@@ -270,15 +284,18 @@ def paginator_parameters(view: Any, params: QueryParameters) -> None:
                 _page_size(paginator.max_page_size, paginator.page_size_query_description),
             )
     elif paginator is not None and hasattr(paginator, "get_schema_operation_parameters"):
-        for parameter in paginator.get_schema_operation_parameters(view):
-            schema = fields.openapi_to_json_schema(parameter.get("schema", {"type": "string"}))
-            params.add(parameter["name"], _described(schema, parameter.get("description")))
+        openapi_parameters(paginator.get_schema_operation_parameters(view), params)
 
 
-def query_parameters(view: Any) -> QueryParameters:
-    """Return the query parameters of a list view (an instance set up for introspection)."""
+def query_parameters(view: Any, *, listing: bool = True) -> QueryParameters:
+    """Return the query parameters of a view (an instance set up for introspection): a
+    list view's filter backends and paginator, then what an adapter teaches of the view."""
     params = QueryParameters()
-    for backend_class in getattr(view, "filter_backends", ()) or ():
-        backend_parameters(backend_class, view, params)
-    paginator_parameters(view, params)
+    if listing:
+        for backend_class in getattr(view, "filter_backends", ()) or ():
+            backend_parameters(backend_class, view, params)
+        paginator_parameters(view, params)
+    taught = adapters.parameters(view, view)
+    if taught is not None:
+        openapi_parameters(taught, params)
     return params

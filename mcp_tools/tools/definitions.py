@@ -135,6 +135,7 @@ def build_tool(cand: Candidate, several: bool) -> Tool:
         declared_by=obj,
         problems=tuple(problems),
         relations=tuple(arguments.related),
+        former_name=None if options.name else naming.former_name(operation, several),
     )
 
 
@@ -180,6 +181,12 @@ def relate(tools: list[Tool]) -> list[Tool]:
                 continue
             text = prop.get("description")
             lister = listing.get(relation.model)
+            if relation.path:  # the view's lookup: described already, the lister named
+                if lister is not None and text:
+                    described = f"{str(text).rstrip('.')}, as {lister} returns it."
+                    properties[relation.argument] = {**prop, "description": described}
+                    listings.append((relation.argument, lister, text))
+                continue
             words = naming.relation_words(relation, lister)
             properties[relation.argument] = {
                 **prop,

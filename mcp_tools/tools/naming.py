@@ -20,9 +20,7 @@ from rest_framework.permissions import AND, NOT, OR, OperandHolder, SingleOperan
 from rest_framework.views import APIView
 
 from ..core.routes import Route
-from ..schemas.introspection import ViewMethod, lookup_model_field
-
-STANDARD_ACTIONS = ("list", "retrieve", "create", "update", "partial_update", "destroy")
+from ..schemas.introspection import STANDARD_ACTIONS, ViewMethod, lookup_model_field
 
 #: The standard action a generic view's own (DRF's) handler performs, by mixin and method.
 GENERIC_ACTIONS: list[tuple[type, str, str]] = [
@@ -103,17 +101,46 @@ def _basename(route: Route, view_class: type[APIView]) -> str | None:
 
 
 def default_name(operation: ViewMethod, several: bool) -> str:
-    """Return ``<basename>_<action>`` for a ViewSet action, else the URL name (or the class's)."""
-    route, view_class = operation.route, operation.view_class
-    method, action = operation.method, operation.action
+    """Return ``<basename>_<action>`` for a ViewSet action, else the URL name (or the class's).
+
+    An action routed by hand is named by what it does (``ViewMethod.performs``), not by its
+    Python name: Wagtail's ``listing_view`` of pages is ``page_list``; a ViewSet routed
+    without a basename is named after its model.
+    """
+    route, view_class, action = operation.route, operation.view_class, operation.action
     if action is not None:
-        name = f"{_basename(route, view_class) or snake_case(view_class.__name__)}_{action}"
-        actions = getattr(route.callback, "actions", {})
-        if sum(1 for a in actions.values() if a == action) > 1 and action not in STANDARD_ACTIONS:
-            name += f"_{method.lower()}"
-        return name.replace("-", "_")
+        base = _basename(route, view_class) or _model_name(operation)
+        return _action_name(operation, base or snake_case(view_class.__name__), operation.performs)
     base = route.url_name.replace("-", "_") if route.url_name else snake_case(view_class.__name__)
-    return f"{base}_{method.lower()}" if several else base
+    return f"{base}_{operation.method.lower()}" if several else base
+
+
+def former_name(operation: ViewMethod, several: bool) -> str | None:
+    """Return the name an earlier version gave the tool, when the rule of ``default_name``
+    renamed it (a ViewSet's Python action name, its class's name without a basename): the
+    admin's row of that name is carried to the new one (``catalog.sync``)."""
+    if operation.action is None:
+        return None
+    base = _basename(operation.route, operation.view_class)
+    name = _action_name(operation, base or snake_case(operation.view_class.__name__), None)
+    return None if name == default_name(operation, several) else name
+
+
+def _action_name(operation: ViewMethod, base: str, performs: str | None) -> str:
+    action = str(operation.action)
+    name = f"{base}_{performs or action}"
+    actions = getattr(operation.route.callback, "actions", {})
+    if sum(1 for a in actions.values() if a == action) > 1 and action not in STANDARD_ACTIONS:
+        name += f"_{operation.method.lower()}"
+    return name.replace("-", "_")
+
+
+def _model_name(operation: ViewMethod) -> str | None:
+    try:
+        model = operation.model
+    except Exception:  # a view that can't say its model without a real request
+        return None
+    return model._meta.model_name if model is not None else None
 
 
 def _model_names(model: type[Model] | None, basename: str) -> tuple[Any, Any]:
@@ -130,8 +157,11 @@ def default_title(operation: ViewMethod, several: bool, model: type[Model] | Non
     method, action = operation.method, operation.action
     if action is not None:
         singular, plural = _model_names(model, _basename(route, view_class) or view_class.__name__)
-        if action in STANDARD_ACTIONS:
-            return later(lambda: _titles(action, str(singular), str(plural)))
+        performs = operation.performs
+        if performs in STANDARD_ACTIONS:
+            return later(lambda: _titles(performs, str(singular), str(plural)))
+        if performs is not None:  # an action routed by hand at a word of its own: "Find page"
+            return later(lambda: f"{capfirst(performs.replace('_', ' '))} {singular}")
         words = action.replace("_", " ")
         return later(lambda: f"{capfirst(str(singular))}: {words}")
     title = view_class().get_view_name()
@@ -149,10 +179,14 @@ def docstring(obj: Any) -> str | None:
     return re.sub(r"\s+", " ", doc).strip() or None
 
 
-def standard_action(view_class: type[APIView], method: str, action: str | None) -> str | None:
-    """Return the standard action a tool performs: a ViewSet's, or a generic view's own."""
+def standard_action(
+    view_class: type[APIView], method: str, action: str | None, performs: str | None = None
+) -> str | None:
+    """Return the standard action a tool performs: a ViewSet's (``performs``: what an action
+    routed by hand does), or a generic view's own."""
     if action is not None:
-        return action if action in STANDARD_ACTIONS else None
+        done = performs or action
+        return done if done in STANDARD_ACTIONS else None
     handler = getattr(view_class, method.lower(), None)
     if docstring(handler) is not None or not getattr(handler, "__module__", "").startswith(
         "rest_framework"
@@ -186,7 +220,7 @@ def default_description(operation: ViewMethod, title: str, model: type[Model] | 
     if own is not None:
         return own
     class_doc = docstring(view_class)
-    standard = standard_action(view_class, method, action)
+    standard = standard_action(view_class, method, action, operation.performs)
     if standard is None or model is None:
         return class_doc or later(lambda: f"{title}.")
     singular, plural = model._meta.verbose_name, model._meta.verbose_name_plural

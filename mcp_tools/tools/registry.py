@@ -28,6 +28,7 @@ from rest_framework.viewsets import ViewSetMixin
 
 from ..conf import mcp_settings
 from ..core.routes import Route, iter_routes
+from ..schemas import adapters
 from ..schemas.introspection import ViewMethod
 from . import naming
 from .definitions import Candidate, ToolDefinitionError, build_tool, excluded, relate
@@ -84,6 +85,8 @@ class RoutedTools:
         #: Declarations some route reaches, including those whose tools failed to build.
         self.reached: set[object] = {tool.declared_by for tool in tools} | set(reached or ())
         self.reached |= {problem.obj for problem in [*self.failures, *(warnings or [])]}
+        #: The version of the schema adapters' registry the tools were built with.
+        self.taught = adapters.version
 
     def __iter__(self) -> Iterator[Tool]:
         return iter(self.by_name.values())
@@ -232,10 +235,10 @@ class ToolRegistry:
         """Return the tools of ``urlconf`` with every problem found, raising none."""
         resolver = get_resolver(urlconf if urlconf is not None else get_urlconf())
         routed = self._resolved.get(resolver)
-        if routed is None:
+        if routed is None or routed.taught != adapters.version:
             with self._lock:
                 routed = self._resolved.get(resolver)
-                if routed is None:
+                if routed is None or routed.taught != adapters.version:
                     routed = self._resolve(resolver)
                     self._resolved[resolver] = routed
         return routed
@@ -269,9 +272,9 @@ class ToolRegistry:
         warnings += [problem for problem in paths.problems if not problem.error]
         matched: set[str] = set()  # the prefixes some DRF view is routed under
         by_path: set[int] = set()  # the tools no declaration made (ids)
-        for route in iter_routes(resolver):
-            if "format" in route.parameters:
-                continue  # DRF's format-suffix twin of another route
+        routes = [route for route in iter_routes(resolver) if "format" not in route.parameters]
+        siblings = _siblings(routes)  # (DRF's format-suffix twins of routes left out)
+        for route in routes:
             view_class = view_class_of(route.callback)
             if view_class is None:
                 declared = _declared_in(route.callback, self._declarations) or _declared_in(
@@ -287,7 +290,7 @@ class ToolRegistry:
                 declarations = {**declarations, exposed: PATH_OPTIONS}
             else:
                 exposed = None
-            cands = list(candidates(route, view_class, declarations))
+            cands = list(candidates(route, view_class, declarations, siblings[view_class]))
             for cand in [cand for cand in cands if excluded(cand)]:
                 cands.remove(cand)  # left out of the API schema: not a tool either
                 excluded_by.add(cand.declared_by)
@@ -396,13 +399,26 @@ def view_class_of(callback: Callable[..., Any]) -> type[APIView] | None:
     return None
 
 
+def _siblings(routes: list[Route]) -> defaultdict[type | None, tuple[str, ...]]:
+    """The paths each view class is routed at (``ViewMethod.siblings``)."""
+    found: defaultdict[type | None, list[str]] = defaultdict(list)
+    for route in routes:
+        found[view_class_of(route.callback)].append(route.template)
+    return defaultdict(tuple, {cls: tuple(paths) for cls, paths in found.items()})
+
+
 def candidates(
-    route: Route, view_class: type[APIView], declarations: dict[object, ToolOptions]
+    route: Route,
+    view_class: type[APIView],
+    declarations: dict[object, ToolOptions],
+    siblings: tuple[str, ...] = (),
 ) -> Iterator[Candidate]:
-    """Yield the tools that ``declarations`` make of one routed view."""
+    """Yield the tools that ``declarations`` make of one routed view (``siblings``: the
+    paths the view class is routed at)."""
+    others = tuple(path for path in siblings if path != route.template)
 
     def operation(method: str, action: str | None, handler: Any) -> ViewMethod:
-        return ViewMethod(route, view_class, method, action, handler)
+        return ViewMethod(route, view_class, method, action, handler, others)
 
     class_options = declarations.get(view_class)
     if issubclass(view_class, ViewSetMixin):

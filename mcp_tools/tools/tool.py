@@ -133,6 +133,8 @@ class Tool:
     #: The arguments whose description names the tool that lists their rows: (argument,
     #: that tool, the description without it, for a caller who doesn't see that tool).
     listings: tuple[tuple[str, str, str], ...] = ()
+    #: The name an earlier version gave the tool (``naming.former_name``), or None.
+    former_name: str | None = None
 
     @property
     def method(self) -> str:

@@ -34,7 +34,7 @@ from rest_framework.request import Request
 from mcp_tools.pipeline import arguments
 from mcp_tools.pipeline.arguments import declared_types
 from mcp_tools.schemas.input_schema import PARTIAL_ACTIONS
-from mcp_tools.schemas.introspection import is_list_view, serializer_of
+from mcp_tools.schemas.introspection import serializer_of
 from mcp_tools.tools.registry import registry
 from tests.helpers import unrolled
 
@@ -97,7 +97,7 @@ def assert_drf_accepts(tool: Any, args: dict[str, Any]) -> None:
         bound = type(serializer)(data=split.body, partial=partial, context=serializer.context)
         if not bound.is_valid():
             assert error_codes(bound.errors) <= DATABASE_CODES, (args, bound.errors)
-    if is_list_view(tool.view_class, tool.method, tool.action):
+    if tool.operation.is_list:
         query = [(k, v) for k, value in split.query.items() for v in arguments.query_value(value)]
         request = Request(RequestFactory().get(path, QUERY_STRING=urlencode(query)))
         view.request = request

@@ -89,7 +89,11 @@ def test_a_foreign_key_no_tool_lists_still_names_its_model():
 
 def test_a_path_key_counts_from_one():
     pk = gadget_tools().get("gadget_retrieve").input_schema["properties"]["pk"]
-    assert pk == {"type": "integer", "minimum": 1, "description": "The gadget's id."}
+    assert pk == {
+        "type": "integer",
+        "minimum": 1,
+        "description": "The gadget's id, as gadget_list returns it.",
+    }
 
 
 def test_choices_are_typed_labelled_and_carry_the_models_default():

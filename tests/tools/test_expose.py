@@ -294,7 +294,9 @@ def test_declarations_win_for_their_options():
     assert "status" in tools and "status_post" in tools and "status_get" not in tools
     assert tools["thing_mine_patch"].options.tags == ("mine",)
     assert tools["thing_list"].options.tags == ()
-    assert "own_view_set_list" in tools and "own_view_set_create" not in tools
+    # Routed by hand, without a basename: named after its model.
+    assert "todo_list" in tools and "todo_create" not in tools
+    assert tools["todo_list"].former_name == "own_view_set_list"
     assert "internal_read" in tools
 
 
