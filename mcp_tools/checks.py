@@ -130,12 +130,28 @@ def check_tools(
     the tools of ``registry``, or of every registry the URLconf serves."""
     messages = []
     for each in _registries(registry):
-        messages += [check_message(problem) for problem in each.inspect().problems]
+        messages += [
+            check_message(problem) for problem in each.inspect().problems if not problem.info
+        ]
         messages.extend(
             check_message(ToolProblem("mcp_tools.W001", obj, {"view": _describe_obj(obj)}))
             for obj in each.unrouted()
         )
     return messages
+
+
+@checks.register("mcp_tools", deploy=True)
+def check_tool_notes(
+    app_configs: Configs = None, registry: ToolRegistry | None = None, **kwargs: object
+) -> list[checks.CheckMessage]:
+    """Report what the tools' resolution notes at info level (a body tool whose schema names
+    no field): with ``check --deploy`` only, so that every other command starts quietly."""
+    return [
+        check_message(problem)
+        for each in _registries(registry)
+        for problem in each.inspect().problems
+        if problem.info
+    ]
 
 
 def _registries(registry: ToolRegistry | None) -> Sequence[ToolRegistry]:
@@ -304,25 +320,47 @@ def check_endpoint_authentication(
     return messages
 
 
-def _model_permissions(route: str, endpoint: MCPView) -> list[checks.CheckMessage]:
-    """Say what the endpoint takes in place of a default permission class that needs a
-    model (I040), and refuse one chosen for it (E041): it would fail every request."""
-    from rest_framework.settings import api_settings
-
-    from .auth import policy
+def _chosen_permissions(endpoint: MCPView) -> Sequence[type] | None:
+    """The endpoint's own permission classes, or None where DRF's defaults apply."""
     from .conf import mcp_settings
 
     chosen = endpoint.permission_classes
-    if chosen is None:
-        chosen = mcp_settings.PERMISSION_CLASSES
-    if chosen is not None:
-        return [
-            check_message(
-                ToolProblem("mcp_tools.E041", route, {"route": route, "cls": each.__name__})
-            )
-            for each in chosen
-            if policy.needs_model(each)
-        ]
+    return mcp_settings.PERMISSION_CLASSES if chosen is None else chosen
+
+
+def _model_permissions(route: str, endpoint: MCPView) -> list[checks.CheckMessage]:
+    """Refuse a permission class chosen for the endpoint that needs a model (E041): it would
+    fail every request."""
+    from .auth import policy
+
+    return [
+        check_message(ToolProblem("mcp_tools.E041", route, {"route": route, "cls": each.__name__}))
+        for each in _chosen_permissions(endpoint) or ()
+        if policy.needs_model(each)
+    ]
+
+
+@checks.register("mcp_tools", deploy=True)
+def check_endpoint_policy(
+    app_configs: Configs = None, **kwargs: object
+) -> list[checks.CheckMessage]:
+    """Say what each endpoint takes in place of a default permission class that needs a
+    model (I040): with ``check --deploy`` only, an info to read once."""
+    from .endpoint.mounts import mounted_endpoints
+
+    messages = []
+    for route, endpoint in mounted_endpoints():
+        messages += _stood_aside(route, endpoint)
+    return messages
+
+
+def _stood_aside(route: str, endpoint: MCPView) -> list[checks.CheckMessage]:
+    from rest_framework.settings import api_settings
+
+    from .auth import policy
+
+    if _chosen_permissions(endpoint) is not None:
+        return []
     return [
         check_message(
             ToolProblem(
@@ -543,11 +581,11 @@ def _formatter_problems(value: Any) -> list[checks.CheckMessage]:
     return [check_message(ToolProblem("mcp_tools.E053", "FORMATTER_CLASS", params))]
 
 
-@checks.register("mcp_tools")
+@checks.register("mcp_tools", deploy=True)
 def check_dispatch(app_configs: Configs = None, **kwargs: object) -> list[checks.CheckMessage]:
     """Say which of the project's middleware runs for tool calls, and which doesn't
-    (docs/dispatch.md); nothing when only the classes ``DISPATCH_SKIP_MIDDLEWARE`` leaves
-    out are installed."""
+    (docs/dispatch.md), with ``check --deploy`` only; nothing when only the classes
+    ``DISPATCH_SKIP_MIDDLEWARE`` leaves out are installed."""
     from .conf import mcp_settings
     from .pipeline.chain import DIRECT, MODES, chain
 

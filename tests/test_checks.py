@@ -10,7 +10,7 @@ from rest_framework.decorators import api_view
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from mcp_tools.checks import check_tools
+from mcp_tools.checks import check_tool_notes, check_tools
 from mcp_tools.tools.decorators import mcp_tool
 from mcp_tools.tools.registry import ToolRegistry
 
@@ -614,7 +614,7 @@ def test_a_body_tool_whose_schema_names_no_field_says_where_to_declare_them(sett
     def snippet_ping(request):
         return Response({})
 
-    found = check_urlconf(
+    assert not check_urlconf(  # an info: check --deploy only
         settings,
         registry,
         path("snippets/", SnippetList.as_view(), name="snippet-list"),
@@ -622,6 +622,7 @@ def test_a_body_tool_whose_schema_names_no_field_says_where_to_declare_them(sett
         path("create/", api_view(["POST"])(declared), name="snippet-create"),
         path("ping/", snippet_ping, name="snippet-ping"),
     )
+    found = check_tool_notes(registry=registry)
     message = (
         "Tool {name!r} ({where}) takes a request body, but its input schema lists no body "
         "fields, so a model learns what to send only from the view's errors."
@@ -787,6 +788,25 @@ def test_the_dispatch_check_is_silent_with_only_djangos_classes(settings):
     assert check_dispatch() == []
 
 
+def run_check(*args):
+    import io
+
+    from django.core.management import call_command
+
+    out, err = io.StringIO(), io.StringIO()
+    call_command("check", *args, stdout=out, stderr=err)
+    return out.getvalue() + err.getvalue()
+
+
+def test_info_checks_run_only_with_deploy(settings):
+    """migrate, runserver and check print no info line; check --deploy prints them."""
+    settings.MIDDLEWARE = [*settings.MIDDLEWARE, "tests.middleware_app.middleware.TenantMiddleware"]
+    assert "(mcp_tools.I0" not in run_check()
+    assert "(mcp_tools.I0" not in run_check("--tag", "mcp_tools")
+    deployed = run_check("--deploy", "--tag", "mcp_tools")
+    assert "?: (mcp_tools.I060) Tool calls run through 1 middleware" in deployed
+
+
 @pytest.mark.parametrize("value", ["django.middleware.gzip.GZipMiddleware", [1], None])
 def test_a_skip_list_that_is_no_list_of_dotted_paths_is_an_error(settings, value):
     ((id_, _, _),) = settings_messages(settings, DISPATCH_SKIP_MIDDLEWARE=value)
@@ -822,7 +842,7 @@ def test_a_check_message_names_the_view_not_its_callback(settings):
     view = mcp_tool(registry=registry)(api_view(["POST"])(echo))  # the callback declared
     settings.ROOT_URLCONF = types.ModuleType("echo_urls")
     settings.ROOT_URLCONF.urlpatterns = [path("echo/", view, name="echo")]
-    (message,) = check_tools(registry=registry)
+    (message,) = check_tool_notes(registry=registry)
     assert message.obj == view  # still the declared object for code that compares
     assert str(message).startswith(f"{__name__}.echo: (mcp_tools.I001)")
     assert "<function" not in str(message)

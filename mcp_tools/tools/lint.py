@@ -8,10 +8,17 @@ scores 0 (missing) to 2 (stated); each gap is a named smell with a level and a h
 
 from __future__ import annotations
 
+import ast
+import contextlib
+import inspect
 import json
 import re
+import textwrap
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
+
+from rest_framework import filters, pagination
 
 from .naming import needs
 from .tool import Tool
@@ -95,19 +102,72 @@ def lint_tool(tool: Tool, definition: dict[str, Any] | None = None) -> Report:
             "the description does not say what the tool does",
             "Start the view's docstring (or description=) with what the tool does, as a verb.",
         )
+    elif repeated := _repeated_name(tool, description):
+        report.smell(
+            "purpose",
+            "repeats-name",
+            "error",
+            f"the description starts by repeating the view's name ({repeated!r})",
+            "Start the view's docstring (or description=) with what the tool does, as a verb.",
+        )
 
+    path_params = set(tool.path_params)
     undescribed = [name for name, prop in properties.items() if not _described(prop)]
     for name in undescribed:
+        if name not in path_params:
+            report.smell(
+                "parameters",
+                "undescribed-parameter",
+                "warning",
+                f"argument {name!r} has no description",
+                "Give the serializer field (or filter) a help_text, or the model field a "
+                "verbose_name.",
+            )
+        elif not re.search(rf"\b{re.escape(name)}\b", description):
+            report.smell(
+                "parameters",
+                "undescribed-path-parameter",
+                "warning",
+                f"URL argument {name!r} has no description",
+                f"Say what {name} identifies in the view's docstring (or description=), or "
+                "declare its schema with @mcp_tool(input_schema=...) or expose(..., "
+                "input_schema=...); a router's lookup on a ViewSet is described by its "
+                "lookup_field's model field (verbose_name).",
+            )
+
+    query = [name for name in properties if name not in path_params]
+    unread = False
+    lister = _lister(tool)
+    if lister is not None:
+        names, read = lister
+        missing = sorted(read - set(properties))
+        if not query or missing:
+            unread = True
+            named = f": {', '.join(missing)}" if missing else ""
+            report.smell(
+                "parameters",
+                "unlisted-query-parameters",
+                "warning",
+                f"the tool lists a collection through {names}, and its input schema names "
+                f"{'none' if not query else 'not all'} of the query parameters they read"
+                f"{named}",
+                "Declare the query parameters with @mcp_tool(input_schema=...) or expose(..., "
+                "input_schema=...), or give the backend a get_schema_operation_parameters().",
+            )
+    unnamed = sorted(_reads(tool) - set(properties))
+    if unnamed:
+        unread = True
         report.smell(
             "parameters",
-            "undescribed-parameter",
+            "unnamed-query-parameters",
             "warning",
-            f"argument {name!r} has no description",
-            "Give the serializer field (or filter) a help_text, or the model field a verbose_name.",
+            f"the view reads query parameters its input schema does not name: {', '.join(unnamed)}",
+            "Declare them with @mcp_tool(input_schema=...) or expose(..., input_schema=...), "
+            "each with a description.",
         )
 
     required = [name for name in schema.get("required", []) if name in properties]
-    if required and undescribed and not USAGE_WORDS.search(description):
+    if ((required and undescribed) or unread) and not USAGE_WORDS.search(description):
         report.smell(
             "usage",
             "no-usage",
@@ -173,6 +233,206 @@ def _has_examples(properties: dict[str, Any]) -> bool:
 def _names_any(description: str, restricted: str) -> bool:
     names = re.findall(r"[A-Z]\w+", restricted)
     return any(name in description for name in names)
+
+
+# What a model can't know: names repeated, query parameters read but not named ---------------
+
+
+def _squeezed(text: str) -> str:
+    """``Entries API view-set`` and ``entries_apiview_set`` alike: ``entriesapiviewset``."""
+    return re.sub(r"[^a-z0-9]+", "", text.lower())
+
+
+def _repeated_name(tool: Tool, description: str) -> str | None:
+    """Return the name the description's first sentence repeats, else None.
+
+    The name is the view class's (in any case, with or without its View/ViewSet ending,
+    however spaced) or DRF's view name; or the sentence is the title naming builds for a
+    non-standard action (``Page: listing view``). A name before a colon counts
+    (``pages_api_view_set: ...``). A standard action's sentence (``List books.``) is the
+    title too, and says what the tool does: it is no repetition.
+    """
+    first = re.split(r"(?<=[.!?])\s", description, maxsplit=1)[0].rstrip(".!? ")
+    view_class = tool.operation.view_class
+    class_name = view_class.__name__
+    stem = re.sub(r"(API)?View(Set)?$", "", class_name) or class_name
+    names = {_squeezed(class_name), _squeezed(stem)}
+    with contextlib.suppress(Exception):  # a view that can't be made without arguments
+        names.add(_squeezed(str(view_class().get_view_name())))
+    names.discard("")
+    action = tool.operation.action
+    if action is not None:
+        words = re.escape(action.replace("_", " "))
+        if re.fullmatch(rf"[^:]{{1,80}}: {words}", first, re.I):
+            return first
+    head = first.split(":", 1)[0]
+    if _squeezed(first) in names or _squeezed(head) in names:
+        return head if _squeezed(head) in names else first
+    return None
+
+
+#: The filter backends and paginators whose parameters the package reads from their own
+#: attributes: a list tool may rightly name none of them (a SearchFilter without fields).
+READ_BACKENDS: tuple[type, ...] = (filters.SearchFilter, filters.OrderingFilter)
+READ_PAGINATORS = (
+    pagination.PageNumberPagination,
+    pagination.LimitOffsetPagination,
+    pagination.CursorPagination,
+)
+try:  # django-filter is optional
+    from django_filters.rest_framework import DjangoFilterBackend
+
+    READ_BACKENDS += (DjangoFilterBackend,)
+except ImportError:  # pragma: no cover - exercised only without django-filter
+    pass
+#: Query parameters every DRF view takes and no tool needs: ``format`` (DRF's
+#: URL_FORMAT_OVERRIDE) and ``_`` (jQuery's cache-busting).
+IGNORED_PARAMETERS = frozenset({"format", "_"})
+#: The view attributes that declare the query parameters a view accepts, by their name's
+#: ending (Wagtail's ``known_query_parameters``), read where the handler uses them.
+DECLARING_ATTRIBUTES = ("query_parameters", "query_params")
+#: How many of the view's own methods a handler's source is followed into.
+MAX_FOLLOWED = 8
+
+
+def _says_its_parameters(cls: type, base: type) -> bool:
+    """Whether a backend or paginator describes its parameters itself, as DRF asks."""
+    own = getattr(cls, "get_schema_operation_parameters", None)
+    return own is not None and own is not getattr(base, "get_schema_operation_parameters", None)
+
+
+def _lister(tool: Tool) -> tuple[str, set[str]] | None:
+    """Return, for a tool that lists a collection through filter backends or a paginator the
+    package can't read, their names and the query parameters their source is seen to read."""
+    view = tool.operation.view
+    if not (tool.operation.is_list or _calls(tool.operation.handler, _LIST_CALLS)):
+        return None
+    opaque: list[tuple[type, str]] = [
+        (backend, "filter_queryset")
+        for backend in getattr(view, "filter_backends", ()) or ()
+        if isinstance(backend, type)
+        and not issubclass(backend, READ_BACKENDS)
+        and not _says_its_parameters(backend, filters.BaseFilterBackend)
+    ]
+    paginator = getattr(view, "paginator", None)
+    if (
+        paginator is not None
+        and not isinstance(paginator, READ_PAGINATORS)
+        and not _says_its_parameters(type(paginator), pagination.BasePagination)
+    ):
+        opaque.append((type(paginator), "paginate_queryset"))
+    if not opaque:
+        return None
+    read: set[str] = set()
+    for cls, method in opaque:
+        read |= _source_reads(getattr(cls, method, None))
+    return ", ".join(cls.__name__ for cls, _ in opaque), read - IGNORED_PARAMETERS
+
+
+_LIST_CALLS = frozenset({"filter_queryset", "paginate_queryset"})
+
+
+def _reads(tool: Tool) -> set[str]:
+    """Return the query parameters the handler's own source (and the view's methods it calls
+    on ``self``) reads by name, or declares in a ``*_query_parameters`` attribute it uses."""
+    view_class = tool.operation.view_class
+    read: set[str] = set()
+    seen: set[str] = set()
+    todo = [tool.operation.handler]
+    while todo and len(seen) < MAX_FOLLOWED:
+        function = todo.pop()
+        tree = _tree(function)
+        if tree is None:
+            continue
+        read |= _query_reads(tree)
+        for name in _self_attributes(tree) - seen:
+            seen.add(name)
+            value = getattr(view_class, name, None)
+            declared = (
+                _names(value) if name.endswith(("query_parameters", "query_params")) else None
+            )
+            if declared is not None:
+                read |= declared
+            elif callable(value) and not _drf_own(value):
+                todo.append(value)
+    return read - IGNORED_PARAMETERS
+
+
+def _names(value: Any) -> set[str] | None:
+    """Return a declared collection of parameter names as a set, else None."""
+    if isinstance(value, set | frozenset | list | tuple) and all(
+        isinstance(each, str) for each in value
+    ):
+        return set(value)
+    return None
+
+
+def _drf_own(function: Any) -> bool:
+    return (getattr(function, "__module__", "") or "").startswith(("rest_framework", "django."))
+
+
+def _tree(function: Any) -> ast.AST | None:
+    """Return a function's parsed source, or None where it can't be read (a builtin, a
+    lambda of a generated class, a module shipped without its source)."""
+    function = inspect.unwrap(getattr(function, "__func__", function)) if function else None
+    if function is None or _drf_own(function):
+        return None
+    try:
+        return ast.parse(textwrap.dedent(inspect.getsource(function)))
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return None
+
+
+def _source_reads(function: Any) -> set[str]:
+    tree = _tree(function)
+    return _query_reads(tree) if tree is not None else set()
+
+
+def _calls(function: Any, names: Iterable[str]) -> bool:
+    tree = _tree(function)
+    return tree is not None and bool(_self_attributes(tree) & set(names))
+
+
+def _is_query(node: ast.AST) -> bool:
+    """``request.GET``, ``request.query_params``, ``self.request.GET``, ..."""
+    return isinstance(node, ast.Attribute) and node.attr in ("GET", "query_params")
+
+
+def _key(node: ast.AST) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _query_reads(tree: ast.AST) -> set[str]:
+    """Return the names read from the query string with a literal key: ``.get("x")``,
+    ``.getlist("x")``, ``["x"]`` and ``"x" in`` on ``request.GET`` or ``query_params``."""
+    read: set[str] = set()
+    for node in ast.walk(tree):
+        key = None
+        if isinstance(node, ast.Call) and node.args:
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in ("get", "getlist"):
+                key = _key(node.args[0]) if _is_query(func.value) else None
+        elif isinstance(node, ast.Subscript) and _is_query(node.value):
+            key = _key(node.slice)
+        elif (
+            isinstance(node, ast.Compare)
+            and isinstance(node.ops[0], ast.In | ast.NotIn)
+            and _is_query(node.comparators[0])
+        ):
+            key = _key(node.left)
+        if key:
+            read.add(key)
+    return read
+
+
+def _self_attributes(tree: ast.AST) -> set[str]:
+    return {
+        node.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+    }
 
 
 def at_or_above(smell: Smell, level: str) -> bool:

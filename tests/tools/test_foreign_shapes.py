@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy
 from rest_framework.permissions import DjangoModelPermissions, IsAuthenticated
 
 from mcp_tools import expose
-from mcp_tools.checks import check_endpoint_authentication, check_tools
+from mcp_tools.checks import check_endpoint_authentication, check_endpoint_policy, check_tools
 from mcp_tools.endpoint import handlers
 from mcp_tools.test import MCPClient, MCPError
 from mcp_tools.tools import naming
@@ -98,7 +98,7 @@ def test_the_endpoint_stands_aside_a_default_that_needs_a_queryset(alice):
     with pytest.raises(MCPError) as refused:
         MCPClient().list_tools()
     assert refused.value.status == 401  # what it asks before the model: a user
-    message = [m for m in check_endpoint_authentication() if m.id == "mcp_tools.I040"]
+    message = [m for m in check_endpoint_policy() if m.id == "mcp_tools.I040"]
     assert len(message) == 1 and "IsAuthenticated in place of TokenPermissions" in message[0].msg
 
 

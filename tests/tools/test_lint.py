@@ -10,12 +10,17 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.urls import path
 from rest_framework import permissions, serializers
+from rest_framework.filters import BaseFilterBackend
+from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
+from rest_framework.viewsets import GenericViewSet, ReadOnlyModelViewSet
 
-from mcp_tools.tools.decorators import mcp_tool
+from mcp_tools.tools import lint as lint_module
+from mcp_tools.tools.decorators import expose, mcp_tool
 from mcp_tools.tools.lint import COMPONENTS, definition_tokens, lint_tool
 from mcp_tools.tools.registry import ToolRegistry
+from tests.testapp.models import Entry
 from tests.tools.test_registry import urlconf
 
 
@@ -148,3 +153,246 @@ def test_the_level_hides_the_smells_below_it(monkeypatch, smelly):
     assert "warning" not in run_lint(monkeypatch, smelly, "--level", "error").replace(
         "smells at error", ""
     )
+
+
+# What a model can't know (#38, item 5) ----------------------------------------------------
+# Views written the DRF way, and a Wagtail-shaped API v2 (wagtail/api/v2/views.py): a
+# GenericViewSet routed by hand, filter backends and a paginator with no schema methods, and
+# the query parameters it accepts declared in ``known_query_parameters``.
+
+
+class EntrySerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Entry
+        fields = ["id", "label"]
+
+
+class LabelFilter(BaseFilterBackend):
+    def filter_queryset(self, request, queryset, view):
+        if "label" in request.GET:
+            queryset = queryset.filter(label=request.GET["label"])
+        return queryset
+
+
+class ChildOfFilter(BaseFilterBackend):
+    def filter_queryset(self, request, queryset, view):
+        parent = request.GET.get("child_of")
+        return queryset if parent is None else queryset.filter(pk__gt=int(parent))
+
+
+class OffsetPagination(BasePagination):
+    def paginate_queryset(self, queryset, request, view=None):
+        offset = int(request.GET.get("offset", 0))
+        limit = int(request.GET.get("limit", 20))
+        return list(queryset[offset : offset + limit])
+
+    def get_paginated_response(self, data):
+        return Response({"meta": {}, "items": data})
+
+
+class EntriesAPIViewSet(GenericViewSet):
+    permission_classes = [permissions.IsAuthenticated]
+    serializer_class = EntrySerializer
+    filter_backends = [LabelFilter, ChildOfFilter]
+    pagination_class = OffsetPagination
+    known_query_parameters = frozenset(
+        ["limit", "offset", "fields", "order", "search", "child_of", "label", "_", "format"]
+    )
+    find_query_parameters = frozenset(["id"])
+
+    def get_queryset(self):
+        return Entry.objects.order_by("id")
+
+    def check_query_parameters(self, queryset):
+        unknown = set(self.request.GET) - self.known_query_parameters
+        if unknown:
+            raise ValueError(unknown)
+
+    def listing_view(self, request):
+        queryset = self.get_queryset()
+        self.check_query_parameters(queryset)
+        queryset = self.paginate_queryset(self.filter_queryset(queryset))
+        return self.get_paginated_response(self.get_serializer(queryset, many=True).data)
+
+    def detail_view(self, request, pk):
+        return Response(self.get_serializer(self.get_object()).data)
+
+    def find_view(self, request):
+        return Response({"id": self.find_object(self.get_queryset(), request).pk})
+
+    def find_object(self, queryset, request):
+        if "id" in request.GET:
+            return queryset.get(id=request.GET["id"])
+
+
+PAGE_LIST_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "limit": {"type": "integer", "description": "How many entries, at most 20."},
+        "offset": {"type": "integer", "description": "How many entries to skip."},
+        "fields": {"type": "string", "description": "Comma-separated fields to return."},
+        "order": {"type": "string", "description": "A field to sort by; -field descends."},
+        "search": {"type": "string", "description": "Words the entries contain."},
+        "child_of": {"type": "integer", "description": "The id of the parent entry."},
+        "label": {"type": "string", "description": "Only entries with this exact label."},
+        "type": {"type": "string", "description": "The entry type, app_label.Model."},
+    },
+}
+
+
+class PageList(APIView):
+    """List the site's entries, newest first, filtered by label or parent and searched:
+    pass limit and offset to page through. Returns each entry's id and label."""
+
+    permission_classes = [permissions.IsAuthenticated]
+
+    def get(self, request):
+        return Response([])
+
+
+class SnippetViewSet(ReadOnlyModelViewSet):
+    """The DRF tutorial's way: get_queryset() and no queryset."""
+
+    serializer_class = EntrySerializer
+    filter_backends = [LabelFilter]
+
+    def get_queryset(self):
+        return Entry.objects.all()
+
+
+class Highlight(APIView):
+    """Return one entry's label, highlighted: pass its pk in the URL."""
+
+    serializer_class = EntrySerializer
+
+    def get(self, request, pk):
+        style = request.query_params.get("style", "plain")
+        return Response({"pk": pk, "style": style})
+
+
+class Plain(APIView):
+    serializer_class = EntrySerializer
+
+    def get(self, request, pk):
+        return Response({"pk": pk})
+
+
+@pytest.fixture
+def api_tools():
+    registry = ToolRegistry()
+    expose(EntriesAPIViewSet, registry=registry)
+    mcp_tool(registry=registry, name="page_list", input_schema=PAGE_LIST_SCHEMA)(PageList)
+    mcp_tool(registry=registry)(SnippetViewSet)
+    mcp_tool(registry=registry)(Highlight)
+    mcp_tool(registry=registry)(Plain)
+    listing = EntriesAPIViewSet.as_view({"get": "listing_view"})
+    detail = EntriesAPIViewSet.as_view({"get": "detail_view"})
+    find = EntriesAPIViewSet.as_view({"get": "find_view"})
+    tools = registry.tools(
+        urlconf(
+            path("api/v2/entries/", listing, name="listing"),
+            path("api/v2/entries/<int:pk>/", detail, name="detail"),
+            path("api/v2/entries/find/", find, name="find"),
+            path("entries/", PageList.as_view(), name="page-list"),
+            path("snippets/", SnippetViewSet.as_view({"get": "list"}), name="snippet-list"),
+            path("highlight/<int:pk>/", Highlight.as_view(), name="highlight"),
+            path("plain/<int:pk>/", Plain.as_view(), name="plain"),
+        )
+    )
+    return {tool.name: tool for tool in tools}
+
+
+def test_an_empty_listing_tool_smells_of_what_its_view_reads(api_tools):
+    tool = api_tools["entries_apiview_set_listing_view"]
+    assert tool.definition()["description"].startswith("Entry: listing view.")
+    found = smells(tool)
+    assert found["repeats-name"].message == (
+        "the description starts by repeating the view's name ('Entry: listing view')"
+    )
+    assert found["unlisted-query-parameters"].message == (
+        "the tool lists a collection through LabelFilter, ChildOfFilter, OffsetPagination, "
+        "and its input schema names none of the query parameters they read: child_of, label, "
+        "limit, offset"
+    )
+    assert found["unnamed-query-parameters"].message == (
+        "the view reads query parameters its input schema does not name: child_of, fields, "
+        "label, limit, offset, order, search"
+    )
+    report = lint_tool(tool)
+    assert report.scores["parameters"] == report.scores["usage"] == 0
+    assert report.scores["purpose"] == 0
+
+
+def test_an_empty_find_tool_smells_of_the_parameter_its_view_reads(api_tools):
+    found = smells(api_tools["entries_apiview_set_find_view"])
+    assert found["unnamed-query-parameters"].message.endswith("does not name: id")
+    assert "unlisted-query-parameters" not in found  # it lists nothing
+    assert {"repeats-name", "no-usage"} <= set(found)
+
+
+def test_a_described_tool_with_real_arguments_outranks_the_empty_ones(api_tools):
+    scores = {name: lint_tool(tool).score for name, tool in api_tools.items()}
+    listing = scores["entries_apiview_set_listing_view"]
+    find = scores["entries_apiview_set_find_view"]
+    assert scores["page_list"] > max(listing, find)
+    assert (scores["page_list"], listing, find) == (11, 6, 6)
+    assert smells(api_tools["page_list"]).keys() == {"no-examples"}
+
+
+def test_a_detail_tool_is_not_asked_for_the_listings_parameters(api_tools):
+    found = smells(api_tools["entries_apiview_set_detail_view"])
+    assert "unnamed-query-parameters" not in found
+    assert "unlisted-query-parameters" not in found
+
+
+def test_a_drf_tutorial_list_names_the_parameters_of_its_backend(api_tools):
+    tool = api_tools["snippet_view_set_list"]
+    assert smells(tool)["unlisted-query-parameters"].message.endswith("read: label")
+    named = {**tool.definition()["inputSchema"], "properties": {"label": {"type": "string"}}}
+    assert "unlisted-query-parameters" not in smells(
+        tool, {**tool.definition(), "inputSchema": named}
+    )
+
+
+def test_a_handler_that_reads_the_query_names_what_it_reads(api_tools):
+    found = smells(api_tools["highlight"])
+    assert found["unnamed-query-parameters"].message.endswith("does not name: style")
+    assert "undescribed-path-parameter" not in found  # its docstring names pk
+
+
+def test_an_undescribed_url_argument_gets_a_hint_that_applies(api_tools):
+    found = smells(api_tools["plain"])
+    smell = found["undescribed-path-parameter"]
+    assert smell.message == "URL argument 'pk' has no description"
+    assert "help_text" not in smell.hint
+    assert "docstring" in smell.hint and "input_schema=" in smell.hint
+    assert "lookup_field" in smell.hint
+    assert "undescribed-parameter" not in found
+
+
+@pytest.mark.parametrize(
+    "description",
+    [
+        "EntriesAPIViewSet. Returns an entry.",
+        "entries_api_view_set: returns an entry.",
+        "Entries API view set. Returns an entry.",
+        "Entries. Returns an entry.",
+        "Entry: detail view. Needs IsAuthenticated.",
+    ],
+)
+def test_a_description_that_repeats_the_class_name_has_no_purpose(api_tools, description):
+    tool = api_tools["entries_apiview_set_detail_view"]
+    found = smells(tool, {**tool.definition(), "description": description})
+    assert found["repeats-name"].component == "purpose"
+
+
+def test_a_description_that_says_what_the_tool_does_repeats_nothing(api_tools):
+    tool = api_tools["entries_apiview_set_detail_view"]
+    definition = {**tool.definition(), "description": "Get one entry by id: its label."}
+    assert "repeats-name" not in smells(tool, definition)
+
+
+def test_source_that_cant_be_read_is_skipped():
+    made = eval("lambda self, request: request.GET['x']")  # no source file to read
+    assert lint_module._source_reads(made) == set()
+    assert lint_module._source_reads(len) == set()
