@@ -14,6 +14,7 @@ from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from mcp_tools import mcp_output
 from mcp_tools.tools.decorators import mcp_tool
 from mcp_tools.tools.registry import ToolRegistry
 from mcp_tools.views import MCPView
@@ -114,6 +115,36 @@ class Countdown(APIView):
         return redirect("countdown", n=n - 1)
 
 
+class Summary(APIView):
+    """Answer a short text of its own: an override set by the view the call ends at."""
+
+    def get(self, request):
+        mcp_output(request, content=[{"type": "text", "text": "the summary"}])
+        return Response({"long": "body"})
+
+
+class ToSummary(APIView):
+    """Set an override, then redirect: the view a redirect leaves says nothing."""
+
+    def get(self, request):
+        mcp_output(request, content=[{"type": "text", "text": "the redirect's own"}])
+        return redirect("summary")
+
+
+class Confirmed(APIView):
+    """Answer only once the user confirmed."""
+
+    def get(self, request):
+        return Response({"confirmed": True})
+
+
+class ToConfirmed(APIView):
+    """Redirect to a tool that asks for confirmation."""
+
+    def get(self, request):
+        return redirect("confirmed")
+
+
 class EntryCreate(APIView):
     """Create an entry and answer 303 See Other to its detail."""
 
@@ -153,5 +184,9 @@ urlpatterns = [
     path("rd/to-create/", declare("to_create", ToCreate)),
     path("rd/loop/<str:end>/", declare("loop", Loop), name="loop"),
     path("rd/countdown/<int:n>/", declare("countdown", Countdown), name="countdown"),
+    path("rd/summary/", declare("summary", Summary), name="summary"),
+    path("rd/to-summary/", declare("to_summary", ToSummary)),
+    path("rd/confirmed/", declare("confirmed", Confirmed, confirm=True), name="confirmed"),
+    path("rd/to-confirmed/", declare("to_confirmed", ToConfirmed)),
     path("rd/mcp", MCPView.as_view(registry=redirects), name="rd-mcp"),
 ]

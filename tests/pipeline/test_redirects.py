@@ -111,6 +111,16 @@ def test_a_redirect_to_a_tool_of_a_group_the_caller_lacks_is_not_followed(client
     assert result["_meta"] == {LOCATION: "/rd/hidden/1/"}
 
 
+def test_the_override_of_the_view_the_call_ends_at_applies(client):
+    result = client.call_tool("to_summary")
+    assert result["content"] == [{"type": "text", "text": "the summary"}]
+    assert result["_meta"] == {LOCATION: "/rd/summary/"}
+
+
+def test_a_redirect_to_a_tool_that_asks_for_confirmation_is_not_followed(client):
+    assert client.call_tool("to_confirmed")["content"] == not_followed("/rd/confirmed/")
+
+
 def test_an_unsafe_methods_redirect_is_not_followed(client):
     result = client.call_tool("entry_create", {"label": "new"})
     [created] = Entry.objects.filter(label="new")
