@@ -58,8 +58,15 @@ POSITIVE = (
     "TASK_MIN_TTL",
     "TASK_PICKUP_SECONDS",
 )
-#: MAX_STREAMS may be 0: no call streams, and none holds a sync worker (docs/deployment.md).
-NON_NEGATIVE = ("CACHE_TTL_MS", "ADMIN_STATE_MAX_AGE", "CALL_LOG_QUEUE_SIZE", "MAX_STREAMS")
+#: MAX_STREAMS may be 0: no call streams, and none holds a sync worker (docs/deployment.md);
+#: MAX_REDIRECTS 0: no redirect is followed (docs/results.md#redirects).
+NON_NEGATIVE = (
+    "CACHE_TTL_MS",
+    "ADMIN_STATE_MAX_AGE",
+    "CALL_LOG_QUEUE_SIZE",
+    "MAX_STREAMS",
+    "MAX_REDIRECTS",
+)
 #: None: one page of tools; no per-caller share of the held streams; no bound on the bytes a
 #: caller's tasks keep.
 OPTIONAL_POSITIVE = ("PAGE_SIZE", "MAX_STREAMS_PER_CALLER", "MAX_TASK_BYTES_PER_CALLER")

@@ -63,6 +63,9 @@ DEFAULTS: dict[str, Any] = {
     "DEFAULT_ANNOTATIONS": {},
     # Largest page size a tool's arguments may ask a paginator for (page_size, limit).
     "MAX_PAGE_SIZE": 100,
+    # Redirects a safe tool's view answers to another tool this caller may call: followed
+    # in-process, at most this many hops (0: none is followed) (docs/results.md#redirects).
+    "MAX_REDIRECTS": 3,
     # Error masking: None means "mask when DEBUG is off".
     "MASK_ERRORS": None,
     # Bounds on every input and output.

@@ -720,6 +720,8 @@ def test_an_enumerated_setting_outside_its_values_is_an_error(settings, key, val
         ("CALL_LOG_FLUSH_INTERVAL", 0),
         ("MAX_TASK_BYTES_PER_CALLER", 0),
         ("MAX_TASK_BYTES_PER_CALLER", "10MB"),
+        ("MAX_REDIRECTS", -1),
+        ("MAX_REDIRECTS", None),
     ],
 )
 def test_a_bound_that_is_not_positive_is_an_error(settings, key, value):
@@ -738,6 +740,7 @@ def test_a_bound_that_is_not_positive_is_an_error(settings, key, value):
         ("CALL_LOG_QUEUE_SIZE", 0),
         ("CALL_LOG_FLUSH_INTERVAL", 0.2),
         ("MAX_TASK_BYTES_PER_CALLER", None),
+        ("MAX_REDIRECTS", 0),  # no redirect is followed (docs/results.md#redirects)
     ],
 )
 def test_bounds_that_mean_something_are_accepted(settings, key, value):

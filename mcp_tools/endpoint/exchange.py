@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Protocol
+from typing import Any, Protocol
 
 from django.http import HttpRequest
+from django.urls import Resolver404, resolve
 
 from ..auth.caller import Caller
 from ..auth.refusals import insufficient_scope
@@ -97,10 +98,14 @@ class Exchange:
     @cached_property
     def catalog(self) -> Catalog:
         """The request's tools as admins configured them (the admin state's version read at
-        most once per ``ADMIN_STATE_MAX_AGE``), of the URLconf Django's handler resolved the
-        request with: the request's own (``request.urlconf``), else ``ROOT_URLCONF``."""
-        urlconf = getattr(self.request, "urlconf", None) or mcp_settings.root_urlconf
-        return catalog_for(self.endpoint.get_registry().tools(urlconf))
+        most once per ``ADMIN_STATE_MAX_AGE``), of its ``urlconf``."""
+        return catalog_for(self.endpoint.get_registry().tools(self.urlconf))
+
+    @cached_property
+    def urlconf(self) -> str:
+        """The URLconf Django's handler resolved the request with: the request's own
+        (``request.urlconf``), else ``ROOT_URLCONF``."""
+        return getattr(self.request, "urlconf", None) or mcp_settings.root_urlconf
 
     @cached_property
     def visibility(self) -> Visibility:
@@ -134,6 +139,31 @@ class Exchange:
         if tool is None or not self.endpoint.serves(tool):
             return None
         return catalog.plan(tool) if self.visibility.sees(tool, catalog) else None
+
+    def plan_at(self, path: str) -> tuple[CallPlan, dict[str, Any]] | None:
+        """Return the call plan of the GET tool whose view Django runs for ``path`` (a
+        ``path_info``) if this request may call it, with its path arguments; else None.
+
+        Where a redirect leads (docs/results.md#redirects): resolved in the URLconf this
+        request's tools come from, and called under the same rule as ``plan()``.
+        """
+        try:
+            match = resolve(path, self.urlconf)
+        except Resolver404:
+            return None
+        for tool in self.catalog:
+            route = tool.route
+            if (
+                tool.method == "GET"
+                and route.callback is match.func
+                and route.match_route == match.route
+            ):
+                plan = self.plan(tool.name)
+                # What the path captured, without the pattern's extra kwargs (Django 4.1+; the
+                # stubs lack it).
+                captured = match.captured_kwargs  # type: ignore[attr-defined]
+                return None if plan is None else (plan, dict(captured))
+        return None
 
     def refusal(self, name: str) -> JSONRPCError:
         """Answer a call of a tool this request may not call: an unknown tool, or, when the

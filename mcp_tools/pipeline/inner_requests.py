@@ -146,10 +146,12 @@ def build_inner_request(
     context: ToolCallContext,
     *,
     identity: tuple[Any, object] | None = None,
+    query_string: str | None = None,
 ) -> WSGIRequest:
     """Build the request the tool's view receives, as a direct HTTP call would make it.
 
     ``identity`` is ``(user, token)`` to hand over DRF authentication the endpoint already did.
+    ``query_string``: the query as given (a followed redirect's), in place of the arguments'.
     Raises ``routes.NoPath`` when the path arguments do not reach the tool's route.
 
     The view is the tool's own: ``resolver_match`` is its route's match of the path (what
@@ -165,11 +167,14 @@ def build_inner_request(
         environ["CONTENT_TYPE"] = "application/json"
     environ["SCRIPT_NAME"] = script_name(outer)
     environ["PATH_INFO"] = wsgi_str(path)
-    environ["QUERY_STRING"] = (
-        urlencode([(k, v) for k, value in query.items() for v in query_value(value)])
-        if query
-        else ""
-    )
+    if query_string is not None:
+        environ["QUERY_STRING"] = wsgi_str(query_string)
+    else:
+        environ["QUERY_STRING"] = (
+            urlencode([(k, v) for k, value in query.items() for v in query_value(value)])
+            if query
+            else ""
+        )
     environ["CONTENT_LENGTH"] = str(len(payload))
     environ["wsgi.input"] = io.BytesIO(payload)
     environ["wsgi.url_scheme"] = outer.scheme or "http"

@@ -15,7 +15,7 @@ import time
 import weakref
 from typing import Any, Generic, Protocol, TypeVar
 
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponseBase
 from django.utils import timezone
 
 from ..auth.caller import Caller
@@ -34,7 +34,7 @@ from ..inputs.asks import (
     unavailable_error,
 )
 from ..protocol.jsonrpc import JSONRPCError, Message
-from ..protocol.results import InputRequiredResult, ToolResult
+from ..protocol.results import LOCATION_META_KEY, InputRequiredResult, ToolResult
 from ..protocol.versions import Era
 from ..signals import tool_called
 from ..tools.tool import Tool
@@ -45,6 +45,7 @@ from .formatters import BaseFormatter
 from .inner_requests import build_inner_request
 from .plans import CallPlan
 from .processors import run_processors
+from .redirects import Hop, Redirects
 
 
 class Exchange(Protocol):
@@ -58,6 +59,8 @@ class Exchange(Protocol):
 
     @property
     def endpoint_path(self) -> str: ...
+
+    def plan_at(self, path: str) -> tuple[CallPlan, dict[str, Any]] | None: ...
 
 
 class Endpoint(Protocol):
@@ -187,17 +190,25 @@ class Invocation(Generic[CallT]):
                 return self.finish(ToolResult.error(refused), refusal="unconfirmed")
         return None
 
-    def _build_inner(self, stream_on_ask: str | None) -> HttpRequest:
+    def _build_inner(self, stream_on_ask: str | None, hop: Hop | None = None) -> HttpRequest:
+        """Build the view's request: the called tool's, or that of the tool ``hop`` leads to
+        (its path arguments and query string as the redirect gave them)."""
         call = self.call
+        plan = self.plan if hop is None else hop.plan
         context = ToolCallContext(
             params=call.message.params,
-            tool_name=self.tool.name,
+            tool_name=plan.tool.name,
             endpoint_path=call.exchange.endpoint_path,
             inputs=self.inputs,
             stream_on_ask=stream_on_ask,
-            view=self.plan.view,
+            view=plan.view,
         )
-        identity = call.caller.identity_for(self.tool.view_class)
+        identity = call.caller.identity_for(plan.tool.view_class)
+        if hop is not None:
+            split = arguments.SplitArguments(path=hop.path)
+            return build_inner_request(
+                call.request, plan, split, context, identity=identity, query_string=hop.query
+            )
         assert self._split is not None, "start() splits the arguments first"
         return build_inner_request(call.request, self.plan, self._split, context, identity=identity)
 
@@ -240,27 +251,61 @@ class Invocation(Generic[CallT]):
             if refused is not None:
                 return self.finish(ToolResult.error(refused), refusal=refusal)
         status = None
-        try:
-            response = call_view(inner)
-        except StreamNeeded:
-            raise
-        except InputRequired as asked:
-            return self.input_required(asked)
-        except Exception as exc:
-            if (error := unavailable_error(inner, exc)) is not None:
-                raise self.unavailable(error, None) from None
-            result = self.formatter.format_exception(exc, inner, self.tool)
-            if isinstance(exc, ClientDisconnected):  # the view stopped: its client left
-                return self.finish(result, refusal="cancelled")
-        else:
+        tool, location = self.tool, None
+        redirects = Redirects.of(tool, inner)
+        while True:  # once, and again for each redirect followed (docs/results.md#redirects)
+            try:
+                response = call_view(inner)
+            except StreamNeeded:
+                raise
+            except InputRequired as asked:
+                return self.input_required(asked)
+            except Exception as exc:
+                if (error := unavailable_error(inner, exc)) is not None:
+                    raise self.unavailable(error, None) from None
+                result = located(self.formatter.format_exception(exc, inner, tool), location)
+                if isinstance(exc, ClientDisconnected):  # the view stopped: its client left
+                    return self.finish(result, refusal="cancelled")
+                break
             status = response.status_code
+            followed: tuple[HttpRequest, Hop] | ToolResult | None = None
             try:
                 if (error := unavailable_error(inner, response)) is not None:
                     raise self.unavailable(error, status)
-                result = self.formatter.format_response(response, inner, self.tool)
+                followed = self.follow(redirects, response, inner, notifier)
+                if not isinstance(followed, tuple):
+                    result = followed or self.formatter.format_response(response, inner, tool)
             finally:
                 release(response)
+            if not isinstance(followed, tuple):
+                result = located(result, location)
+                break
+            inner, hop = followed
+            tool, location = hop.plan.tool, hop.url
         return self.finish(result, status)
+
+    def follow(
+        self,
+        redirects: Redirects | None,
+        response: HttpResponseBase,
+        inner: HttpRequest,
+        notifier: Notifier | None,
+    ) -> tuple[HttpRequest, Hop] | ToolResult | None:
+        """Return the request of the view a redirect leads to and the hop, the error result
+        of a loop or of one hop too many, or None: ``response`` is formatted as it is."""
+        if redirects is None:
+            return None
+        hop = redirects.follow(response, inner, self.call.exchange.plan_at)
+        if not isinstance(hop, Hop):
+            return hop
+        context = get_context(inner)
+        try:
+            following = self._build_inner(context.stream_on_ask if context else None, hop)
+        except NoPath:  # the route can't be reached with what the URL captured
+            return None
+        if notifier is not None:
+            attach_notifier(following, notifier)
+        return following, hop
 
     def unavailable(self, error: JSONRPCError, status: int | None) -> JSONRPCError:
         """Report a call whose view stopped for want of a client capability (-32021, a
@@ -355,6 +400,13 @@ class Invocation(Generic[CallT]):
             error_message=error_message,
             refusal=refusal,
         )
+
+
+def located(result: ToolResult, location: str | None) -> ToolResult:
+    """Name in ``result``'s ``_meta`` where the redirects it followed led, if any did."""
+    if location is not None:
+        result.meta[LOCATION_META_KEY] = location
+    return result
 
 
 def send_tool_called(

@@ -9,6 +9,8 @@ from typing import Any, Final
 from .jsonrpc import RawJSON
 
 ERROR_REF_META_KEY = "django-mcp-tools/errorRef"
+#: Where a followed redirect led: the path and query of the view that answered.
+LOCATION_META_KEY = "django-mcp-tools/location"
 
 INTERNAL_SERVER_ERROR = "Internal server error"
 

@@ -192,3 +192,34 @@ def test_the_sdk_reads_what_hostile_input_fixes_changed(mcp_url, alice, mode, ve
             validate_stream(version, message, body)
         else:
             validate_exchange(version, message, status, body)
+
+
+@pytest.mark.urls("tests.redirect_urls")
+@pytest.mark.parametrize(("mode", "version"), [("legacy", "2025-11-25"), ("auto", "2026-07-28")])
+def test_sdk_reads_the_tool_a_redirect_led_to(live_server, alice, mode, version):
+    # Wagtail API v2's find view: an absolute redirect to the detail tool of the same API,
+    # with the request's host (docs/results.md#redirects).
+    from tests.testapp.models import Entry
+
+    entry = Entry.objects.create(label="blog")
+    wire = Wire()
+
+    async def scenario():
+        url = f"{live_server.url}/rd/mcp"
+        async with connect(url, token=alice.token, mode=mode, wire=wire) as client:
+            found = await client.call_tool("entry_find_absolute", {"label": "blog"})
+            elsewhere = await client.call_tool("elsewhere")
+            return found, elsewhere
+
+    found, elsewhere = run(scenario())
+    detail = {"id": entry.pk, "label": "blog", "query": "", "user": "alice"}
+    assert found.is_error is False
+    assert found.structured_content == detail
+    assert json.loads(found.content[0].text) == detail
+    assert found.meta["django-mcp-tools/location"] == f"/rd/entries/{entry.pk}/?"
+    assert elsewhere.is_error is True
+    assert elsewhere.content[0].text == (
+        "Redirect to https://other.example/rd/entries/1/ was not followed"
+    )
+    for request, status, _, body in wire.posts():
+        validate_exchange(version, request, status, body)
