@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
 
+from django.conf import settings
 from django.core.exceptions import DisallowedHost
 from django.http import HttpRequest, HttpResponseBase
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -100,15 +101,18 @@ def same_site(location: str, request: HttpRequest) -> tuple[str, str, str] | Non
     ``location`` names on ``request``'s own site, or None when it names another.
 
     Same site as Django's ``url_has_allowed_host_and_scheme`` says it: a relative URL, or an
-    absolute one on the request's host, never from https down to http; under the request's
-    script prefix.
+    absolute one on the request's host or a host ``ALLOWED_HOSTS`` names exactly (a site
+    that writes its own domain into its links, as Wagtail's API writes its ``Site``'s,
+    serves it; a pattern such as ``*`` or ``.example.com`` names none), never from https
+    down to http; under the request's script prefix.
     """
     if not location:
         return None
+    hosts = {host for host in settings.ALLOWED_HOSTS if host != "*" and not host.startswith(".")}
     try:
-        hosts = {request.get_host()}
-    except (DisallowedHost, KeyError):  # a request without a valid host: relative URLs only
-        hosts = set()
+        hosts.add(request.get_host())
+    except (DisallowedHost, KeyError):  # a request without a valid host: not its own
+        pass
     if not url_has_allowed_host_and_scheme(location, hosts, require_https=request.is_secure()):
         return None
     joined = urljoin(request.path, location)

@@ -170,6 +170,8 @@ def test_max_redirects_0_follows_none(client, entry, settings):
         ("http://testserver/rd/x/", True, None),  # https down to http
         ("https://testserver/rd/x/", True, ("/rd/x/", "", "/rd/x/")),
         ("http://other.example/rd/x/", False, None),
+        # A host ALLOWED_HOSTS names is this site's (Wagtail writes its Site's into links).
+        ("http://localhost/rd/x/?", False, ("/rd/x/", "", "/rd/x/?")),
         ("//other.example/rd/x/", False, None),
         ("mailto:a@example.com", False, None),
         ("", False, None),
@@ -178,6 +180,14 @@ def test_max_redirects_0_follows_none(client, entry, settings):
 def test_same_site(location, secure, expected):
     request = RequestFactory().get("/rd/entries/", secure=secure)
     assert same_site(location, request) == expected
+
+
+def test_a_wildcard_of_allowed_hosts_names_no_other_site(settings):
+    settings.ALLOWED_HOSTS = ["*", ".example.org"]
+    request = RequestFactory().get("/rd/entries/")
+    assert same_site("http://testserver/rd/x/", request) == ("/rd/x/", "", "/rd/x/")
+    assert same_site("http://localhost/rd/x/", request) is None
+    assert same_site("http://www.example.org/rd/x/", request) is None
 
 
 def test_same_site_keeps_under_the_script_prefix():
