@@ -224,6 +224,8 @@ def api_viewset(view: Any, _view: Any) -> list[Parameter]:
     if rich_text is not None:
         found.append(rich_text)
     if view.action == "find_view":
+        if issubclass(view.model, Page):
+            found.append(_types(view))  # the find view looks among its queryset's pages
         if "html_path" in view.find_query_parameters:
             found.append(
                 query(
