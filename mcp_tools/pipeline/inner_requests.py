@@ -164,7 +164,7 @@ def build_inner_request(
     payload = b""
     if arguments.body is not None:
         payload = json.dumps(arguments.body, ensure_ascii=False).encode()
-        environ["CONTENT_TYPE"] = "application/json"
+        environ["CONTENT_TYPE"] = plan.media_type
     environ["SCRIPT_NAME"] = script_name(outer)
     environ["PATH_INFO"] = wsgi_str(path)
     if query_string is not None:

@@ -19,12 +19,16 @@ from django.core.handlers.base import BaseHandler
 from django.db import connections
 from django.http import HttpResponseBase
 
+from rest_framework.utils.mediatypes import media_type_matches
+
 from ..conf import mcp_settings
 from ..inputs.asks import confirmation
 from ..tools.tool import Tool
 from .arguments import SplitArguments
 
 __all__ = ["CallPlan"]
+
+JSON = "application/json"
 
 # Its make_view_atomic() is Django's own rule for wrapping a view in ATOMIC_REQUESTS.
 _handler = BaseHandler()
@@ -33,7 +37,16 @@ _handler = BaseHandler()
 class CallPlan:
     """What every call of one tool shares (built by ``Catalog.plan``)."""
 
-    __slots__ = ("tool", "generation", "atomic", "view", "environ", "unargued", "confirmation")
+    __slots__ = (
+        "tool",
+        "generation",
+        "atomic",
+        "view",
+        "environ",
+        "media_type",
+        "unargued",
+        "confirmation",
+    )
 
     def __init__(self, tool: Tool) -> None:
         self.tool = tool
@@ -52,6 +65,8 @@ class CallPlan:
         if tool.takes_no_arguments:
             self.unargued = SplitArguments(body={} if tool.has_body else None)
         self.environ: Mapping[str, Any] = {"REQUEST_METHOD": tool.method, "HTTP_ACCEPT": "*/*"}
+        #: The media type a body is sent as: the JSON type the view's parsers accept.
+        self.media_type = json_media_type(tool)
         #: The message template of the tool's confirmation; None when it needs none.
         self.confirmation = confirmation(tool)
 
@@ -59,6 +74,20 @@ class CallPlan:
     def current(self) -> bool:
         """Whether the settings are still those the plan was made under."""
         return self.generation == mcp_settings.generation and self.atomic == atomic_requests()
+
+
+def json_media_type(tool: Tool) -> str:
+    """Return the JSON media type the tool's view parses: ``application/json`` when one of
+    its parsers takes it (or any type), else the first ``+json`` type they declare (a JSON:API
+    view's ``application/vnd.api+json``); ``application/json`` when none does."""
+    try:
+        parsers = tool.operation.view.get_parsers()
+    except Exception:  # a view whose parsers need a real request: DRF's default is JSON
+        return JSON
+    declared = [str(getattr(parser, "media_type", "")) for parser in parsers]
+    if any(media_type_matches(media_type, JSON) for media_type in declared):
+        return JSON
+    return next((each for each in declared if each.partition(";")[0].endswith("+json")), JSON)
 
 
 def atomic_requests() -> list[bool]:
