@@ -18,7 +18,6 @@ from typing import Any
 from django.core.handlers.base import BaseHandler
 from django.db import connections
 from django.http import HttpResponseBase
-
 from rest_framework.utils.mediatypes import media_type_matches
 
 from ..conf import mcp_settings

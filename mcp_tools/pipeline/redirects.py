@@ -10,6 +10,7 @@ not followed`` (docs/results.md#redirects).
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
@@ -109,10 +110,8 @@ def same_site(location: str, request: HttpRequest) -> tuple[str, str, str] | Non
     if not location:
         return None
     hosts = {host for host in settings.ALLOWED_HOSTS if host != "*" and not host.startswith(".")}
-    try:
+    with suppress(DisallowedHost, KeyError):  # a request without a valid host: not its own
         hosts.add(request.get_host())
-    except (DisallowedHost, KeyError):  # a request without a valid host: not its own
-        pass
     if not url_has_allowed_host_and_scheme(location, hosts, require_https=request.is_secure()):
         return None
     joined = urljoin(request.path, location)

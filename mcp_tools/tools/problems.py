@@ -99,9 +99,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "mcp_tools.W009": (
         "Left out of the tools {source} makes: {problem}",
-        "{hint} For a view you don't own, declare that action with expose(View, "
-        "actions=[...]) (methods=[...] on an APIView) and the options it needs; to leave it "
-        "out without this warning, add its route to EXCLUDE_PATHS. (The check was {check}.)",
+        "To include it on purpose, declare that action with expose(View, actions=[...], "
+        "input_schema=...) (methods=[...] on an APIView) and the options it needs; to leave "
+        "it out without this warning, name the tool in EXCLUDE_TOOLS (or its route in "
+        "EXCLUDE_PATHS). (The check was {check}: {hint})",
     ),
     "mcp_tools.E020": (
         "output_schema of tool {name} must be a JSON Schema dict or a Serializer class, not {type}",
