@@ -118,6 +118,7 @@ E2E_MODULES = {
     "interop.test_task_scale_out",
     "interop.test_thirdparty",
     "interop.test_tutorial",
+    "interop.test_wagtail",
     "test_bench",
     "test_imports",
 }
