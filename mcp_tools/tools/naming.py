@@ -249,7 +249,10 @@ def where(operation: ViewMethod) -> str:
     """Describe a tool's view for messages: ``TodoViewSet list (GET) at /api/todos/``."""
     named_action = f" {operation.action}" if operation.action else ""
     label = view_label(operation.view_class)
-    return f"{label}{named_action} ({operation.method}) at /{operation.route.route}"
+    route = operation.route
+    # A router's regex reads badly in a message: its parameters as <name> instead.
+    shown = route.template if "(?" in route.route else route.route
+    return f"{label}{named_action} ({operation.method}) at /{shown}"
 
 
 #: How many output fields a description names before it says "…".
