@@ -21,6 +21,7 @@ from rest_framework.views import APIView
 
 from ..core.routes import Route
 from ..schemas.introspection import STANDARD_ACTIONS, ViewMethod, lookup_model_field
+from ..schemas.queries import Lookup
 
 #: The standard action a generic view's own (DRF's) handler performs, by mixin and method.
 GENERIC_ACTIONS: list[tuple[type, str, str]] = [
@@ -366,6 +367,38 @@ def returns(
     if not fields:
         return ""
     return gettext("Returns the %(name)s: %(fields)s.") % {"name": name, "fields": fields}
+
+
+def _lookup_meaning(lookup: Lookup) -> str:
+    """``ic (icontains)``, ``n (not)``, ``nic (not icontains)``; ``gt`` when it says itself."""
+    expr = lookup.lookup_expr
+    if lookup.exclude:
+        meaning = gettext("not") if expr == "exact" else gettext("not %(lookup)s") % {"lookup": expr}
+    else:
+        meaning = expr
+    return lookup.suffix if meaning == lookup.suffix else f"{lookup.suffix} ({meaning})"
+
+
+def lookup_rule(lookups: tuple[Lookup, ...] | list[Lookup]) -> str:
+    """State once the lookup variants a list tool's filters take and its schema leaves out
+    (``FILTER_LOOKUPS = "exact"``), the filters that take the same ones together:
+    ``"Filters also take lookups, written filter__lookup (e.g. name__ic): name, slug: n
+    (not), ic (icontains); id: gt, lt."``; empty without any."""
+    if not lookups:
+        return ""
+    by_base: dict[str, list[str]] = {}
+    for lookup in lookups:
+        by_base.setdefault(lookup.base, []).append(_lookup_meaning(lookup))
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for base, meanings in by_base.items():
+        groups.setdefault(tuple(meanings), []).append(base)
+    listed = "; ".join(
+        f"{', '.join(bases)}: {', '.join(meanings)}" for meanings, bases in groups.items()
+    )
+    example = f"{lookups[0].base}__{lookups[0].suffix}"
+    return gettext(
+        "Filters also take lookups, written filter__lookup (e.g. %(example)s): %(lookups)s."
+    ) % {"example": example, "lookups": listed}
 
 
 def relation_words(relation: Any, listed_by: str | None) -> str:
