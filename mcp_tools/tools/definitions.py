@@ -115,7 +115,10 @@ def build_tool(cand: Candidate, several: bool) -> Tool:
     )
     description = options.description
     if not description:
-        purpose = annotated.description or naming.default_description(operation, title, model)
+        purpose = annotated.description
+        if purpose and naming.about_the_list(operation, str(purpose)):
+            purpose = None  # a collection's words on a single-object action (NetBox's)
+        purpose = purpose or naming.default_description(operation, title, model)
         description = described(purpose, operation, options, model, arguments.lookups)
     return Tool(
         name=name,

@@ -212,9 +212,26 @@ def _lookup_words(view_class: type[APIView], model: type[Model]) -> Callable[[],
     return words
 
 
+#: The standard actions on one object: a text about the collection does not describe them.
+SINGLE_OBJECT_ACTIONS = frozenset({"retrieve", "update", "partial_update", "destroy"})
+#: Words of a text about a collection: NetBox's "Get a list of site objects.", "all device
+#: objects", "Lists the sites."
+COLLECTION_WORDS = re.compile(r"\blist of\b|^lists?\b|\ball (?:\w+ ){0,3}objects\b", re.I)
+
+
+def about_the_list(operation: ViewMethod, text: str) -> bool:
+    """Return whether ``text`` speaks of the collection while the tool acts on one object
+    (a class docstring, or drf-spectacular's description, written for the list)."""
+    standard = standard_action(
+        operation.view_class, operation.method, operation.action, operation.performs
+    )
+    return standard in SINGLE_OBJECT_ACTIONS and bool(COLLECTION_WORDS.search(text.strip()))
+
+
 def default_description(operation: ViewMethod, title: str, model: type[Model] | None = None) -> str:
     """Return the handler's docstring; else, for a standard action on a model, a sentence of
-    what it does followed by the class docstring; else the class docstring, else the title.
+    what it does followed by the class docstring (unless a single object's action is told
+    of the list); else the class docstring, else the title.
     """
     view_class, method, action = operation.view_class, operation.method, operation.action
     own = docstring(operation.handler)
@@ -231,7 +248,10 @@ def default_description(operation: ViewMethod, title: str, model: type[Model] | 
 
     def describe() -> str:
         sentence = _sentence(standard, str(singular), str(plural), lookup(), an)
-        return f"{sentence} {class_doc}" if class_doc else sentence
+        doc = str(class_doc) if class_doc else ""
+        if standard in SINGLE_OBJECT_ACTIONS and COLLECTION_WORDS.search(doc):
+            return sentence  # "Get one site by id.", not "… Get a list of site objects."
+        return f"{sentence} {doc}" if doc else sentence
 
     return later(describe)
 

@@ -260,3 +260,17 @@ def test_all_lists_every_lookup_variant(settings, reader):
     assert "Filters also take lookups" not in every["description"]
     # The definition's size, as a client lists it (the figures of docs/tools.md#lookup-variants).
     assert (len(json.dumps(folded)), len(json.dumps(every))) == (1219, 2174)
+
+
+def test_a_single_object_action_is_not_told_of_the_list(reader):
+    tools = listed(reader)
+    assert tools["site_list"]["description"].startswith("List sites. Get a list of site objects.")
+    for name, sentence in [
+        ("site_retrieve", "Get one site by id."),
+        ("site_update", "Replace a site."),
+        ("site_partial_update", "Change some fields of a site."),
+        ("site_destroy", "Delete a site."),
+    ]:
+        description = tools[name]["description"]
+        assert description.startswith(f"{sentence} Needs "), description
+        assert "list" not in description.lower(), description
