@@ -393,7 +393,9 @@ def _lookup_meaning(lookup: Lookup) -> str:
     """``ic (icontains)``, ``n (not)``, ``nic (not icontains)``; ``gt`` when it says itself."""
     expr = lookup.lookup_expr
     if lookup.exclude:
-        meaning = gettext("not") if expr == "exact" else gettext("not %(lookup)s") % {"lookup": expr}
+        meaning = (
+            gettext("not") if expr == "exact" else gettext("not %(lookup)s") % {"lookup": expr}
+        )
     else:
         meaning = expr
     return lookup.suffix if meaning == lookup.suffix else f"{lookup.suffix} ({meaning})"

@@ -56,9 +56,7 @@ class SiteFilterSet(django_filters.FilterSet):
     kind = django_filters.ChoiceFilter(choices=STATUS_CHOICES, field_name="status")
     name__n = django_filters.CharFilter(field_name="name", exclude=True)
     name__ic = django_filters.CharFilter(field_name="name", lookup_expr="icontains")
-    name__nic = django_filters.CharFilter(
-        field_name="name", lookup_expr="icontains", exclude=True
-    )
+    name__nic = django_filters.CharFilter(field_name="name", lookup_expr="icontains", exclude=True)
     name__ie = django_filters.CharFilter(field_name="name", lookup_expr="iexact")
     name__isw = django_filters.CharFilter(field_name="name", lookup_expr="istartswith")
     name__regex = django_filters.CharFilter(field_name="name", lookup_expr="regex")
