@@ -37,6 +37,7 @@ CHOICES = {
     "JSON_NAN": "mcp_tools.core.encoding.NAN_MODES",
     "JSON_TEXT": "mcp_tools.core.encoding.JSON_TEXT_MODES",
     "CONFIRM_UNASKABLE": "mcp_tools.inputs.asks.UNASKABLE_MODES",
+    "FILTER_LOOKUPS": "mcp_tools.schemas.queries.LOOKUP_MODES",
 }
 
 #: Numeric bounds: the settings that must be positive, and those that may also be zero.

@@ -63,6 +63,10 @@ DEFAULTS: dict[str, Any] = {
     "DEFAULT_ANNOTATIONS": {},
     # Largest page size a tool's arguments may ask a paginator for (page_size, limit).
     "MAX_PAGE_SIZE": 100,
+    # A FilterSet's lookup variants (name__ic, status__n, id__gt) in a list tool's
+    # definition (docs/tools.md#lookup-variants): "exact" lists each base filter and states
+    # its lookups once in the description (calls still take them); "all" lists every one.
+    "FILTER_LOOKUPS": "exact",
     # Redirects a safe tool's view answers to another tool this caller may call: followed
     # in-process, at most this many hops (0: none is followed) (docs/results.md#redirects).
     "MAX_REDIRECTS": 3,

@@ -100,4 +100,6 @@ def admin_action(url: str, tool: str, action: str, credentials: tuple[str, str])
 
 def purpose(description: Any) -> str:
     """Return a generated description's purpose: without what a call needs and returns."""
-    return re.split(r" (?=Needs |Throttled: |Returns )", str(description), maxsplit=1)[0]
+    return re.split(
+        r" (?=Needs |Throttled: |Returns |Filters also take )", str(description), maxsplit=1
+    )[0]

@@ -695,6 +695,7 @@ def test_a_setting_far_from_any_is_pointed_at_the_settings_page(settings):
         ("CALL_LOG", "everything"),
         ("JSON_NAN", None),
         ("CONFIRM_UNASKABLE", "skip"),
+        ("FILTER_LOOKUPS", "none"),
     ],
 )
 def test_an_enumerated_setting_outside_its_values_is_an_error(settings, key, value):

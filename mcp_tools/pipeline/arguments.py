@@ -121,8 +121,9 @@ def coerce_value(value: object, schema: object) -> Any:
 
 
 def coerce(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
-    """Return the arguments with JSON-encoding strings converted to their declared types."""
-    return coerce_value(arguments, tool.input_schema)
+    """Return the arguments with JSON-encoding strings converted to their declared types
+    (a folded lookup variant's as its filter's, ``Tool.argument_schema``)."""
+    return coerce_value(arguments, tool.argument_schema)
 
 
 def check(tool: Tool, arguments: dict[str, Any]) -> tuple[list[str], SplitArguments]:

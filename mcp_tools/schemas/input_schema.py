@@ -21,7 +21,7 @@ from rest_framework.viewsets import ViewSetMixin
 from ..core.routes import BODY_METHODS, Route
 from . import adapters, fields, spectacular
 from .introspection import IntrospectionError, ViewMethod, lookup_model_field, serializer_of
-from .queries import query_parameters
+from .queries import Lookup, query_parameters
 from .spectacular import NOT_DECLARED
 
 Schema = dict[str, Any]
@@ -49,6 +49,10 @@ class InputSchema:
     unsupported_fields: list[str] = field(default_factory=list)
     #: Body arguments that name rows of another model.
     related: list[fields.Relation] = field(default_factory=list)
+    #: A FilterSet's lookup variants left out of ``schema`` (``FILTER_LOOKUPS``): the schema
+    #: of each, which still types a call's arguments, and what each is.
+    folded: dict[str, Schema] = field(default_factory=dict)
+    lookups: tuple[Lookup, ...] = ()
 
 
 def path_parameters(route: Route) -> tuple[str, ...]:
@@ -122,7 +126,9 @@ def build_input_schema(operation: ViewMethod, declared: Schema | None = None) ->
                 query = found.properties
                 required = [*found.required, *required]
                 result.related = [*found.related, *result.related]
+                result.folded, result.lookups = found.folded, tuple(found.lookups)
         declared_path = _declared_parameters(annotated.parameters, query, required)
+        _unfold_declared(result, query)
         _check_clashes(params, query, properties)
     model = operation.model if params else None
     path_properties = {p: path_parameter_schema(route, view_class, p, model) for p in params}
@@ -240,6 +246,16 @@ def _declared_parameters(
         if parameter.required:
             required.append(parameter.name)
     return path
+
+
+def _unfold_declared(result: InputSchema, query: dict[str, Schema]) -> None:
+    """Keep folded only the variants the annotations left alone, of a base still listed."""
+    result.folded = {name: schema for name, schema in result.folded.items() if name not in query}
+    result.lookups = tuple(
+        lookup
+        for lookup in result.lookups
+        if lookup.base in query and f"{lookup.base}__{lookup.suffix}" in result.folded
+    )
 
 
 def _parameter_schema(parameter: Any) -> Schema:

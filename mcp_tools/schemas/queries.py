@@ -1,7 +1,8 @@
 """JSON Schemas of a list view's query parameters: filter backends and the paginator.
 
 django-filter FilterSets are mapped from their declared filters (each filter's form field,
-through a small table); DRF's SearchFilter and OrderingFilter, and the page-number,
+through a small table), a filter's lookup variants (``name__ic``) folded into its base unless
+``FILTER_LOOKUPS`` is ``"all"``; DRF's SearchFilter and OrderingFilter, and the page-number,
 limit/offset and cursor paginators, from their own attributes. A backend of another kind
 that describes itself with DRF's ``get_schema_operation_parameters`` is read from that, and
 one the package can't read from what the schema adapters' registry teaches
@@ -33,6 +34,22 @@ except ImportError:  # pragma: no cover - exercised only without django-filter
     filter_fields = None
 
 
+#: What ``FILTER_LOOKUPS`` takes: "exact" folds a filter's lookup variants into its base
+#: (the description states them once); "all" lists each as a parameter of its own.
+LOOKUP_MODES: tuple[str, ...] = ("exact", "all")
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """A filter's lookup variant, folded into its base: ``name__ic`` is ``name``'s ``ic``,
+    django-filter's ``icontains``; NetBox's ``name__n`` is ``exact``, excluded."""
+
+    base: str
+    suffix: str
+    lookup_expr: str
+    exclude: bool = False
+
+
 @dataclass
 class QueryParameters:
     """The query parameters of one tool: their schemas and which are required."""
@@ -41,6 +58,10 @@ class QueryParameters:
     required: list[str] = field(default_factory=list)
     #: Parameters that name rows of another model (a filter on a foreign key).
     related: list[fields.Relation] = field(default_factory=list)
+    #: Lookup variants left out of ``properties`` (``FILTER_LOOKUPS``): their schemas, which
+    #: still type a call's arguments, and what each is.
+    folded: dict[str, Schema] = field(default_factory=dict)
+    lookups: list[Lookup] = field(default_factory=list)
 
     def add(self, name: str, schema: Schema, *, required: bool = False) -> None:
         self.properties[name] = schema
@@ -155,10 +176,43 @@ def _relation(name: str, form_field: Any, params: QueryParameters) -> bool:
     return True
 
 
+def _split(filter_: Any) -> bool:
+    """Whether a filter is one parameter per bound (a range: ``price_min``, ``price_max``)."""
+    form_field = filter_.field
+    return isinstance(form_field, forms.MultiValueField) and bool(
+        getattr(form_field.widget, "suffixes", None)
+    )
+
+
+def lookup_variant(name: str, filter_: Any, filters: dict[str, Any]) -> Lookup | None:
+    """Return what ``name`` is when it is a lookup variant of another filter of the set:
+    ``<base>__<suffix>``, on the same model field as the filter ``<base>``, neither of them
+    a range, and not required. Else None: ``site__name`` beside ``site`` (a slug) is a
+    filter of its own."""
+    base, sep, suffix = name.rpartition("__")
+    base_filter = filters.get(base) if sep else None
+    if base_filter is None or not suffix or filter_.extra.get("required"):
+        return None
+    if filter_.field_name != base_filter.field_name or _split(filter_) or _split(base_filter):
+        return None
+    return Lookup(base, suffix, str(filter_.lookup_expr), bool(filter_.exclude))
+
+
 def filterset_parameters(filterset_class: Any, params: QueryParameters) -> None:
-    """Add the declared filters of a FilterSet; a range filter is one parameter per bound."""
-    for name, filter_ in filterset_class.base_filters.items():
+    """Add the declared filters of a FilterSet; a range filter is one parameter per bound.
+
+    With ``FILTER_LOOKUPS = "exact"`` a lookup variant is folded into its base: typed for
+    calls, not listed, and named in ``params.lookups``.
+    """
+    filters = filterset_class.base_filters
+    fold = mcp_settings.FILTER_LOOKUPS != "all"
+    for name, filter_ in filters.items():
         form_field = filter_.field
+        lookup = lookup_variant(name, filter_, filters) if fold else None
+        if lookup is not None:
+            params.folded[name] = form_field_schema(form_field)
+            params.lookups.append(lookup)
+            continue
         required = bool(filter_.extra.get("required"))
         help_text = filter_.extra.get("help_text") or filter_.label
         if not _relation(name, form_field, params):
@@ -170,6 +224,8 @@ def filterset_parameters(filterset_class: Any, params: QueryParameters) -> None:
                 params.add(sub_name, _described(form_field_schema(sub_field), help_text))
             continue
         params.add(name, _described(form_field_schema(form_field), help_text), required=required)
+    order = {name: index for index, name in enumerate(filters)}
+    params.lookups.sort(key=lambda lookup: order[lookup.base])  # in the order of the filters
 
 
 def _filterset_class(backend: Any, view: Any) -> Any:

@@ -25,10 +25,11 @@ from ..protocol.headers import ANNOTATION, ArgumentHeader, InvalidHeader
 from ..schemas import input_schema, spectacular
 from ..schemas.introspection import ViewMethod
 from ..schemas.output_schema import OutputSchemaTypeError, build_validator, resolve_output_schema
+from ..schemas.queries import Lookup
 from ..schemas.validators import argument_validator
 from . import naming
 from .annotations import tool_annotations
-from .tool import NAME_RE, Tool, ToolOptions, ToolProblem
+from .tool import NAME_RE, Tool, ToolOptions, ToolProblem, with_folded
 
 logger = logging.getLogger("mcp_tools")
 
@@ -114,8 +115,11 @@ def build_tool(cand: Candidate, several: bool) -> Tool:
     )
     description = options.description
     if not description:
-        purpose = annotated.description or naming.default_description(operation, title, model)
-        description = described(purpose, operation, options, model)
+        purpose = annotated.description
+        if purpose and naming.about_the_list(operation, str(purpose)):
+            purpose = None  # a collection's words on a single-object action (NetBox's)
+        purpose = purpose or naming.default_description(operation, title, model)
+        description = described(purpose, operation, options, model, arguments.lookups)
     return Tool(
         name=name,
         title=title,
@@ -123,7 +127,7 @@ def build_tool(cand: Candidate, several: bool) -> Tool:
         operation=operation,
         options=options,
         input_schema=schema,
-        validator=argument_validator(schema),
+        validator=argument_validator(with_folded(schema, arguments.folded)),
         path_params=arguments.path_params,
         query_params=arguments.query_params,
         headers=headers,
@@ -136,12 +140,20 @@ def build_tool(cand: Candidate, several: bool) -> Tool:
         problems=tuple(problems),
         relations=tuple(arguments.related),
         former_name=None if options.name else naming.former_name(operation, several),
+        folded=arguments.folded,
     )
 
 
-def described(purpose: str, operation: ViewMethod, options: ToolOptions, model: Any) -> str:
-    """Return the purpose followed by what a call needs and what it returns (a lazy string
-    when the purpose is one): the description a tool gets unless it is declared."""
+def described(
+    purpose: str,
+    operation: ViewMethod,
+    options: ToolOptions,
+    model: Any,
+    lookups: tuple[Lookup, ...] = (),
+) -> str:
+    """Return the purpose followed by what a call needs, what it returns and the lookups its
+    filters take (a lazy string when the purpose is one): the description a tool gets unless
+    it is declared."""
     try:
         schema = resolve_output_schema(options.output_schema, operation)
     except Exception:  # E020 reports an unusable output_schema=; the words just leave it out
@@ -149,7 +161,11 @@ def described(purpose: str, operation: ViewMethod, options: ToolOptions, model: 
 
     def extra() -> str:
         # Put into words when read, in the language active then, as the purpose is.
-        texts = (naming.needs(operation), naming.returns(operation, schema, model))
+        texts = (
+            naming.needs(operation),
+            naming.returns(operation, schema, model),
+            naming.lookup_rule(lookups),
+        )
         return " ".join(text for text in texts if text)
 
     if not extra():

@@ -29,10 +29,13 @@ COMPONENTS = ("purpose", "usage", "limitations", "parameters", "length", "exampl
 
 #: Characters per token, the approximation used without a tokenizer.
 CHARS_PER_TOKEN = 4
-#: A description shorter than this says too little; a definition longer than this costs a
-#: model more steps than it saves (the study's finding on long descriptions).
+#: A description shorter than this says too little.
 MIN_DESCRIPTION_CHARS = 20
-MAX_DEFINITION_TOKENS = 2000
+#: A tool's budget: the characters of its definition's compact JSON, as ``tools/list``
+#: carries it (about 2,000 tokens). Past it a definition costs a model more steps than it
+#: saves (the study's finding on long descriptions), and every client pays it on every
+#: ``tools/list`` (docs/tools.md#a-budget-per-tool).
+MAX_DEFINITION_CHARS = 8000
 
 LIMIT_WORDS = re.compile(
     r"\b(needs?|requires?|only|must|permission|allowed|throttl\w*|limit\w*)\b", re.I
@@ -74,10 +77,14 @@ class Report:
         self.scores[component] = min(self.scores[component], 0 if level != "info" else 1)
 
 
+def definition_chars(definition: dict[str, Any]) -> int:
+    """Return a definition's size in characters of its compact JSON."""
+    return len(json.dumps(definition, separators=(",", ":"), ensure_ascii=False, default=str))
+
+
 def definition_tokens(definition: dict[str, Any]) -> int:
     """Return a definition's size in tokens, as characters of its compact JSON ÷ 4."""
-    text = json.dumps(definition, separators=(",", ":"), ensure_ascii=False, default=str)
-    return round(len(text) / CHARS_PER_TOKEN)
+    return round(definition_chars(definition) / CHARS_PER_TOKEN)
 
 
 def _properties(schema: dict[str, Any]) -> dict[str, Any]:
@@ -92,7 +99,8 @@ def lint_tool(tool: Tool, definition: dict[str, Any] | None = None) -> Report:
     title = str(definition.get("title") or "").strip()
     schema = definition.get("inputSchema") or {}
     properties = _properties(schema)
-    report = Report(tool.name, definition_tokens(definition), dict.fromkeys(COMPONENTS, 2))
+    chars = definition_chars(definition)
+    report = Report(tool.name, round(chars / CHARS_PER_TOKEN), dict.fromkeys(COMPONENTS, 2))
 
     if len(description.split()) < 3 or description.rstrip(".").lower() == title.lower():
         report.smell(
@@ -202,13 +210,15 @@ def lint_tool(tool: Tool, definition: dict[str, Any] | None = None) -> Report:
             "the description does not say what a call returns",
             "Name what the result holds, or advertise an output schema (include_output_schema).",
         )
-    if report.tokens > MAX_DEFINITION_TOKENS:
+    if chars > MAX_DEFINITION_CHARS:
         report.smell(
             "length",
             "too-long",
-            "info",
-            f"the definition is about {report.tokens} tokens",
-            "Shorten the description, or leave long choice lists to a lookup tool.",
+            "warning",
+            f"the definition is {chars:,} characters (about {report.tokens:,} tokens), over "
+            f"the budget of {MAX_DEFINITION_CHARS:,}",
+            'Fold filter lookups (MCP_TOOLS["FILTER_LOOKUPS"] = "exact"), shorten the '
+            "description, or leave long choice lists to a lookup tool.",
         )
 
     if properties and not (EXAMPLE_WORDS.search(description) or _has_examples(properties)):

@@ -21,6 +21,7 @@ from rest_framework.views import APIView
 
 from ..core.routes import Route
 from ..schemas.introspection import STANDARD_ACTIONS, ViewMethod, lookup_model_field
+from ..schemas.queries import Lookup
 
 #: The standard action a generic view's own (DRF's) handler performs, by mixin and method.
 GENERIC_ACTIONS: list[tuple[type, str, str]] = [
@@ -211,9 +212,26 @@ def _lookup_words(view_class: type[APIView], model: type[Model]) -> Callable[[],
     return words
 
 
+#: The standard actions on one object: a text about the collection does not describe them.
+SINGLE_OBJECT_ACTIONS = frozenset({"retrieve", "update", "partial_update", "destroy"})
+#: Words of a text about a collection: NetBox's "Get a list of site objects.", "all device
+#: objects", "Lists the sites."
+COLLECTION_WORDS = re.compile(r"\blist of\b|^lists?\b|\ball (?:\w+ ){0,3}objects\b", re.I)
+
+
+def about_the_list(operation: ViewMethod, text: str) -> bool:
+    """Return whether ``text`` speaks of the collection while the tool acts on one object
+    (a class docstring, or drf-spectacular's description, written for the list)."""
+    standard = standard_action(
+        operation.view_class, operation.method, operation.action, operation.performs
+    )
+    return standard in SINGLE_OBJECT_ACTIONS and bool(COLLECTION_WORDS.search(text.strip()))
+
+
 def default_description(operation: ViewMethod, title: str, model: type[Model] | None = None) -> str:
     """Return the handler's docstring; else, for a standard action on a model, a sentence of
-    what it does followed by the class docstring; else the class docstring, else the title.
+    what it does followed by the class docstring (unless a single object's action is told
+    of the list); else the class docstring, else the title.
     """
     view_class, method, action = operation.view_class, operation.method, operation.action
     own = docstring(operation.handler)
@@ -230,7 +248,10 @@ def default_description(operation: ViewMethod, title: str, model: type[Model] | 
 
     def describe() -> str:
         sentence = _sentence(standard, str(singular), str(plural), lookup(), an)
-        return f"{sentence} {class_doc}" if class_doc else sentence
+        doc = str(class_doc) if class_doc else ""
+        if standard in SINGLE_OBJECT_ACTIONS and COLLECTION_WORDS.search(doc):
+            return sentence  # "Get one site by id.", not "… Get a list of site objects."
+        return f"{sentence} {doc}" if doc else sentence
 
     return later(describe)
 
@@ -369,6 +390,40 @@ def returns(
     if not fields:
         return ""
     return gettext("Returns the %(name)s: %(fields)s.") % {"name": name, "fields": fields}
+
+
+def _lookup_meaning(lookup: Lookup) -> str:
+    """``ic (icontains)``, ``n (not)``, ``nic (not icontains)``; ``gt`` when it says itself."""
+    expr = lookup.lookup_expr
+    if lookup.exclude:
+        meaning = (
+            gettext("not") if expr == "exact" else gettext("not %(lookup)s") % {"lookup": expr}
+        )
+    else:
+        meaning = expr
+    return lookup.suffix if meaning == lookup.suffix else f"{lookup.suffix} ({meaning})"
+
+
+def lookup_rule(lookups: tuple[Lookup, ...] | list[Lookup]) -> str:
+    """State once the lookup variants a list tool's filters take and its schema leaves out
+    (``FILTER_LOOKUPS = "exact"``), the filters that take the same ones together:
+    ``"Filters also take lookups, written filter__lookup (e.g. name__ic): name, slug: n
+    (not), ic (icontains); id: gt, lt."``; empty without any."""
+    if not lookups:
+        return ""
+    by_base: dict[str, list[str]] = {}
+    for lookup in lookups:
+        by_base.setdefault(lookup.base, []).append(_lookup_meaning(lookup))
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for base, meanings in by_base.items():
+        groups.setdefault(tuple(meanings), []).append(base)
+    listed = "; ".join(
+        f"{', '.join(bases)}: {', '.join(meanings)}" for meanings, bases in groups.items()
+    )
+    example = f"{lookups[0].base}__{lookups[0].suffix}"
+    return gettext(
+        "Filters also take lookups, written filter__lookup (e.g. %(example)s): %(lookups)s."
+    ) % {"example": example, "lookups": listed}
 
 
 def relation_words(relation: Any, listed_by: str | None) -> str:

@@ -107,7 +107,7 @@ class Tool:
     operation: ViewMethod
     options: ToolOptions
     input_schema: dict[str, Any]
-    #: The input validator, compiled once from ``input_schema``.
+    #: The input validator, compiled once from ``input_schema`` and ``folded``.
     validator: Validator
     #: Names of arguments that fill the URL path; the rest go to the query or the body.
     path_params: tuple[str, ...] = ()
@@ -135,6 +135,9 @@ class Tool:
     listings: tuple[tuple[str, str, str], ...] = ()
     #: The name an earlier version gave the tool (``naming.former_name``), or None.
     former_name: str | None = None
+    #: Lookup variants of its filters that ``input_schema`` leaves out (``FILTER_LOOKUPS``,
+    #: the description states them): their schemas, which still type a call's arguments.
+    folded: dict[str, Any] = field(default_factory=dict)
 
     @property
     def method(self) -> str:
@@ -159,6 +162,11 @@ class Tool:
     @property
     def has_body(self) -> bool:
         return self.method in BODY_METHODS
+
+    @cached_property
+    def argument_schema(self) -> dict[str, Any]:
+        """The schema a call's arguments are converted by: ``input_schema`` and ``folded``."""
+        return with_folded(self.input_schema, self.folded)
 
     @cached_property
     def takes_no_arguments(self) -> bool:
@@ -191,3 +199,11 @@ class Tool:
             # Only 2025-11-25 carries it; 2026-07-28's server decides call by call.
             definition["execution"] = {"taskSupport": self.options.task}
         return definition
+
+
+def with_folded(schema: dict[str, Any], folded: dict[str, Any]) -> dict[str, Any]:
+    """Return ``schema`` with the lookup variants it leaves out as properties again: what a
+    call's arguments are typed and checked by (docs/tools.md#lookup-variants)."""
+    if not folded:
+        return schema
+    return {**schema, "properties": {**schema.get("properties", {}), **folded}}

@@ -10,7 +10,10 @@ a view's queryset.
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from django.contrib.auth.models import Permission
 from django.core import checks
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy
@@ -25,6 +28,7 @@ from mcp_tools.tools.registry import ToolRegistry
 from mcp_tools.tools.registry import registry as default_registry
 from tests.helpers import MODERN
 from tests.netbox_app import views
+from tests.netbox_app.models import Site
 
 pytestmark = pytest.mark.django_db
 
@@ -194,3 +198,79 @@ def test_exclude_tools_narrows_expose_of_a_whole_class_not_a_named_action():
     assert {tool.name for tool in named.tools()} == {"device_list"}
     # Excluded whole, the class is still reached: no "no URL pattern routes to it" (W001).
     assert "mcp_tools.W001" not in ids(check_tools(registry=registry))
+
+
+# -- A definition a model can afford (#39): lookup variants folded, single objects --------
+
+
+@pytest.fixture
+def reader(alice):
+    """alice, allowed to read sites (TokenPermissions asks view_site of a GET)."""
+    alice.user_permissions.add(Permission.objects.get(codename="view_site"))
+    return MCPClient(headers={"Authorization": f"Token {alice.token}"}, protocol_version=MODERN)
+
+
+def listed(client):
+    return {tool["name"]: tool for tool in client.list_tools()}
+
+
+def test_lookup_variants_are_one_rule_of_the_description(reader):
+    site_list = listed(reader)["site_list"]
+    properties = site_list["inputSchema"]["properties"]
+    assert list(properties) == ["id", "name", "slug", "status", "kind"]
+    assert site_list["description"].endswith(
+        " Filters also take lookups, written filter__lookup (e.g. id__gt): id: gt, lt; "
+        "name: n (not), ic (icontains), nic (not icontains), ie (iexact), isw (istartswith), "
+        "regex; slug: icontains, istartswith; status: n (not)."
+    )
+    # The choices are said once, by the base filter, which keeps its enum and words.
+    assert [choice["const"] for choice in properties["status"]["items"]["oneOf"]] == [
+        "active",
+        "staged",
+        "retired",
+    ]
+    assert json.dumps(site_list).count('"retired"') == 2  # status and kind, not status__n
+
+
+def test_a_folded_lookup_is_still_an_argument_typed_as_its_filter(reader):
+    Site.objects.create(name="Alpha", slug="alpha", status="active")
+    Site.objects.create(name="Beta", slug="beta", status="retired")
+
+    def names(arguments):
+        result = reader.call_tool("site_list", arguments)
+        assert not result.get("isError"), result
+        return [site["name"] for site in result["structuredContent"]]
+
+    assert names({"name__ic": "ALP"}) == ["Alpha"]
+    assert names({"status__n": ["active"]}) == ["Beta"]
+    beta = Site.objects.get(slug="beta").pk
+    assert names({"id__gt": str(beta - 1)}) == ["Beta"]  # "…" read as its filter's integer
+    refused = reader.call_tool("site_list", {"status__n": ["gone"]})
+    assert refused["isError"] and "$.status__n[0]" in refused["content"][0]["text"]
+
+
+def test_all_lists_every_lookup_variant(settings, reader):
+    folded = listed(reader)["site_list"]
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "FILTER_LOOKUPS": "all"}
+    every = listed(reader)["site_list"]
+    assert {"name__ic", "name__n", "status__n", "slug__icontains", "id__gt"} <= set(
+        every["inputSchema"]["properties"]
+    )
+    assert len(every["inputSchema"]["properties"]) == 16
+    assert "Filters also take lookups" not in every["description"]
+    # The definition's size, as a client lists it (the figures of docs/tools.md#lookup-variants).
+    assert (len(json.dumps(folded)), len(json.dumps(every))) == (1219, 2174)
+
+
+def test_a_single_object_action_is_not_told_of_the_list(reader):
+    tools = listed(reader)
+    assert tools["site_list"]["description"].startswith("List sites. Get a list of site objects.")
+    for name, sentence in [
+        ("site_retrieve", "Get one site by id."),
+        ("site_update", "Replace a site."),
+        ("site_partial_update", "Change some fields of a site."),
+        ("site_destroy", "Delete a site."),
+    ]:
+        description = tools[name]["description"]
+        assert description.startswith(f"{sentence} Needs "), description
+        assert "list" not in description.lower(), description

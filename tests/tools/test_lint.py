@@ -18,7 +18,13 @@ from rest_framework.viewsets import GenericViewSet, ReadOnlyModelViewSet
 
 from mcp_tools.tools import lint as lint_module
 from mcp_tools.tools.decorators import expose, mcp_tool
-from mcp_tools.tools.lint import COMPONENTS, definition_tokens, lint_tool
+from mcp_tools.tools.lint import (
+    COMPONENTS,
+    MAX_DEFINITION_CHARS,
+    definition_chars,
+    definition_tokens,
+    lint_tool,
+)
 from mcp_tools.tools.registry import ToolRegistry
 from tests.testapp.models import Entry
 from tests.tools.test_registry import urlconf
@@ -94,6 +100,22 @@ def test_an_example_in_the_description_counts():
 
 def test_definition_tokens_are_characters_over_four():
     assert definition_tokens({"name": "abcdefgh"}) == round(len('{"name":"abcdefgh"}') / 4)
+
+
+def test_a_definition_over_its_budget_is_too_long():
+    tool = one_tool(serializer_class=Body, __doc__="Run a piece of code: returns its output.")
+    definition = tool.definition()
+    room = MAX_DEFINITION_CHARS - definition_chars(definition)
+    at_budget = {**definition, "description": definition["description"] + "x" * room}
+    assert definition_chars(at_budget) == MAX_DEFINITION_CHARS
+    assert "too-long" not in smells(tool, at_budget)
+    over = {**at_budget, "description": at_budget["description"] + "x"}
+    smell = smells(tool, over)["too-long"]
+    assert (smell.level, smell.message) == (
+        "warning",
+        "the definition is 8,001 characters (about 2,000 tokens), over the budget of 8,000",
+    )
+    assert "FILTER_LOOKUPS" in smell.hint
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 
 import pytest
 from django.urls import path
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import generics, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -182,3 +183,39 @@ def test_a_get_permissions_that_needs_a_real_request_falls_back_to_the_classes()
 
     needs = needs_of(registry, urlconf(path("todos/", TodoList.as_view(), name="todo-list")))
     assert needs == {"todo_list": "IsAuthenticated"}
+
+
+@pytest.mark.parametrize(
+    ("doc", "told"),
+    [
+        ("Get a list of todo objects.", False),  # NetBox's, on every action
+        ("All todo objects, oldest first.", False),
+        ("Lists the todos.", False),
+        ("Everyone's todos.", True),
+        ("Todos on a short list.", True),
+    ],
+)
+def test_a_single_object_action_is_not_told_of_the_list(doc, told):
+    registry = ToolRegistry()
+
+    @mcp_tool(registry=registry)
+    @extend_schema_view(destroy=extend_schema(description=doc))
+    class TodoViewSet(viewsets.ModelViewSet):
+        queryset = Todo.objects.all()
+        serializer_class = TodoSerializer
+
+    TodoViewSet.__doc__ = doc
+    router = SimpleRouter()
+    router.register("todos", TodoViewSet, basename="todo")
+    found = descriptions(registry, urlconf(*router.urls))
+    assert found["todo_list"] == f"List todos. {doc}"  # the list's own words
+    single = {
+        "todo_retrieve": "Get one todo by id.",
+        "todo_update": "Replace a todo.",
+        "todo_partial_update": "Change some fields of a todo.",
+    }
+    assert {name: found[name] for name in single} == {
+        name: f"{sentence} {doc}" if told else sentence for name, sentence in single.items()
+    }
+    # drf-spectacular's description= is the whole purpose; told of the list, the sentence.
+    assert found["todo_destroy"] == (doc if told else "Delete a todo.")
