@@ -56,7 +56,7 @@ def test_check_leaves_out_what_it_cant_serve_and_stops_nothing():
     assert len(left_out) == 3, left_out  # device_sync, and both api_root views
     texts = " ".join(str(m.msg) for m in left_out)
     assert "EXPOSE_PATHS" in texts and "'device_sync'" in texts and "'api_root'" in texts
-    assert "(The check was mcp_tools.E004.)" in " ".join(m.hint for m in left_out)
+    assert "(The check was mcp_tools.E004: " in " ".join(m.hint for m in left_out)
     # The reverse relation no longer drops the whole body (W002), nothing else is unread.
     assert not [m for m in messages if m.id in ("mcp_tools.W002", "mcp_tools.W008")], messages
 
