@@ -100,9 +100,13 @@ def build_tool(cand: Candidate, several: bool) -> Tool:
     problems = list(_input_problems(name, where, arguments, obj))
     schema, headers = header_side(name, arguments.schema, options, obj, problems)
     if annotated.error:
-        problems.append(
-            ToolProblem("mcp_tools.W006", obj, {"name": name, "error": annotated.error})
-        )
+        fault = {
+            "name": name,
+            "error": annotated.error,
+            "raised_in": annotated.raised_in,
+            "unread": annotated.unread,
+        }
+        problems.append(ToolProblem("mcp_tools.W006", obj, fault))
     if method in BODY_METHODS and options.input_schema is None:
         problems.extend(_empty_body(name, where, arguments, view_class, obj))
     output = output_side(

@@ -80,9 +80,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "mcp_tools.W006": (
         "Tool {name!r}: drf-spectacular's annotations of its view could not be read ({error}), "
-        "so the tool is built without them.",
-        "Set " + SCHEMA_CLASS_SETTING + ", as drf-spectacular's installation asks, and make "
-        "the annotations readable for a synthetic anonymous request.",
+        "so the tool is built without {lost}.",
+        "{advice}",
     ),
     "mcp_tools.W007": (
         "Tool name {name!r} is given to two views by two registries: {first} and {second}; "
@@ -361,10 +360,31 @@ BODY_PLACES = {
 }
 
 
+#: What to do about annotations that can't be read (mcp_tools.W006): the schema class builds
+#: on DRF's own AutoSchema, or a method of the project's schema class raised (``raised_in``).
+SCHEMA_ADVICE = {
+    "base": "Set " + SCHEMA_CLASS_SETTING + ", as drf-spectacular's installation asks, and "
+    "make the annotations readable for a synthetic anonymous request.",
+    "raised": "Make {raised_in} answer for this operation as drf-spectacular's generator "
+    "calls it (the view set up for a synthetic anonymous request, swagger_fake_view set), "
+    "or declare the tool yourself: @mcp_tool(input_schema=..., description=...), or "
+    "expose(View, ...) for a view you don't own.",
+}
+
+
 def describe(problem: ToolProblem) -> tuple[str, str]:
     """Return the message and the hint of ``problem``."""
     message, hint = MESSAGES[problem.id]
     params = dict(problem.params)
     if "kind" in params:
         params["places"] = BODY_PLACES[params["kind"]].format(**params)
+    if problem.id == "mcp_tools.W006":
+        unread = params.get("unread") or ()
+        params["lost"] = (
+            "what " + " and ".join(f"{method}()" for method in unread) + " would declare"
+            if unread
+            else "them"
+        )
+        cause = "raised" if params.get("raised_in") else "base"
+        params["advice"] = SCHEMA_ADVICE[cause].format(**params)
     return message.format(**params), hint.format(**params)

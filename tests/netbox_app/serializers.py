@@ -15,7 +15,29 @@ class SiteSerializer(serializers.ModelSerializer):
         fields = ["id", "name", "slug", "status", "devices"]
 
 
+class WritableNestedSerializer(serializers.ModelSerializer):
+    """NetBox's related object in a body: shown as a brief object, written as its id."""
+
+    def to_internal_value(self, data):
+        try:
+            return self.Meta.model.objects.get(pk=int(data))
+        except (TypeError, ValueError) as exc:
+            raise serializers.ValidationError(
+                "Related objects must be referenced by numeric ID."
+            ) from exc
+        except self.Meta.model.DoesNotExist as exc:
+            raise serializers.ValidationError(f"No related object of ID {data}.") from exc
+
+
+class NestedSiteSerializer(WritableNestedSerializer):
+    class Meta:
+        model = Site
+        fields = ["id", "name", "slug"]
+
+
 class DeviceSerializer(serializers.ModelSerializer):
+    site = NestedSiteSerializer()
+
     class Meta:
         model = Device
         fields = ["id", "name", "site", "status"]

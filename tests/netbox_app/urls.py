@@ -1,5 +1,6 @@
 """NetBox's routing shape: the API under api/, each root view named ``api-root``-like and
-served at two routes, drf-spectacular's schema view among the API's, and the endpoint."""
+served at two routes, a locator routed by hand, drf-spectacular's schema view among the
+API's, and the endpoint."""
 
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
@@ -16,6 +17,11 @@ urlpatterns = [
     path("api/", views.APIRootView.as_view(), name="api-root"),
     path("api/plugins/", views.PluginsRootView.as_view(), name="api-root"),
     path("api/", include(router.urls)),
+    path(
+        "api/dcim/connected-device/",
+        views.ConnectedDeviceViewSet.as_view({"get": "list"}),
+        name="connected-device-list",
+    ),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("", include("mcp_tools.urls")),
 ]

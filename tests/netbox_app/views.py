@@ -1,14 +1,18 @@
 """Views in NetBox's shapes: a default permission class that needs a queryset, custom API
 root views at two routes, a lazily translated docstring, an action whose body repeats the
 URL's ``id``, a FilterSet with each filter's lookup variants, a class docstring that speaks
-of the list whatever the action."""
+of the list whatever the action, a locator whose list declares its two required query
+parameters."""
 
 import django_filters
+from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext_lazy as _
 from django_filters.rest_framework import DjangoFilterBackend
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import viewsets
 from rest_framework.decorators import action
-from rest_framework.permissions import DjangoObjectPermissions
+from rest_framework.permissions import DjangoObjectPermissions, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import APIView
@@ -87,3 +91,23 @@ class DeviceViewSet(viewsets.ModelViewSet):
     @action(detail=True, methods=["post"], serializer_class=JobSerializer)
     def sync(self, request, id=None):
         return Response({"queued": self.get_object().pk})
+
+
+class ConnectedDeviceViewSet(viewsets.ViewSet):
+    """Find the device on the far end of a peer device's interface."""
+
+    permission_classes = [IsAuthenticated]
+    _device_param = OpenApiParameter(
+        "peer_device", OpenApiTypes.STR, required=True, description="The peer device's name."
+    )
+    _interface_param = OpenApiParameter(
+        "peer_interface", OpenApiTypes.STR, required=True, description="Its interface's name."
+    )
+
+    def get_view_name(self):
+        return "Connected Device Locator"
+
+    @extend_schema(parameters=[_device_param, _interface_param], responses={200: DeviceSerializer})
+    def list(self, request):
+        device = get_object_or_404(Device, name=request.query_params.get("peer_device"))
+        return Response(DeviceSerializer(device, context={"request": request}).data)

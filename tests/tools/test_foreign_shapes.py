@@ -28,11 +28,12 @@ from mcp_tools.tools.registry import ToolRegistry
 from mcp_tools.tools.registry import registry as default_registry
 from tests.helpers import MODERN
 from tests.netbox_app import views
-from tests.netbox_app.models import Site
+from tests.netbox_app.models import Device, Site
 
 pytestmark = pytest.mark.django_db
 
 DEFAULT_PERMISSION = "tests.netbox_app.views.TokenPermissions"
+SCHEMA_CLASS = "tests.netbox_app.schema.NetBoxAutoSchema"
 ACTIONS = ("list", "retrieve", "create", "update", "partial_update", "destroy")
 
 
@@ -43,6 +44,7 @@ def netbox(settings):
     settings.REST_FRAMEWORK = {
         **settings.REST_FRAMEWORK,
         "DEFAULT_PERMISSION_CLASSES": [DEFAULT_PERMISSION],
+        "DEFAULT_SCHEMA_CLASS": SCHEMA_CLASS,
     }
     default_registry.clear()
     yield
@@ -67,7 +69,10 @@ def test_check_leaves_out_what_it_cant_serve_and_stops_nothing():
 
 def test_the_tools_are_the_apis_and_no_schema_or_root_view():
     names = {tool.name for tool in default_registry.tools()}
-    assert names == {f"{model}_{action}" for model in ("site", "device") for action in ACTIONS}
+    assert names == {
+        "connected_device_view_set_list",
+        *(f"{model}_{action}" for model in ("site", "device") for action in ACTIONS),
+    }
 
 
 def test_a_reverse_relation_is_a_body_field():
@@ -217,7 +222,7 @@ def listed(client):
 def test_lookup_variants_are_one_rule_of_the_description(reader):
     site_list = listed(reader)["site_list"]
     properties = site_list["inputSchema"]["properties"]
-    assert list(properties) == ["id", "name", "slug", "status", "kind"]
+    assert list(properties) == ["id", "name", "slug", "status", "kind", "brief"]
     assert site_list["description"].endswith(
         " Filters also take lookups, written filter__lookup (e.g. id__gt): id: gt, lt; "
         "name: n (not), ic (icontains), nic (not icontains), ie (iexact), isw (istartswith), "
@@ -256,10 +261,10 @@ def test_all_lists_every_lookup_variant(settings, reader):
     assert {"name__ic", "name__n", "status__n", "slug__icontains", "id__gt"} <= set(
         every["inputSchema"]["properties"]
     )
-    assert len(every["inputSchema"]["properties"]) == 16
+    assert len(every["inputSchema"]["properties"]) == 17
     assert "Filters also take lookups" not in every["description"]
     # The definition's size, as a client lists it (the figures of docs/tools.md#lookup-variants).
-    assert (len(json.dumps(folded)), len(json.dumps(every))) == (1219, 2174)
+    assert (len(json.dumps(folded)), len(json.dumps(every))) == (1293, 2248)
 
 
 def test_a_single_object_action_is_not_told_of_the_list(reader):
@@ -274,3 +279,87 @@ def test_a_single_object_action_is_not_told_of_the_list(reader):
         description = tools[name]["description"]
         assert description.startswith(f"{sentence} Needs "), description
         assert "list" not in description.lower(), description
+
+
+class TestTheProjectsSchemaClass:
+    """drf-spectacular read as NetBox configured it: its ``NetBoxAutoSchema`` runs on the
+    view's real serializer, and what it answers is what the tools take."""
+
+    @pytest.fixture
+    def client(self, alice):
+        alice.user_permissions.add(*Permission.objects.filter(codename__endswith="_device"))
+        return MCPClient(headers={"Authorization": f"Token {alice.token}"})
+
+    def test_it_reads_without_a_warning(self):
+        messages = check_tools()
+        assert "mcp_tools.W006" not in ids(messages), messages
+
+    def test_its_descriptions_are_the_tools(self):
+        tools = default_registry.tools()
+        # A view without a docstring: the description NetBoxAutoSchema works out.
+        assert tools.get("device_list").description.startswith("Get a list of device objects.")
+        assert tools.get("device_retrieve").description.startswith("Get a device object.")
+        # With one, it passes on spectacular's own: this package's default stands.
+        assert not tools.get("site_list").description.startswith("The sites of the network.")
+
+    def test_a_nested_related_object_is_written_by_its_id(self, client):
+        site = Site.objects.create(name="Oslo", slug="oslo")
+        tools = {tool["name"]: tool for tool in client.list_tools()}
+        for name in ("device_create", "device_update", "device_partial_update"):
+            assert tools[name]["inputSchema"]["properties"]["site"]["type"] == "integer", name
+        # What it renders is still the brief object (the view's own serializer).
+        assert "site" in tools["device_create"]["inputSchema"]["required"]
+        result = client.call_tool("device_create", {"name": "sw1", "site": site.pk})
+        assert result["isError"] is False, result
+        assert result["structuredContent"]["site"] == {
+            "id": site.pk,
+            "name": "Oslo",
+            "slug": "oslo",
+        }
+        assert Device.objects.get(name="sw1").site == site
+
+    def test_its_own_parameters_come_through(self, client):
+        tools = {tool["name"]: tool for tool in client.list_tools()}
+        assert tools["device_list"]["inputSchema"]["properties"]["brief"] == {
+            "type": "boolean",
+            "description": "Return only brief fields.",
+        }
+        assert "brief" not in tools["device_create"]["inputSchema"]["properties"]
+
+    def test_a_list_declares_its_required_parameters(self, client):
+        site = Site.objects.create(name="Oslo", slug="oslo")
+        Device.objects.create(name="core1", site=site)
+        locator = {tool["name"]: tool for tool in client.list_tools()}[
+            "connected_device_view_set_list"
+        ]
+        schema = locator["inputSchema"]
+        assert {"peer_device", "peer_interface", "brief"} <= set(schema["properties"])
+        assert schema["required"] == ["peer_device", "peer_interface"]
+        missing = client.call_tool("connected_device_view_set_list", {"peer_device": "core1"})
+        assert missing["isError"] is True
+        found = client.call_tool(
+            "connected_device_view_set_list", {"peer_device": "core1", "peer_interface": "eth0"}
+        )
+        assert found["structuredContent"]["name"] == "core1"
+
+    def test_a_fault_in_it_costs_what_that_method_answers_alone(self, monkeypatch):
+        # NetBox's get_description falls back to the view's queryset, which a locator hasn't.
+        monkeypatch.setattr(views.ConnectedDeviceViewSet, "__doc__", None)
+        default_registry.clear()
+        unread = [m for m in check_tools() if m.id == "mcp_tools.W006"]
+        assert [m.msg for m in unread] == [
+            "Tool 'connected_device_view_set_list': drf-spectacular's annotations of its view "
+            "could not be read (tests.netbox_app.schema.NetBoxAutoSchema.get_description raised "
+            "AttributeError: 'ConnectedDeviceViewSet' object has no attribute 'queryset'), so "
+            "the tool is built without what get_description() would declare."
+        ]
+        assert unread[0].hint == (
+            "Make tests.netbox_app.schema.NetBoxAutoSchema.get_description answer for this "
+            "operation as drf-spectacular's generator calls it (the view set up for a "
+            "synthetic anonymous request, swagger_fake_view set), or declare the tool "
+            "yourself: @mcp_tool(input_schema=..., description=...), or expose(View, ...) "
+            "for a view you don't own."
+        )
+        # Its parameters are still read: the locator can still be called.
+        locator = default_registry.tools().get("connected_device_view_set_list")
+        assert locator.input_schema["required"] == ["peer_device", "peer_interface"]
