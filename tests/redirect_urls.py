@@ -89,7 +89,8 @@ class ToHidden(APIView):
     """Redirect to a tool that the test disables or restricts."""
 
     def get(self, request):
-        return redirect("hidden-detail", pk=request.query_params.get("pk", 1))
+        first = Entry.objects.order_by("pk").values_list("pk", flat=True).first()
+        return redirect("hidden-detail", pk=first or 1)
 
 
 class ToCreate(APIView):

@@ -96,7 +96,7 @@ def test_a_redirect_to_a_disabled_tool_is_not_followed(client, entry):
     ExposedTool.objects.update_or_create(name="hidden_detail", defaults={"enabled": False})
     publish()
     result = client.call_tool("to_hidden")
-    assert result["content"] == not_followed("/rd/hidden/1/")
+    assert result["content"] == not_followed(f"/rd/hidden/{entry.pk}/")
 
 
 def test_a_redirect_to_a_tool_of_a_group_the_caller_lacks_is_not_followed(client, alice, entry):
@@ -104,11 +104,11 @@ def test_a_redirect_to_a_tool_of_a_group_the_caller_lacks_is_not_followed(client
     row, _ = ExposedTool.objects.get_or_create(name="hidden_detail")
     row.allowed_groups.add(ops)
     publish()
-    assert client.call_tool("to_hidden")["content"] == not_followed("/rd/hidden/1/")
+    assert client.call_tool("to_hidden")["content"] == not_followed(f"/rd/hidden/{entry.pk}/")
     alice.groups.add(ops)
     result = client.call_tool("to_hidden")
     assert result["isError"] is False
-    assert result["_meta"] == {LOCATION: "/rd/hidden/1/"}
+    assert result["_meta"] == {LOCATION: f"/rd/hidden/{entry.pk}/"}
 
 
 def test_the_override_of_the_view_the_call_ends_at_applies(client):
