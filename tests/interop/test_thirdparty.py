@@ -12,15 +12,14 @@ import json
 import os
 import subprocess
 import sys
-import time
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from tests.conformance_app.server import REPO, free_port, wait_for_port
+from tests.conformance_app.server import REPO
 from tests.interop.test_inspector_strict import ACCEPTED_WARNINGS, list_strict
-from tests.processes import stop
+from tests.processes import gunicorn
 from tests.sdk import Wire, all_tools, connect
 from tests.wire import validate_exchange
 
@@ -75,20 +74,8 @@ def served(env):
     """Migrate the project, check it, serve it; yield (base URL, the checks' output)."""
     run(env, "manage.py", "migrate", "--noinput", "-v", "0")
     checks = run(env, "manage.py", "check")
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "tests.thirdparty.wsgi:application"]
-        + ["--bind", f"127.0.0.1:{port}", "--workers", "1", "--log-level", "warning"],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_for_port(port, server, time.monotonic() + 30)
-        yield f"http://127.0.0.1:{port}", checks
-    finally:
-        stop(server)
+    with gunicorn("tests.thirdparty.wsgi:application", env) as base:
+        yield base, checks
 
 
 def sign_up_and_use(base: str):

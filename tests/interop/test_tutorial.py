@@ -10,15 +10,14 @@ import json
 import os
 import subprocess
 import sys
-import time
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from tests.conformance_app.server import REPO, free_port, wait_for_port
+from tests.conformance_app.server import REPO
 from tests.interop.test_inspector_strict import ACCEPTED_WARNINGS, list_strict
-from tests.processes import stop
+from tests.processes import gunicorn
 from tests.sdk import Wire, all_tools, connect
 from tests.wire import validate_exchange
 
@@ -76,20 +75,8 @@ def built(project: str, folder: Path):
     token = run(env, "-c", MAKE_USER).strip()
     if project == "library":
         run(env, "-c", MAKE_BOOKS)
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "tests.tutorial.wsgi:application"]
-        + ["--bind", f"127.0.0.1:{port}", "--workers", "1", "--log-level", "warning"],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_for_port(port, server, time.monotonic() + 30)
-        yield f"http://127.0.0.1:{port}/mcp", token, checks
-    finally:
-        stop(server)
+    with gunicorn("tests.tutorial.wsgi:application", env) as base:
+        yield f"{base}/mcp", token, checks
 
 
 def session(url, token, calls):

@@ -11,18 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import os
-import subprocess
-import sys
-import time
 from contextlib import contextmanager
 from pathlib import Path
 
 import jsonschema
 import pytest
 
-from tests.conformance_app.server import REPO, free_port, wait_for_port
 from tests.interop.test_thirdparty import assert_portable
-from tests.processes import stop
+from tests.processes import gunicorn, manage
 from tests.sdk import Wire, all_tools, connect
 from tests.wire import validate_exchange
 
@@ -45,19 +41,6 @@ def site_env(folder: Path) -> dict[str, str]:
     }
 
 
-def manage(env, *command):
-    done = subprocess.run(
-        [sys.executable, "manage.py", *command],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-    assert done.returncode == 0, done.stderr
-    return done
-
-
 @contextmanager
 def served(folder: Path):
     """Migrate, seed and check the site, serve it; yield (base URL, token, check's output)."""
@@ -66,20 +49,8 @@ def served(folder: Path):
     token = manage(env, "seed_blog").stdout.strip()
     checked = manage(env, "check")
     checks = checked.stdout + checked.stderr
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "tests.wagtail_site.wsgi:application"]
-        + ["--bind", f"127.0.0.1:{port}", "--workers", "1", "--log-level", "warning"],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_for_port(port, server, time.monotonic() + 30)
-        yield f"http://127.0.0.1:{port}", token, checks
-    finally:
-        stop(server)
+    with gunicorn("tests.wagtail_site.wsgi:application", env) as base:
+        yield base, token, checks
 
 
 class Model:
