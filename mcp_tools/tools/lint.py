@@ -20,7 +20,7 @@ from typing import Any
 
 from rest_framework import filters, pagination
 
-from .naming import needs
+from .naming import about_the_list, needs
 from .tool import Tool
 
 #: Smell levels, lowest first.
@@ -119,7 +119,27 @@ def lint_tool(tool: Tool, definition: dict[str, Any] | None = None) -> Report:
             "Start the view's docstring (or description=) with what the tool does, as a verb.",
         )
 
+    if about_the_list(tool.operation, description):
+        report.smell(
+            "purpose",
+            "list-for-one",
+            "warning",
+            "the tool acts on one object, and its description speaks of a list",
+            "Describe what the tool does to one object: a docstring on the action (or "
+            "description=), not the class's words for the collection.",
+        )
+
     path_params = set(tool.path_params)
+    untyped = [name for name, prop in properties.items() if not _typed(prop)]
+    for name in untyped:
+        report.smell(
+            "parameters",
+            "untyped-parameter",
+            "warning",
+            f"argument {name!r} has no type",
+            "Give the field (or filter) a type a schema can say, or declare the argument with "
+            "@mcp_tool(input_schema=...) or expose(..., input_schema=...).",
+        )
     undescribed = [name for name, prop in properties.items() if not _described(prop)]
     for name in undescribed:
         if name not in path_params:
@@ -230,6 +250,14 @@ def lint_tool(tool: Tool, definition: dict[str, Any] | None = None) -> Report:
             "Add an example call to the description, or examples= to an argument's schema.",
         )
     return report
+
+
+#: The keywords that say what a value may be: a schema with none of them takes anything.
+TYPING_KEYWORDS = ("type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref")
+
+
+def _typed(prop: Any) -> bool:
+    return isinstance(prop, dict) and any(key in prop for key in TYPING_KEYWORDS)
 
 
 def _described(prop: Any) -> bool:

@@ -419,3 +419,21 @@ def test_source_that_cant_be_read_is_skipped():
     made = eval("lambda self, request: request.GET['x']")  # no source file to read
     assert lint_module._source_reads(made) == set()
     assert lint_module._source_reads(len) == set()
+
+
+def test_an_argument_without_a_type_smells(api_tools):
+    tool = api_tools["page_list"]
+    definition = tool.definition()
+    schema = definition["inputSchema"]
+    untyped = {**schema["properties"], "status": {"description": "The status."}}
+    found = smells(tool, {**definition, "inputSchema": {**schema, "properties": untyped}})
+    assert found["untyped-parameter"].message == "argument 'status' has no type"
+    assert "untyped-parameter" not in smells(tool)  # typed by type, enum, anyOf, ...
+
+
+def test_a_single_object_tool_described_as_a_list_smells(api_tools):
+    tool = api_tools["entry_retrieve"]
+    listed = {**tool.definition(), "description": "Get a list of entry objects."}
+    assert smells(tool, listed)["list-for-one"].component == "purpose"
+    assert "list-for-one" not in smells(tool)  # "Get one entry by id."
+    assert "list-for-one" not in smells(api_tools["entry_list"])
