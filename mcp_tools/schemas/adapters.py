@@ -19,8 +19,10 @@ called with the backend, paginator or view instance and the view (set up for the
 action: ``view.action``, ``view.request``), and found along the class's MRO, so an adapter of
 a base class serves its subclasses. An adapter of a view class adds its parameters to every
 tool of the view, and may name the actions that list a collection (``lists=``), whose
-filter backends and paginator then apply as a ViewSet's ``list`` action's do. What a
-registered adapter says wins over what the package would read itself.
+filter backends and paginator then apply as a ViewSet's ``list`` action's do, and may say
+what they answer (``output=``: a function of the view returning the JSON Schema of its
+body, or None), where the package can't read the view's serializer or its paginator's page.
+What a registered adapter says wins over what the package would read itself.
 """
 
 from __future__ import annotations
@@ -35,12 +37,18 @@ Parameters = Callable[[Any, Any], Iterable[Parameter]]
 F = TypeVar("F", bound=Parameters)
 
 
+#: ``(view) -> the JSON Schema of what the view's action answers, or None``.
+Output = Callable[[Any], dict[str, Any] | None]
+
+
 @dataclass(frozen=True)
 class Adapter:
-    """What one class is taught: its query parameters, and (a view's) actions that list."""
+    """What one class is taught: its query parameters, and (a view's) actions that list and
+    what they answer."""
 
     parameters: Parameters | None = None
     lists: frozenset[str] = frozenset()
+    output: Output | None = None
 
 
 _adapters: dict[type, Adapter] = {}
@@ -48,13 +56,16 @@ _adapters: dict[type, Adapter] = {}
 version = 0
 
 
-def register(target: type, *, lists: Iterable[str] = ()) -> Callable[[F], F]:
+def register(
+    target: type, *, lists: Iterable[str] = (), output: Output | None = None
+) -> Callable[[F], F]:
     """Register the decorated function as the query parameters of ``target`` (a filter
     backend, paginator or view class) and its subclasses; ``lists`` names a view's actions
-    that list a collection. Registering a class again replaces its adapter."""
+    that list a collection, ``output`` says what a view's actions answer. Registering a
+    class again replaces its adapter."""
 
     def decorator(parameters: F) -> F:
-        _adapters[target] = Adapter(parameters, frozenset(lists))
+        _adapters[target] = Adapter(parameters, frozenset(lists), output)
         _changed()
         return parameters
 
@@ -81,6 +92,14 @@ def lists(view_class: type, action: str) -> bool:
     """Return whether an adapter says ``action`` of ``view_class`` lists a collection."""
     found = adapter_for(view_class)
     return found is not None and action in found.lists
+
+
+def output(view: Any) -> dict[str, Any] | None:
+    """Return the schema of what ``view``'s action answers, as its adapter says, or None."""
+    found = adapter_for(view)
+    if found is None or found.output is None:
+        return None
+    return found.output(view)
 
 
 def parameters(obj: object, view: Any) -> list[Parameter] | None:

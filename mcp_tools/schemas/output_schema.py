@@ -1,10 +1,11 @@
 """Output schemas: which schema a tool's results follow, and where it comes from.
 
 A tool's schema is the decorator's ``output_schema`` (a dict, a Serializer class or
-instance), else the schema of what the view's serializer renders (a list action's page or
-array as the view returns it). It is kept unwrapped; projection wraps non-object schemas
-and values together for protocol versions that need objects. Enforcement is elsewhere
-(``mcp_tools.pipeline.enforcement``).
+instance), else drf-spectacular's ``responses=``, else what a schema adapter says the view
+answers (``schemas.adapters``), else the schema of what the view's serializer renders (a
+list action's page or array as the view returns it). It is kept unwrapped; projection wraps
+non-object schemas and values together for protocol versions that need objects.
+Enforcement is elsewhere (``mcp_tools.pipeline.enforcement``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from rest_framework import fields as drf_fields
 from rest_framework import serializers
 from rest_framework.settings import api_settings
 
-from . import fields, spectacular
+from . import adapters, fields, spectacular
 from .introspection import ViewMethod
 from .spectacular import NOT_DECLARED
 
@@ -48,6 +49,9 @@ def resolve_output_schema(declared: Any, operation: ViewMethod) -> Schema | None
     responses = spectacular.operation(operation.view, operation.route, operation.method).responses
     if responses is not NOT_DECLARED:
         return declared_output_schema(responses, operation)
+    taught = adapters.output(operation.view)
+    if taught is not None:
+        return taught
     return view_output_schema(operation)
 
 

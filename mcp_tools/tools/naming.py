@@ -378,6 +378,14 @@ def returns(
         if param:
             text += " " + gettext("To go on, call again with the %(param)s the result names.")
         return text % values
+    items = properties.get("items")
+    if schema.get("type") == "object" and isinstance(items, dict) and "meta" in properties:
+        # Wagtail's page: its rows under items, their count under meta (offset paging).
+        rows = _field_names(items.get("items"))
+        values = {"plural": plural, "rows": rows}
+        if rows:
+            return gettext("Returns a page of %(plural)s (meta, items) with %(rows)s.") % values
+        return gettext("Returns a page of %(plural)s (meta, items).") % values
     if schema.get("type") == "array":
         rows = _field_names(schema.get("items"))
         if rows:

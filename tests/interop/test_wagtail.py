@@ -120,6 +120,10 @@ def test_a_model_uses_wagtails_api_from_its_definitions_alone(tmp_path):
     assert "System check identified no issues" in checks
     assert sorted(tools) == sorted(TOOLS)
     assert tools["page_list"].title == "List pages"
+    assert tools["page_list"].description == (
+        "List pages. Needs IsAuthenticated. Returns a page of pages (meta, items) with id, "
+        "meta, title."
+    )
     listing = tools["page_list"].input_schema["properties"]
     for name in ("limit", "offset", "order", "fields", "type", "child_of", "search", "date"):
         assert listing[name].get("description"), name

@@ -218,3 +218,29 @@ def test_a_renamed_tool_keeps_its_admin_row(registry):
     # The new name had a row already: it stays, and the old one is left, unregistered.
     assert ExposedTool.objects.get(name="todo_find").enabled is True
     assert ExposedTool.objects.get(name="todo_apiview_set_find_view").registered is False
+
+
+def test_a_view_adapter_says_what_its_actions_answer():
+    class Listing(TodoAPIViewSet):
+        pass
+
+    registry = ToolRegistry()
+    mcp_tool(registry=registry)(Listing)
+    page = {
+        "type": "object",
+        "properties": {
+            "meta": {"type": "object", "properties": {"total_count": {"type": "integer"}}},
+            "items": {"type": "array", "items": {"type": "object", "properties": {"id": {}}}},
+        },
+    }
+
+    def answers(view):
+        return page if view.action == "listing_view" else None
+
+    adapters.register(Listing, output=answers)(lambda view, _view: [])
+    try:
+        tool = registry.tools(routes(Listing)).get("todo_list")
+    finally:
+        adapters.unregister(Listing)
+    assert tool.output_schema is None  # described, not advertised: INCLUDE_OUTPUT_SCHEMA
+    assert tool.description.endswith("Returns a page of todos (meta, items) with id.")

@@ -217,7 +217,33 @@ def _types(view: Any) -> Parameter:
     return query("type", {"type": "string"}, text)
 
 
-@adapters.register(views.BaseAPIViewSet, lists=["listing_view"])
+def _item(view: Any, listing: bool) -> dict[str, Any]:
+    """One item as Wagtail writes it: its id, its meta and its fields (those ``fields``
+    names; by default, of a listing, the view's listing defaults)."""
+    model = view.model
+    meta_names = view.get_meta_fields_names(model)
+    body_names = view.get_body_fields_names(model)
+    shown = view.get_listing_default_fields(model) if listing else body_names + meta_names
+    meta = {name: {} for name in meta_names if name in shown}
+    properties: dict[str, Any] = {"id": {"type": "integer"}}
+    properties["meta"] = {"type": "object", "properties": meta}
+    properties.update((name, {}) for name in body_names if name in shown and name != "id")
+    return {"type": "object", "properties": properties}
+
+
+def answers(view: Any) -> dict[str, Any] | None:
+    """What the views answer: a listing's page (``meta.total_count``, ``items``), an item;
+    the find view answers its item's detail, where the call follows its redirect."""
+    if view.action == "listing_view":
+        meta = {"type": "object", "properties": {"total_count": {"type": "integer"}}}
+        items = {"type": "array", "items": _item(view, listing=True)}
+        return {"type": "object", "properties": {"meta": meta, "items": items}}
+    if view.action in ("detail_view", "find_view"):
+        return _item(view, listing=False)
+    return None
+
+
+@adapters.register(views.BaseAPIViewSet, lists=["listing_view"], output=answers)
 def api_viewset(view: Any, _view: Any) -> list[Parameter]:
     found = [_fields(view)]
     rich_text = _rich_text_format()
