@@ -69,7 +69,7 @@ def test_a_viewset_with_only_get_queryset_takes_the_integer_ids_it_returns(url, 
     for name in ("order_retrieve", "order_update", "order_partial_update", "order_destroy"):
         pk = tools[name].input_schema["properties"]["pk"]
         assert pk["type"] == "integer", (name, pk)
-        assert pk["description"] == "The order's id."
+        assert pk["description"] == "The order's id, as order_list returns it."
     order_id = created.structured_content["id"]
     assert isinstance(order_id, int)
     _, [fetched, changed, deleted] = listed_and_called(
