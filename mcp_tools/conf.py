@@ -54,7 +54,9 @@ DEFAULTS: dict[str, Any] = {
     # endpoint) sees for the first time starts enabled in admin (False: staff turn each on).
     "EXPOSE_PATHS": [],
     "EXCLUDE_PATHS": [],
-    "EXCLUDE_TOOLS": [],
+    # Bulk edits (NetBox's bulk_update, djangorestframework-bulk's partial_bulk_update) take
+    # a list of objects, which no tool's arguments can say (docs/tools.md#bulk-views).
+    "EXCLUDE_TOOLS": ["*_bulk_*"],
     "NEW_TOOLS_ENABLED": True,
     # Per-tool defaults (the decorator and, later, the admin override these).
     "INCLUDE_STRUCTURED_CONTENT": True,

@@ -74,7 +74,21 @@ class SiteFilterSet(django_filters.FilterSet):
         }
 
 
-class SiteViewSet(viewsets.ModelViewSet):
+class BulkUpdateModelMixin:
+    """NetBox's bulk edits: PUT, PATCH and DELETE on the list URL, each a list of objects
+    with their ids (``NetBoxRouter`` routes them; not a DRF ``@action``)."""
+
+    def bulk_update(self, request, *args, **kwargs):
+        return Response([{"id": each["id"]} for each in request.data])
+
+    def bulk_partial_update(self, request, *args, **kwargs):
+        return self.bulk_update(request, *args, **kwargs)
+
+    def bulk_destroy(self, request, *args, **kwargs):
+        return Response(status=204)
+
+
+class SiteViewSet(BulkUpdateModelMixin, viewsets.ModelViewSet):
     """Get a list of site objects."""
 
     queryset = Site.objects.all()

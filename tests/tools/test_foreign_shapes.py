@@ -363,3 +363,15 @@ class TestTheProjectsSchemaClass:
         # Its parameters are still read: the locator can still be called.
         locator = default_registry.tools().get("connected_device_view_set_list")
         assert locator.input_schema["required"] == ["peer_device", "peer_interface"]
+
+
+def test_bulk_edits_are_left_out_by_a_default_a_site_can_change(settings):
+    """NetBox's bulk_update, bulk_partial_update and bulk_destroy take a list of objects,
+    which no tool's arguments say: EXCLUDE_TOOLS leaves them out by default."""
+    bulk = {"site_bulk_update", "site_bulk_partial_update", "site_bulk_destroy"}
+    names = {tool.name for tool in default_registry.tools()}
+    assert not bulk & names
+    assert {"site_list", "site_create", "site_update"} <= names
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "EXCLUDE_TOOLS": []}
+    default_registry.clear()
+    assert bulk <= {tool.name for tool in default_registry.tools()}
