@@ -224,7 +224,7 @@ def _item(view: Any, listing: bool) -> dict[str, Any]:
     meta_names = view.get_meta_fields_names(model)
     body_names = view.get_body_fields_names(model)
     shown = view.get_listing_default_fields(model) if listing else body_names + meta_names
-    meta = {name: {} for name in meta_names if name in shown}
+    meta: dict[str, Any] = {name: {} for name in meta_names if name in shown}
     properties: dict[str, Any] = {"id": {"type": "integer"}}
     properties["meta"] = {"type": "object", "properties": meta}
     properties.update((name, {}) for name in body_names if name in shown and name != "id")
