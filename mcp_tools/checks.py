@@ -76,8 +76,9 @@ OPTIONAL_POSITIVE = ("PAGE_SIZE", "MAX_STREAMS_PER_CALLER", "MAX_TASK_BYTES_PER_
 DOT_AUTHENTICATION = "oauth2_provider.contrib.rest_framework.authentication.OAuth2Authentication"
 
 #: Authentication classes (by a class of their MRO) and the app their credentials live in.
+TOKEN_APP = "rest_framework.authtoken"
 REQUIRED_APPS = {
-    "rest_framework.authentication.TokenAuthentication": "rest_framework.authtoken",
+    "rest_framework.authentication.TokenAuthentication": TOKEN_APP,
     DOT_AUTHENTICATION: "oauth2_provider",
 }
 
@@ -389,6 +390,10 @@ def _missing_apps(route: str, endpoint: MCPView) -> list[checks.CheckMessage]:
     for authenticator in endpoint.get_authenticators():
         apps_needed = (REQUIRED_APPS.get(_qualname(base)) for base in type(authenticator).__mro__)
         app = next((app for app in apps_needed if app), None)
+        if app == TOKEN_APP and getattr(authenticator, "model", None) is not None:
+            # A subclass that names its own token model (Nautobot's, NetBox's) needs that
+            # model's app, which is installed, or the model could not have been imported.
+            continue
         if app and not apps.is_installed(app):
             params = {"route": route, "cls": type(authenticator).__name__, "app": app}
             messages.append(check_message(ToolProblem("mcp_tools.E040", route, params)))

@@ -510,6 +510,24 @@ def test_an_authentication_class_without_its_app_e040(settings):
     assert found["mcp_tools.E040"].level == checks.ERROR
 
 
+def test_a_token_authentication_with_its_own_model_needs_no_authtoken(settings):
+    # NetBox's and Nautobot's TokenAuthentication: DRF's subclassed with ``model`` set to
+    # the project's own Token, so rest_framework.authtoken is not theirs to install.
+    from django.contrib.auth.models import Group
+    from rest_framework.authentication import TokenAuthentication
+
+    from mcp_tools.views import MCPView
+
+    class ProjectTokenAuthentication(TokenAuthentication):
+        model = Group  # any installed model stands for the project's Token
+
+    settings.INSTALLED_APPS = [
+        app for app in settings.INSTALLED_APPS if app != "rest_framework.authtoken"
+    ]
+    endpoint = MCPView.as_view(authentication_classes=[ProjectTokenAuthentication])
+    assert "mcp_tools.E040" not in _auth_messages(settings, [path("mcp", endpoint)])
+
+
 def test_oauth_metadata_without_the_well_known_urls_w042(settings):
     from django.urls import include
 

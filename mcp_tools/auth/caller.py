@@ -97,10 +97,10 @@ class Caller:
             return None
         if self.forced:
             return self.user, self.auth
-        if tuple(getattr(view_class, "authentication_classes", ())) != self.authentication_classes:
-            return None
         if picks_own_authenticators(view_class):
             return None  # the view chooses its authenticators itself: let them run
+        if declared_classes(view_class, "authentication_classes") != self.authentication_classes:
+            return None
         return self.user, self.auth
 
 
@@ -111,7 +111,18 @@ def picks_own_authenticators(view_class: type[APIView]) -> bool:
     # (BearerTokenAuthentication), before rest_framework.views can be imported.
     from rest_framework.views import APIView
 
-    return view_class.get_authenticators is not APIView.get_authenticators
+    return (
+        view_class.get_authenticators is not APIView.get_authenticators
+        or declared_classes(view_class, "authentication_classes") is None
+    )
+
+
+def declared_classes(view_class: type[APIView], name: str) -> tuple[type, ...] | None:
+    """Return the classes ``view_class`` declares as ``name`` (``authentication_classes``,
+    ``permission_classes``); None when its instance computes them (a property, as
+    Nautobot's TokenViewSet adds Basic authentication to the defaults)."""
+    value = getattr(view_class, name, ())
+    return tuple(value) if isinstance(value, list | tuple) else None
 
 
 def authentication_of(

@@ -36,7 +36,7 @@ from rest_framework.permissions import (
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from ..auth.caller import Caller, authentication_of, picks_own_authenticators
+from ..auth.caller import Caller, authentication_of, declared_classes, picks_own_authenticators
 from ..auth.refusals import missing_scopes
 from ..tools.naming import permission_name
 from ..tools.tool import Tool
@@ -62,9 +62,9 @@ def access_key(tool: Tool) -> Hashable | None:
     asked for this tool alone.
     """
     view_class = tool.view_class
-    if view_class.get_permissions is not APIView.get_permissions:
+    classes = declared_classes(view_class, "permission_classes")
+    if view_class.get_permissions is not APIView.get_permissions or classes is None:
         return None
-    classes = tuple(view_class.permission_classes)
     if not all(cls in CALLER_ONLY_PERMISSIONS for cls in classes):
         return None
     if set(classes) <= {AllowAny}:
@@ -224,7 +224,7 @@ class Visibility:
         request = self.view_request(tool)
         if request is None:
             # The view's own authentication refuses the caller's credentials.
-            classes = getattr(tool.view_class, "authentication_classes", ())
+            classes = declared_classes(tool.view_class, "authentication_classes") or ()
             return Reason("authentication", tuple(each.__name__ for each in classes))
         view = tool.operation.view_with(request)
         permission: BasePermission | None = None
@@ -324,7 +324,7 @@ def explain(visibility: Visibility, tool: Tool, rule: Rule) -> list[Reason]:
         ):
             # The view's own authentication doesn't read the caller's credentials (a session,
             # a view that takes Basic only): that, not the permission, is what refuses.
-            classes = getattr(tool.view_class, "authentication_classes", ())
+            classes = declared_classes(tool.view_class, "authentication_classes") or ()
             refusing = Reason("authentication", tuple(each.__name__ for each in classes))
     if refusing is not None:
         reasons.append(refusing)

@@ -8,6 +8,7 @@ the flag drf-spectacular and drf-yasg set for views that guard ``get_queryset()`
 
 from __future__ import annotations
 
+import contextlib
 import io
 import re
 from collections.abc import Callable
@@ -83,10 +84,28 @@ def view_for(
     view.args, view.kwargs = (), {}
     view.format_kwarg = None
     view.headers = {}
+    if not hasattr(request, "accepted_renderer"):
+        negotiate(view, request)
     if action is not None and isinstance(view, ViewSetMixin):
         view.action = action
         view.action_map = dict(getattr(route.callback, "actions", {}) or {})
     return view
+
+
+def negotiate(view: APIView, request: Request) -> None:
+    """Give a synthetic request what ``APIView.initial()`` gives every real one: the
+    negotiated renderer and media type, and the API version.
+
+    Views read them outside a response too: NetBox's and Nautobot's serializer context and
+    paginator look for ``text/csv`` in ``request.accepted_media_type``, and drf-spectacular's
+    generator negotiates for an ``AcceptHeaderVersioning`` view before reading it.
+    """
+    request.accepted_renderer, request.accepted_media_type = view.perform_content_negotiation(
+        request, force=True
+    )
+    # A version the view refuses is left unset, as it was before.
+    with contextlib.suppress(Exception):
+        request.version, request.versioning_scheme = view.determine_version(request)
 
 
 @dataclass(frozen=True, eq=False)

@@ -23,6 +23,7 @@ from rest_framework import pagination
 
 from ..conf import mcp_settings
 from . import adapters, fields
+from .introspection import lookup_model_field
 
 Schema = dict[str, Any]
 
@@ -94,9 +95,9 @@ def _model_choice(field: Any) -> Schema:
     queryset = field.queryset
     if queryset is None:
         return {"type": "string"}
-    opts = queryset.model._meta
-    model_field = opts.get_field(field.to_field_name) if field.to_field_name else opts.pk
-    return fields.model_field_schema(model_field)
+    # NetBox's and Nautobot's filters name a lookup there too: ``pk``, ``module_type__model``.
+    model_field = lookup_model_field(queryset.model, field.to_field_name or "pk")
+    return fields.model_field_schema(model_field) if model_field else {"type": "string"}
 
 
 def _csv(field: Any) -> Schema:

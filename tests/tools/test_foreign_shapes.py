@@ -375,3 +375,75 @@ def test_bulk_edits_are_left_out_by_a_default_a_site_can_change(settings):
     settings.MCP_TOOLS = {**settings.MCP_TOOLS, "EXCLUDE_TOOLS": []}
     default_registry.clear()
     assert bulk <= {tool.name for tool in default_registry.tools()}
+
+
+@pytest.mark.parametrize(
+    ("to_field_name", "same_as"),
+    [
+        ("pk", (Device, None)),  # Nautobot's filters on a related object's UUID
+        ("site__slug", (Site, "slug")),  # and on a lookup across a relation
+    ],
+)
+def test_a_model_choice_filter_may_name_a_lookup_as_its_field(to_field_name, same_as):
+    from django.forms import ModelMultipleChoiceField
+
+    from mcp_tools.schemas.queries import form_field_schema
+
+    model, field_name = same_as
+    expected = form_field_schema(
+        ModelMultipleChoiceField(model.objects.all(), to_field_name=field_name)
+    )
+    field = ModelMultipleChoiceField(Device.objects.all(), to_field_name=to_field_name)
+    assert form_field_schema(field) == expected
+
+
+def test_a_model_choice_filter_on_what_no_field_types_takes_a_string():
+    from django.forms import ModelChoiceField
+
+    from mcp_tools.schemas.queries import form_field_schema
+
+    field = ModelChoiceField(Device.objects.all(), to_field_name="name__lower")
+    assert form_field_schema(field) == {"type": "string"}
+
+
+def test_a_view_that_reads_the_negotiated_media_type_is_read(monkeypatch):
+    # Nautobot's serializer context (and NetBox's paginator) look for text/csv in
+    # request.accepted_media_type, which DRF sets in initial(), before any handler.
+    context = views.SiteViewSet.get_serializer_context
+
+    def csv_aware(view):
+        assert view.request.accepted_media_type == "application/json"
+        return {
+            **context(view),
+            "depth": 0 if "text/csv" in view.request.accepted_media_type else 1,
+        }
+
+    monkeypatch.setattr(views.SiteViewSet, "get_serializer_context", csv_aware)
+    default_registry.clear()
+    messages = check_tools()
+    assert not [m for m in messages if m.id in ("mcp_tools.W002", "mcp_tools.W006")], messages
+    properties = default_registry.tools().get("site_create").input_schema["properties"]
+    assert {"name", "slug", "status"} <= set(properties)
+
+
+def test_a_view_whose_instance_computes_its_classes_is_listed_and_called(reader, monkeypatch):
+    # Nautobot's TokenViewSet: ``authentication_classes`` a property that adds Basic to the
+    # defaults; on the class it is the property itself, no list of classes.
+    from rest_framework.authentication import BasicAuthentication
+    from rest_framework.settings import api_settings
+
+    def authentication_classes(view):
+        return [*api_settings.DEFAULT_AUTHENTICATION_CLASSES, BasicAuthentication]
+
+    def permission_classes(view):
+        return list(api_settings.DEFAULT_PERMISSION_CLASSES)
+
+    monkeypatch.setattr(
+        views.SiteViewSet, "authentication_classes", property(authentication_classes)
+    )
+    monkeypatch.setattr(views.SiteViewSet, "permission_classes", property(permission_classes))
+    Site.objects.create(name="Alpha", slug="alpha", status="active")
+    assert "site_list" in listed(reader)
+    result = reader.call_tool("site_list", {})
+    assert not result.get("isError"), result
+    assert [site["name"] for site in result["structuredContent"]] == ["Alpha"]
