@@ -90,6 +90,8 @@ class Plan:
                 self.shared.setdefault(key, tool)
         #: Whether a tool's permission classes must be asked for that tool alone.
         self.uncached = any(key is None for key in self.keys.values())
+        #: The tools in URLconf order: a page of ``Visibility.page`` starts at a position.
+        self.ordered: list[Tool] = list(catalog)
         #: The groups some rule names: a caller's other groups change nothing.
         self.rule_groups = frozenset(
             group for tool in catalog for group in catalog.rule(tool.name).group_ids
@@ -146,6 +148,28 @@ class Visibility:
             cached = [tool for tool in catalog if serves(tool) and self.sees(tool, catalog)]
             plan.remember(key, cached)
         return cached, key
+
+    def asks_each_tool(self, catalog: Catalog) -> bool:
+        """Return whether some tool's permission classes must be asked for that tool alone
+        (a project's own classes): no list of this caller's tools can be kept."""
+        return plan_for(catalog).uncached
+
+    def page(
+        self, catalog: Catalog, serves: Callable[[Tool], bool], start: int, size: int
+    ) -> tuple[list[Tool], int | None]:
+        """Return up to ``size`` tools this caller sees, found from the catalog's position
+        ``start`` on, and the position of the next one it sees (the next page's start), or
+        None: each tool is asked once, for the page it is on, not for every page."""
+        ordered = plan_for(catalog).ordered
+        found: list[Tool] = []
+        for index in range(start, len(ordered)):
+            tool = ordered[index]
+            if not (serves(tool) and self.sees(tool, catalog)):
+                continue
+            if len(found) == size:
+                return found, index
+            found.append(tool)
+        return found, None
 
     def signature(self, plan: Plan) -> Hashable | None:
         """Return everything this caller's list depends on, or None when it can't be said.

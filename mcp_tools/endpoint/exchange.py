@@ -124,6 +124,20 @@ class Exchange:
         endpoint = tuple(sorted(tags)) if tags is not None else None
         return self.visibility.visible_tools(self.catalog, self.endpoint.serves, endpoint)
 
+    def page(self, start: int, size: int) -> tuple[list[Tool], int | None]:
+        """Return a page of the tools this request may see, from the catalog's position
+        ``start`` on, and the next page's start (``Visibility.page``)."""
+        return self.visibility.page(self.catalog, self.endpoint.serves, start, size)
+
+    def sees(self, name: str) -> bool:
+        """Return whether this request may see (and call) the tool ``name``."""
+        tool = self.catalog.tools.get(name)
+        return (
+            tool is not None
+            and self.endpoint.serves(tool)
+            and self.visibility.sees(tool, self.catalog)
+        )
+
     def plan(self, name: str) -> CallPlan | None:
         """Return the call plan of the tool ``name`` if this request may call it, else None
         (an unknown tool).

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from typing import Any
 
 from django.http import HttpRequest
@@ -109,9 +109,11 @@ MAX_CACHED_PAGES = 256
 def list_tools(call: Call) -> dict[str, Any]:
     exchange = call.exchange
     catalog = exchange.catalog
-    tools, visible = exchange.tools()
     size = mcp_settings.PAGE_SIZE
     cursor = call.message.params.get("cursor")
+    if size and exchange.visibility.asks_each_tool(catalog):
+        return list_tools_asking_each(call, cursor, size)
+    tools, visible = exchange.tools()
     start = decode_cursor(cursor, len(tools)) if cursor is not None else 0
     end = start + size if size else len(tools)
     # A page's bytes depend on nothing else than this key: the catalog is one admin version.
@@ -135,7 +137,49 @@ def list_tools(call: Call) -> dict[str, Any]:
     return result
 
 
-def written_definition(tool: Tool, seen: set[str], version: str) -> str | None:
+class _Seen:
+    """The names of the tools a request sees, asked name by name (``hide_listings``)."""
+
+    def __init__(self, exchange: Any) -> None:
+        self.exchange = exchange
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self.exchange.sees(name)
+
+
+def list_tools_asking_each(call: Call, cursor: object, size: int) -> dict[str, Any]:
+    """A page of ``tools/list`` where some tool's permission classes must be asked for that
+    tool alone (a project's own, NetBox's and Nautobot's): no list of the caller's tools
+    can be kept, so a page asks the tools up to it, from the catalog position its cursor
+    names, and no other. Before, each of a 1,193-tool catalog's 12 pages asked them all
+    (docs/performance.md#a-listing-of-a-large-api)."""
+    exchange = call.exchange
+    catalog = exchange.catalog
+    start = decode_cursor(cursor, len(catalog.tools)) if cursor is not None else 0
+    tools, following = exchange.page(start, size)
+    seen = _Seen(exchange)
+    # The page's bytes depend on its tools, the listing tools its descriptions may name
+    # (hidden from this caller or not), and nothing else of the caller.
+    named = {lister for tool in tools for _, lister, _ in tool.listings}
+    hidden = tuple(sorted(lister for lister in named if lister not in seen))
+    names = tuple(tool.name for tool in tools)
+    key = (call.version, names, hidden, get_language(), mcp_settings.generation)
+    page = catalog.pages.get(key)
+    if page is None:
+        written = (written_definition(tool, seen, call.version) for tool in tools)
+        page = RawJSON("[" + ",".join(text for text in written if text is not None) + "]")
+        catalog.pages[key] = page
+        while len(catalog.pages) > MAX_CACHED_PAGES:
+            catalog.pages.popitem(last=False)
+    result: dict[str, Any] = {"tools": page}
+    if following is not None:
+        result["nextCursor"] = encode_cursor(following)
+    result["cacheScope"] = "private"  # who sees what can't be told without asking
+    result["ttlMs"] = mcp_settings.CACHE_TTL_MS
+    return result
+
+
+def written_definition(tool: Tool, seen: Container[str], version: str) -> str | None:
     """Return the JSON of ``tool``'s definition as ``version`` has it; None, logged, for one
     that can't be written (a value JSON has no form for): that tool alone is left out."""
     try:

@@ -107,6 +107,38 @@ def test_tools_list_pages_with_opaque_cursors(mcp, settings):
     assert pages == (len(names) + 1) // 2 and "nextCursor" not in everything
 
 
+def test_a_page_asks_only_its_own_tools_when_each_must_be_asked(alice, settings, monkeypatch):
+    """The project's own permission classes are asked tool by tool: each page asks the
+    tools up to it, not the whole catalog (a 1,193-tool Nautobot listing asked every tool
+    on each of its 12 pages)."""
+    from mcp_tools.catalog.visibility import Visibility
+
+    asked = []
+    permitted = Visibility.permitted
+
+    def counting(self, tool):
+        asked.append(tool.name)
+        return permitted(self, tool)
+
+    monkeypatch.setattr(Visibility, "permitted", counting)
+    settings.MCP_TOOLS = {"PAGE_SIZE": 10}
+    client = MCPClient(headers={"Authorization": f"Token {alice.token}"})
+    names, cursor, pages = [], None, 0
+    while True:
+        result = client.rpc("tools/list", {"cursor": cursor} if cursor else {})
+        names += [tool["name"] for tool in result["tools"]]
+        pages += 1
+        cursor = result.get("nextCursor")
+        if cursor is None:
+            break
+    assert pages > 10 and len(names) == len(set(names))
+    # Each tool asked once, the first of each next page twice (it ended the page before).
+    assert max(asked.count(name) for name in set(asked)) <= 2
+    assert len(asked) <= len(set(asked)) + pages
+    settings.MCP_TOOLS = {"PAGE_SIZE": None}
+    assert names == [tool["name"] for tool in client.rpc("tools/list", {})["tools"]]
+
+
 def test_a_bad_cursor_is_invalid_params(mcp):
     response = mcp.send(mcp.message("tools/list", {"cursor": "not-ours"}))
     assert response.status_code == 200
