@@ -69,7 +69,7 @@ def _label(model: Any) -> str:
 
 
 def _page_types(view: Any) -> list[Any]:
-    """The site's page types with API fields of their own, beyond the view's model."""
+    """The site's page types other than the view's model (none for a view of no pages)."""
     if not issubclass(view.model, Page):
         return []
 
