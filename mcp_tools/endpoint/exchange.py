@@ -148,11 +148,7 @@ class Exchange:
         # names any, so that an unknown name, a disabled tool and one hidden by its groups
         # take the same reads to refuse (docs/security.md).
         self.visibility.read_groups(self.catalog)
-        catalog = self.catalog
-        tool = catalog.tools.get(name)
-        if tool is None or not self.endpoint.serves(tool):
-            return None
-        return catalog.plan(tool) if self.visibility.sees(tool, catalog) else None
+        return self.catalog.plan(self.catalog.tools[name]) if self.sees(name) else None
 
     def plan_at(self, path: str) -> tuple[CallPlan, dict[str, Any]] | None:
         """Return the call plan of the GET tool whose view Django runs for ``path`` (a

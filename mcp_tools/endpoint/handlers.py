@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Container
+from collections.abc import Callable, Container, Hashable
 from typing import Any
 
 from django.http import HttpRequest
@@ -118,15 +118,8 @@ def list_tools(call: Call) -> dict[str, Any]:
     end = start + size if size else len(tools)
     # A page's bytes depend on nothing else than this key: the catalog is one admin version.
     key = (call.version, visible, start, end, get_language(), mcp_settings.generation)
-    page = catalog.pages.get(key)
-    if page is None:
-        seen = {tool.name for tool in tools}  # its descriptions name no other tool
-        written = (written_definition(tool, seen, call.version) for tool in tools[start:end])
-        page = RawJSON("[" + ",".join(text for text in written if text is not None) + "]")
-        catalog.pages[key] = page
-        while len(catalog.pages) > MAX_CACHED_PAGES:
-            catalog.pages.popitem(last=False)
-    result: dict[str, Any] = {"tools": page}
+    seen = {tool.name for tool in tools}  # its descriptions name no other tool
+    result: dict[str, Any] = {"tools": written_page(call, key, tools[start:end], seen)}
     if end < len(tools):
         result["nextCursor"] = encode_cursor(end)
     # Private when the list depends on who asks: an authenticated caller, or tools hidden
@@ -164,19 +157,26 @@ def list_tools_asking_each(call: Call, cursor: object, size: int) -> dict[str, A
     hidden = tuple(sorted(lister for lister in named if lister not in seen))
     names = tuple(tool.name for tool in tools)
     key = (call.version, names, hidden, get_language(), mcp_settings.generation)
-    page = catalog.pages.get(key)
-    if page is None:
-        written = (written_definition(tool, seen, call.version) for tool in tools)
-        page = RawJSON("[" + ",".join(text for text in written if text is not None) + "]")
-        catalog.pages[key] = page
-        while len(catalog.pages) > MAX_CACHED_PAGES:
-            catalog.pages.popitem(last=False)
-    result: dict[str, Any] = {"tools": page}
+    result: dict[str, Any] = {"tools": written_page(call, key, tools, seen)}
     if following is not None:
         result["nextCursor"] = encode_cursor(following)
     result["cacheScope"] = "private"  # who sees what can't be told without asking
     result["ttlMs"] = mcp_settings.CACHE_TTL_MS
     return result
+
+
+def written_page(call: Call, key: Hashable, tools: list[Tool], seen: Container[str]) -> RawJSON:
+    """Return the encoded page of ``tools``, built once per ``key`` (everything its bytes
+    depend on) and kept in the catalog's page cache."""
+    pages = call.exchange.catalog.pages
+    page = pages.get(key)
+    if page is None:
+        written = (written_definition(tool, seen, call.version) for tool in tools)
+        page = RawJSON("[" + ",".join(text for text in written if text is not None) + "]")
+        pages[key] = page
+        while len(pages) > MAX_CACHED_PAGES:
+            pages.popitem(last=False)
+    return page
 
 
 def written_definition(tool: Tool, seen: Container[str], version: str) -> str | None:

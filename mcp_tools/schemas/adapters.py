@@ -103,13 +103,12 @@ def output(view: Any) -> dict[str, Any] | None:
 
 
 def parameters(obj: object, view: Any) -> list[Parameter] | None:
-    """Return the query parameters ``obj``'s adapter gives, or None when it has none."""
+    """Return the parameters ``obj``'s adapter gives (``queries`` keeps those of the query),
+    or None when it has none."""
     found = adapter_for(obj)
     if found is None or found.parameters is None:
         return None
-    return [
-        dict(each) for each in found.parameters(obj, view) if each.get("in", "query") == "query"
-    ]
+    return list(found.parameters(obj, view))
 
 
 def _changed() -> None:
