@@ -312,7 +312,8 @@ print(json.dumps({
     "installed": spectacular.installed(),
     "imported": sys.modules.get("drf_spectacular") is not None,
     "tools": {tool.name: tool.definition() for tool in registry.tools()},
-    "checks": [[m.id, m.msg] for m in checks.run_checks(tags=["mcp_tools"])],
+    # Django keeps its checks in a set: the order they run in is not the same each run.
+    "checks": sorted([m.id, m.msg] for m in checks.run_checks(tags=["mcp_tools"])),
 }))
 """
 
