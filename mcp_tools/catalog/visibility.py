@@ -11,6 +11,15 @@ Most views share a few permission classes that read nothing but the caller and t
 (DRF's ``AllowAny``, ``IsAuthenticated``, ``IsAdminUser``, ``IsAuthenticatedOrReadOnly``):
 those are asked once per request and per (classes, method, authentication), whatever the
 number of tools, and the list they give is kept per catalog and per answer.
+
+DRF's model permissions (``DjangoModelPermissions`` and its subclasses, NetBox's and
+Nautobot's ``TokenPermissions``) read the model of the view's queryset and the caller's
+permissions on it. A view that declares its ``queryset`` is asked with that queryset, not
+what its ``get_queryset()`` builds (a restricted, optimised queryset costs Nautobot 2.7 ms a
+view, 3 s a listing): the model it declares is the model it lists. The view, when it runs,
+checks its permissions on its own queryset, as it does for any request. DRF's own model
+permission classes are moreover asked once per (model, method, authentication), as the
+caller-only ones are (docs/performance.md#a-listing-of-a-large-api).
 """
 
 from __future__ import annotations
@@ -24,11 +33,15 @@ from dataclasses import dataclass
 from typing import Any
 from weakref import WeakKeyDictionary
 
+from django.db.models import QuerySet
 from django.http import HttpRequest
 from rest_framework.exceptions import APIException
 from rest_framework.permissions import (
     AllowAny,
     BasePermission,
+    DjangoModelPermissions,
+    DjangoModelPermissionsOrAnonReadOnly,
+    DjangoObjectPermissions,
     IsAdminUser,
     IsAuthenticated,
     IsAuthenticatedOrReadOnly,
@@ -49,28 +62,49 @@ CALLER_ONLY_PERMISSIONS = frozenset(
     {AllowAny, IsAuthenticated, IsAdminUser, IsAuthenticatedOrReadOnly}
 )
 
+#: DRF's permission classes whose ``has_permission`` depends on the request's user and
+#: method and the model of the view's queryset alone (the object's permissions are the
+#: view's to check when it runs).
+MODEL_PERMISSIONS = frozenset(
+    {DjangoModelPermissions, DjangoModelPermissionsOrAnonReadOnly, DjangoObjectPermissions}
+)
+
 #: Tools whose permission classes raised: warned about once per process.
 _warned: set[str] = set()
 _warned_lock = threading.Lock()
 
 
 def access_key(tool: Tool) -> Hashable | None:
-    """Return what the tool's ``has_permission`` depends on, when it is only the caller.
+    """Return what the tool's ``has_permission`` depends on, when it is only the caller
+    (and the model the view declares).
 
     Tools with equal keys get the same answer for the same caller; None means the view's
     permission classes may look at anything (the view, its queryset, settings) and are
-    asked for this tool alone.
+    asked for this tool alone (once per request).
     """
     view_class = tool.view_class
     classes = declared_classes(view_class, "permission_classes")
     if view_class.get_permissions is not APIView.get_permissions or classes is None:
         return None
-    if not all(cls in CALLER_ONLY_PERMISSIONS for cls in classes):
-        return None
     if set(classes) <= {AllowAny}:
         return "anyone"
     # What the view sees of the caller depends on its own authentication.
-    return classes, tool.method, authentication_of(view_class)
+    if all(cls in CALLER_ONLY_PERMISSIONS for cls in classes):
+        return classes, tool.method, authentication_of(view_class)
+    queryset = declared_queryset(view_class)
+    if queryset is not None and all(
+        cls in CALLER_ONLY_PERMISSIONS | MODEL_PERMISSIONS for cls in classes
+    ):
+        ignored = getattr(view_class, "_ignore_model_permissions", False)
+        return classes, tool.method, authentication_of(view_class), queryset.model, ignored
+    return None
+
+
+def declared_queryset(view_class: type[APIView]) -> QuerySet | None:
+    """Return the queryset ``view_class`` declares (``queryset = Device.objects.all()``), or
+    None."""
+    queryset = getattr(view_class, "queryset", None)
+    return queryset if isinstance(queryset, QuerySet) else None
 
 
 #: Lists kept per catalog (one per distinct signature and endpoint).
@@ -188,7 +222,7 @@ class Visibility:
         if not self.rule_admits(catalog.rule(tool.name)):
             return False
         key = plan_for(catalog).keys.get(tool.name)
-        return self.permitted(tool) if key is None else self.answer(key, tool)
+        return self.answer(("tool", tool.name) if key is None else key, tool)
 
     def read_groups(self, catalog: Catalog) -> None:
         """Read the caller's groups when a rule of ``catalog`` names any (once per request),
@@ -253,7 +287,13 @@ class Visibility:
         view = tool.operation.view_with(request)
         permission: BasePermission | None = None
         try:
-            for permission in view.get_permissions():
+            permissions = view.get_permissions()
+            queryset = declared_queryset(tool.view_class)
+            if queryset is not None and any(
+                isinstance(each, DjangoModelPermissions) for each in permissions
+            ):
+                view.get_queryset = queryset.all  # the model it declares, not built
+            for permission in permissions:
                 if not permission.has_permission(request, view):
                     return Reason.of_permission(permission)
         except APIException as exc:

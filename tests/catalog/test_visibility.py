@@ -14,10 +14,14 @@ from django.contrib.auth.models import Group
 from django.test import Client
 from django.urls import include, path, reverse
 from mcp import MCPError
-from rest_framework.permissions import DjangoModelPermissions
+from rest_framework import generics
+from rest_framework.permissions import DjangoModelPermissions, DjangoObjectPermissions
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from demo_project.todos.models import Todo
+from demo_project.todos.serializers import TodoSerializer
+from mcp_tools import expose
 from mcp_tools.models import ExposedTool
 from mcp_tools.tools.decorators import mcp_tool
 from mcp_tools.tools.registry import ToolRegistry
@@ -345,3 +349,142 @@ def test_a_composed_permission_that_refuses_is_named_by_its_parts():
     assert Reason.of_permission(refusing) == Reason(
         "permission", ("IsAdminUser or not IsOwner",), ""
     )
+
+
+# -- DRF's model permissions: the declared queryset's model, not get_queryset() --------------
+
+
+class TokenWritePermissions(DjangoObjectPermissions):
+    """As NetBox's and Nautobot's ``TokenPermissions``: a subclass that adds a rule of its own
+    to DRF's ``has_permission``, so it can't share an answer with another view's."""
+
+    def has_permission(self, request, view):
+        return request.user.is_authenticated and super().has_permission(request, view)
+
+
+class OwnTodos(generics.ListCreateAPIView):
+    """The caller's todos, or a new one (DRF's model permissions: adding needs add_todo)."""
+
+    queryset = Todo.objects.all()
+    serializer_class = TodoSerializer
+    permission_classes = [DjangoModelPermissions]
+    built = 0
+
+    def get_queryset(self):
+        # Counted: what the view builds when it runs, and never for a listing.
+        type(self).built += 1
+        return super().get_queryset().filter(owner=self.request.user)
+
+    def perform_create(self, serializer):
+        serializer.save(owner=self.request.user)
+
+
+class OwnTodo(generics.RetrieveDestroyAPIView):
+    """One of the caller's todos (a subclass of DRF's object permissions)."""
+
+    queryset = Todo.objects.all()
+    serializer_class = TodoSerializer
+    permission_classes = [TokenWritePermissions]
+
+    def get_queryset(self):
+        OwnTodos.built += 1
+        return super().get_queryset().filter(owner=self.request.user)
+
+
+class DoneTodos(generics.ListAPIView):
+    """The todos done, anyone's: the model and permission class of ``OwnTodos``."""
+
+    queryset = Todo.objects.filter(done=True)
+    serializer_class = TodoSerializer
+    permission_classes = [DjangoModelPermissions]
+
+
+@pytest.fixture
+def model_permission_endpoint(settings):
+    local = ToolRegistry()
+    for view in (OwnTodos, OwnTodo, DoneTodos):
+        expose(view, registry=local)
+    module = types.ModuleType("model_permission_urls")
+    module.urlpatterns = [
+        path("todos/", OwnTodos.as_view()),
+        path("todos/<int:pk>/", OwnTodo.as_view()),
+        path("done/", DoneTodos.as_view()),
+        path("mcp", MCPView.as_view(registry=local)),
+    ]
+    settings.ROOT_URLCONF = module
+    OwnTodos.built = 0
+    return local
+
+
+@pytest.mark.django_db(transaction=True)
+def test_model_permissions_are_asked_of_the_declared_model_without_building_the_queryset(
+    model_permission_endpoint, live_server, alice
+):
+    from django.contrib.auth.models import Permission
+
+    url = f"{live_server.url}/mcp"
+    names, _ = run(names_and_call(url, alice.token, "auto", "own_todos_get"))
+    # GET needs no model permission in DRF's map, POST add_todo and DELETE delete_todo.
+    assert names == {"own_todos_get", "own_todo_get", "done_todos"}
+    # The view's own two when it runs (its permission check, its list), as for a direct
+    # GET; none for the listing or the call's visibility.
+    assert OwnTodos.built == 2
+    alice.user_permissions.add(
+        Permission.objects.get(codename="add_todo"), Permission.objects.get(codename="delete_todo")
+    )
+    wire = Wire()
+    names, created = run(
+        names_and_call(url, alice.token, "auto", "own_todos_post", {"title": "Ship"}, wire)
+    )
+    assert names == {
+        "own_todos_get",
+        "own_todos_post",
+        "own_todo_get",
+        "own_todo_delete",
+        "done_todos",
+    }
+    assert created.is_error is False and created.structured_content["title"] == "Ship"
+    assert OwnTodos.built == 3  # the create's own permission check
+    for request, status, _, body in wire.posts():
+        validate_exchange("2026-07-28", request, status, body)
+
+
+@pytest.mark.django_db
+def test_drfs_own_model_permissions_share_one_answer_per_model_and_method(
+    model_permission_endpoint, alice
+):
+    from mcp_tools.catalog.visibility import access_key, plan_for
+
+    tools = {tool.name: tool for tool in model_permission_endpoint.tools()}
+    # The same classes, method and model: one key; the subclass of its own: asked alone.
+    assert access_key(tools["done_todos"]) == access_key(tools["own_todos_get"])
+    assert access_key(tools["own_todos_get"]) is not None
+    assert access_key(tools["own_todos_get"]) != access_key(tools["own_todos_post"])
+    assert access_key(tools["own_todo_get"]) is None
+
+    exchange, _ = exchange_for_endpoint(alice, model_permission_endpoint)
+    asked = []
+    visibility = exchange.visibility
+    permitted = visibility.permitted
+    visibility.permitted = lambda tool: asked.append(tool.name) or permitted(tool)
+    catalog = exchange.catalog
+    assert plan_for(catalog).uncached is True  # own_todo_*: their class is the project's
+    for _ in range(2):  # asked once per request, however often a page and its names ask
+        assert [t.name for t in catalog if visibility.sees(t, catalog)] == [
+            "own_todos_get",
+            "own_todo_get",
+            "done_todos",
+        ]
+    # done_todos shares own_todos_get's answer.
+    assert sorted(asked) == sorted(set(tools) - {"done_todos"})
+    assert OwnTodos.built == 0
+
+
+def exchange_for_endpoint(user, registry):
+    """Return an exchange of ``user`` with the endpoint of ``registry`` mounted at /mcp."""
+    from mcp_tools.auth.caller import Caller
+    from mcp_tools.endpoint import local
+    from mcp_tools.endpoint.exchange import Exchange
+
+    path, endpoint = local.mounted_endpoint(tool=next(iter(registry.tools())).name)
+    return Exchange(local.endpoint_request(path), Caller.acting_as(user), endpoint), endpoint
