@@ -150,6 +150,22 @@ def build_input_schema(operation: ViewMethod, declared: Schema | None = None) ->
     return result
 
 
+def required_query(operation: ViewMethod) -> list[str]:
+    """Return the query parameters the view declares required, whatever its tool's schema
+    says: its filter backends' and paginator's (a list), an adapter's, and drf-spectacular's
+    ``parameters=``. The same reading as ``build_input_schema``'s, for ``mcp_lint`` to hold a
+    hand-written schema to."""
+    query: dict[str, Schema] = {}
+    required: list[str] = []
+    listing = operation.is_list
+    if listing or adapters.adapter_for(operation.view_class) is not None:
+        found = query_parameters(operation.view, listing=listing)
+        query, required = found.properties, list(found.required)
+    annotated = spectacular.operation(operation.view, operation.route, operation.method)
+    _declared_parameters(annotated.parameters, query, required)
+    return required
+
+
 def _body_schema(
     view: Any, method: str, action: str | None, result: InputSchema, annotated: Any
 ) -> Schema | None:

@@ -20,6 +20,7 @@ from typing import Any
 
 from rest_framework import filters, pagination
 
+from ..schemas.input_schema import required_query
 from .naming import about_the_list, needs
 from .tool import Tool
 
@@ -195,6 +196,17 @@ def lint_tool(tool: Tool, definition: dict[str, Any] | None = None) -> Report:
         )
 
     required = [name for name in schema.get("required", []) if name in properties]
+    lacking = [name for name in _declared_required(tool) if name not in required]
+    if lacking:
+        report.smell(
+            "parameters",
+            "lacks-required-parameters",
+            "error",
+            f"the view declares required query parameters its input schema does not require: "
+            f"{', '.join(lacking)}",
+            "Let the tool's schema be built from the view (drop input_schema=), or name them "
+            "in its properties and required list.",
+        )
     if ((required and undescribed) or unread) and not USAGE_WORDS.search(description):
         report.smell(
             "usage",
@@ -250,6 +262,15 @@ def lint_tool(tool: Tool, definition: dict[str, Any] | None = None) -> Report:
             "Add an example call to the description, or examples= to an argument's schema.",
         )
     return report
+
+
+def _declared_required(tool: Tool) -> list[str]:
+    """Return the query parameters the tool's view declares required; none when they can't
+    be read (the check of the tool's schema says why)."""
+    try:
+        return required_query(tool.operation)
+    except Exception:
+        return []
 
 
 #: The keywords that say what a value may be: a schema with none of them takes anything.

@@ -9,8 +9,10 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.urls import path
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import permissions, serializers
 from rest_framework.filters import BaseFilterBackend
+from rest_framework.generics import ListAPIView
 from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -437,3 +439,80 @@ def test_a_single_object_tool_described_as_a_list_smells(api_tools):
     assert smells(tool, listed)["list-for-one"].component == "purpose"
     assert "list-for-one" not in smells(tool)  # "Get one entry by id."
     assert "list-for-one" not in smells(api_tools["entry_list"])
+
+
+class RequiredSiteFilter(BaseFilterBackend):
+    """A backend that refuses a list without ``site`` and says so in its schema."""
+
+    def filter_queryset(self, request, queryset, view):
+        return queryset.filter(label=request.GET["site"])
+
+    def get_schema_operation_parameters(self, view):
+        return [
+            {
+                "name": "site",
+                "in": "query",
+                "required": True,
+                "description": "The site's label.",
+                "schema": {"type": "string"},
+            }
+        ]
+
+
+class SiteEntries(ListAPIView):
+    """List the entries of one site: pass its label as site. Returns their ids and labels."""
+
+    queryset = Entry.objects.all()
+    serializer_class = EntrySerializer
+    filter_backends = [RequiredSiteFilter]
+
+
+class ConnectedEntry(APIView):
+    """Find the entry connected to a peer: pass the peer's name and port. Returns its id."""
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("peer_device", str, required=True, description="The peer's name."),
+            OpenApiParameter("peer_interface", str, required=True, description="Its port."),
+        ]
+    )
+    def get(self, request):
+        return Response({"id": 1})
+
+
+HAND_WRITTEN = {
+    "type": "object",
+    "properties": {"site": {"type": "string", "description": "The site's label."}},
+}
+
+
+class SiteEntriesByHand(SiteEntries):
+    pass
+
+
+class ConnectedByHand(ConnectedEntry):
+    pass
+
+
+def test_required_parameters_the_view_declares_and_the_schema_lacks_are_an_error():
+    registry = ToolRegistry()
+    for view in (SiteEntries, ConnectedEntry):
+        mcp_tool(registry=registry)(view)
+    for view in (SiteEntriesByHand, ConnectedByHand):
+        mcp_tool(registry=registry, input_schema=HAND_WRITTEN)(view)
+    routes = [
+        path(f"{view.__name__}/", view.as_view())
+        for view in (SiteEntries, ConnectedEntry, SiteEntriesByHand, ConnectedByHand)
+    ]
+    tools = {tool.name: tool for tool in registry.tools(urlconf(*routes))}
+    # Built from the view: its required parameters are required.
+    assert "lacks-required-parameters" not in smells(tools["site_entries"])
+    assert "lacks-required-parameters" not in smells(tools["connected_entry"])
+    lacking = smells(tools["site_entries_by_hand"])["lacks-required-parameters"]
+    assert (lacking.component, lacking.level) == ("parameters", "error")
+    assert lacking.message == (
+        "the view declares required query parameters its input schema does not require: site"
+    )
+    assert smells(tools["connected_by_hand"])["lacks-required-parameters"].message.endswith(
+        ": peer_device, peer_interface"
+    )
