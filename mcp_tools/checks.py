@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from django.apps import AppConfig
 from django.core import checks
 
+from .tools.definitions import UNREADY_DATABASE
 from .tools.problems import describe
 from .tools.tool import Tool, ToolProblem
 
@@ -127,6 +128,15 @@ def check_label(obj: Any) -> str:
     return f"{module}.{name}"
 
 
+def database_unready(problems: list[ToolProblem]) -> ToolProblem:
+    """Return one problem for the tools whose views' code found the database unready (the
+    first ``migrate`` of a project: 487 of Nautobot's tools), rather than one each."""
+    names = [str(problem.params["name"]) for problem in problems]
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    params = {"count": len(names), "names": shown, "error": problems[0].params["error"]}
+    return ToolProblem(UNREADY_DATABASE, None, params)
+
+
 def _describe_obj(obj: Any) -> str:
     return getattr(obj, "__qualname__", None) or repr(obj)
 
@@ -139,9 +149,11 @@ def check_tools(
     the tools of ``registry``, or of every registry the URLconf serves."""
     messages = []
     for each in _registries(registry):
-        messages += [
-            check_message(problem) for problem in each.inspect().problems if not problem.info
-        ]
+        problems = [problem for problem in each.inspect().problems if not problem.info]
+        messages += [check_message(p) for p in problems if p.id != UNREADY_DATABASE]
+        unready = [problem for problem in problems if problem.id == UNREADY_DATABASE]
+        if unready:
+            messages.append(check_message(database_unready(unready)))
         messages.extend(
             check_message(ToolProblem("mcp_tools.W001", obj, {"view": _describe_obj(obj)}))
             for obj in each.unrouted()

@@ -267,6 +267,52 @@ def test_query_parameters_that_cannot_be_read_are_a_warning(settings):
     ]
 
 
+@pytest.mark.django_db
+def test_views_that_query_a_database_without_tables_are_one_warning(settings):
+    # The first migrate of a project whose serializers and filter sets read its tables
+    # (Nautobot's content types): one warning, not one per tool.
+    from django.db import connection
+    from django_filters.rest_framework import DjangoFilterBackend
+
+    registry = ToolRegistry()
+
+    def unmigrated(*args, **kwargs):
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT id FROM not_migrated_yet")
+
+    class Body(serializers.Serializer):
+        name = serializers.CharField()
+
+    @mcp_tool("tagged_create", registry=registry)
+    class TaggedCreate(generics.CreateAPIView):
+        def get_serializer_class(self):
+            unmigrated()
+
+    @mcp_tool("tagged_list", registry=registry)
+    class TaggedList(generics.ListAPIView):
+        serializer_class = Body
+        filter_backends = [DjangoFilterBackend]
+        filterset_fields = ["name"]
+
+        def get_queryset(self):
+            unmigrated()
+
+    messages = check_urlconf(
+        settings,
+        registry,
+        path("c/", TaggedCreate.as_view()),
+        path("l/", TaggedList.as_view()),
+    )
+    (message,) = messages
+    assert (message.id, message.obj) == ("mcp_tools.W010", None)
+    assert message.msg.startswith(
+        "2 tool(s) (tagged_create, tagged_list) could not be read whole: their views' code "
+        "queried the database, which answered "
+    )
+    assert "not_migrated_yet" in message.msg
+    assert message.hint.startswith("Run manage.py migrate, then check again")
+
+
 def test_file_fields_are_a_warning(settings):
     registry = ToolRegistry()
 

@@ -20,7 +20,13 @@ from rest_framework.viewsets import ViewSetMixin
 
 from ..core.routes import BODY_METHODS, Route
 from . import adapters, fields, spectacular
-from .introspection import IntrospectionError, ViewMethod, lookup_model_field, serializer_of
+from .introspection import (
+    IntrospectionError,
+    ViewMethod,
+    database_unready,
+    lookup_model_field,
+    serializer_of,
+)
 from .queries import Lookup, query_parameters
 from .spectacular import NOT_DECLARED
 
@@ -43,6 +49,9 @@ class InputSchema:
     #: What introspection could not read (a message each), reported by system checks.
     serializer_error: str | None = None
     query_error: str | None = None
+    #: What the database answered when the view's code read it (no tables before
+    #: ``migrate``): reported once for every tool, not as each tool's fault.
+    database_error: str | None = None
     #: The view's annotations declare its body: none (drf-spectacular's ``request=None``), or
     #: an object of any properties. A body of no listed field is then what the view says.
     body_declared: bool = False
@@ -53,6 +62,11 @@ class InputSchema:
     #: of each, which still types a call's arguments, and what each is.
     folded: dict[str, Schema] = field(default_factory=dict)
     lookups: tuple[Lookup, ...] = ()
+
+    def fault(self, exc: Exception, kind: str) -> None:
+        """Record what raised while the schema was read, as ``kind`` or as the database's."""
+        text = str(exc) if isinstance(exc, IntrospectionError) else f"{type(exc).__name__}: {exc}"
+        setattr(self, "database_error" if database_unready(exc) else kind, text)
 
 
 def path_parameters(route: Route) -> tuple[str, ...]:
@@ -121,7 +135,7 @@ def build_input_schema(operation: ViewMethod, declared: Schema | None = None) ->
             try:
                 found = query_parameters(view, listing=listing)
             except Exception as exc:
-                result.query_error = f"{type(exc).__name__}: {exc}"
+                result.fault(exc, "query_error")
             else:
                 query = found.properties
                 required = [*found.required, *required]
@@ -176,7 +190,7 @@ def _body_schema(
     try:
         serializer = serializer_of(view)
     except IntrospectionError as exc:
-        result.serializer_error = str(exc)
+        result.fault(exc, "serializer_error")
         return None
     return _serializer_body(serializer, partial, result)
 
@@ -222,7 +236,7 @@ def _serializer_body(
         body = fields.serializer_schema(serializer, context=context)
     except Exception as exc:
         # A field whose own code fails when its sub-fields are read: report, don't crash.
-        result.serializer_error = f"{type(exc).__name__}: {exc}"
+        result.fault(exc, "serializer_error")
         return None
     result.unsupported_fields = list(context.unsupported)
     result.related = list(context.related)

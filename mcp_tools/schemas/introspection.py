@@ -20,6 +20,7 @@ from urllib.parse import unquote_to_bytes
 from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import FieldDoesNotExist
 from django.core.handlers.wsgi import WSGIRequest
+from django.db import DatabaseError
 from django.db.models import Field, Model
 from rest_framework.mixins import ListModelMixin
 from rest_framework.request import Request
@@ -238,6 +239,17 @@ def serializer_of(view: Any) -> BaseSerializer | None:
         raise IntrospectionError(f"{type(exc).__name__}: {exc}") from exc
     except Exception as exc:
         raise IntrospectionError(f"{type(exc).__name__}: {exc}") from exc
+
+
+def database_unready(exc: BaseException | None) -> bool:
+    """Return whether ``exc``, or an exception that led to it, is the database's own: a
+    table missing before ``migrate``, a database that can't be reached."""
+    seen = 0
+    while exc is not None and seen < 10:
+        if isinstance(exc, DatabaseError):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
 
 
 def model_of(view: Any) -> type[Model] | None:

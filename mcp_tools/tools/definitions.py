@@ -33,6 +33,10 @@ from .tool import NAME_RE, Tool, ToolOptions, ToolProblem, with_folded
 
 logger = logging.getLogger("mcp_tools")
 
+#: A tool's view queried a database that could not answer (no tables before ``migrate``):
+#: the checks say it once, for every such tool.
+UNREADY_DATABASE = "mcp_tools.W010"
+
 #: The start-up error of each argument-header declaration the specification forbids.
 HEADER_ERRORS = {
     argument_headers.BAD_NAME: "mcp_tools.E080",
@@ -370,6 +374,8 @@ def _input_problems(
         yield ToolProblem("mcp_tools.W002", obj, {**params, "error": arguments.serializer_error})
     if arguments.query_error:
         yield ToolProblem("mcp_tools.W003", obj, {**params, "error": arguments.query_error})
+    if arguments.database_error:
+        yield ToolProblem(UNREADY_DATABASE, obj, {**params, "error": arguments.database_error})
     if arguments.unsupported_fields:
         fields = ", ".join(arguments.unsupported_fields)
         yield ToolProblem("mcp_tools.W004", obj, {**params, "fields": fields})

@@ -59,6 +59,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "paginator could not be read ({error}), so the input schema lists none.",
         "Set queryset on the view (filter sets need its model), or " + INPUT_SCHEMA_HINT + ".",
     ),
+    "mcp_tools.W010": (
+        "{count} tool(s) ({names}) could not be read whole: their views' code queried the "
+        "database, which answered {error}.",
+        "Run manage.py migrate, then check again: before migrate the database has no tables, "
+        "and this says nothing of the tools. Otherwise make the database reachable.",
+    ),
     "mcp_tools.W004": (
         "Tool {name!r} ({where}): the field(s) {fields} take uploaded files, which JSON "
         "arguments can't carry; they are left out of the input schema.",
