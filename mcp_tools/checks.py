@@ -39,6 +39,7 @@ CHOICES = {
     "JSON_TEXT": "mcp_tools.core.encoding.JSON_TEXT_MODES",
     "CONFIRM_UNASKABLE": "mcp_tools.inputs.asks.UNASKABLE_MODES",
     "FILTER_LOOKUPS": "mcp_tools.schemas.queries.LOOKUP_MODES",
+    "DISCOVERY": "mcp_tools.discovery.tools.MODES",
 }
 
 #: Numeric bounds: the settings that must be positive, and those that may also be zero.
@@ -521,6 +522,7 @@ def check_settings(app_configs: Configs = None, **kwargs: object) -> list[checks
             params = {"key": key, "value": value, "bound": bound, "default": DEFAULTS[key]}
             messages.append(check_message(ToolProblem("mcp_tools.E052", key, params)))
     messages += _formatter_problems(given.get("FORMATTER_CLASS", DEFAULTS["FORMATTER_CLASS"]))
+    messages += _search_backend_problems(given.get("SEARCH_BACKEND"))
     enabled = given.get("NEW_TOOLS_ENABLED", True)
     if not isinstance(enabled, bool):
         messages.append(
@@ -604,6 +606,45 @@ def _formatter_problems(value: Any) -> list[checks.CheckMessage]:
         problem = "not a subclass of BaseFormatter"
     params = {"value": value, "problem": problem}
     return [check_message(ToolProblem("mcp_tools.E053", "FORMATTER_CLASS", params))]
+
+
+def _search_backend_problems(value: Any) -> list[checks.CheckMessage]:
+    from django.utils.module_loading import import_string
+
+    if value is None:
+        return []
+    try:
+        backend = import_string(value) if isinstance(value, str) else value
+    except ImportError as exc:
+        problem = f"it can't be imported ({exc})"
+    else:
+        if isinstance(backend, type) and callable(getattr(backend, "search", None)):
+            return []
+        problem = "not a class with a search() method"
+    params = {"value": value, "problem": problem}
+    return [check_message(ToolProblem("mcp_tools.E055", "SEARCH_BACKEND", params))]
+
+
+@checks.register("mcp_tools")
+def check_discovery_names(
+    app_configs: Configs = None, **kwargs: object
+) -> list[checks.CheckMessage]:
+    """Refuse a tool named as discovery mode's own tools where an endpoint may turn it on."""
+    from .discovery.tools import NAMES, mode_of
+    from .endpoint.mounts import mounted_endpoints
+
+    messages = []
+    for _, endpoint in mounted_endpoints():
+        if mode_of(endpoint) == "never":
+            continue
+        for name in NAMES:
+            tool = endpoint.get_registry().inspect().by_name.get(name)
+            if tool is not None and endpoint.serves(tool):
+                params = {"name": tool.name, "names": " and ".join(NAMES)}
+                message = check_message(ToolProblem("mcp_tools.E100", tool.declared_by, params))
+                if message not in messages:  # one registry at two endpoints: said once
+                    messages.append(message)
+    return messages
 
 
 @checks.register("mcp_tools", deploy=True)

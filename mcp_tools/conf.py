@@ -58,6 +58,14 @@ DEFAULTS: dict[str, Any] = {
     # a list of objects, which no tool's arguments can say (docs/tools.md#bulk-views).
     "EXCLUDE_TOOLS": ["*_bulk_*"],
     "NEW_TOOLS_ENABLED": True,
+    # Large APIs (docs/tools.md#large-apis): in discovery mode tools/list answers the pinned
+    # tools and two of the package's own, search_tools and call_tool. "auto": for a caller
+    # who may call more than DISCOVERY_THRESHOLD tools; "always"; "never" (an endpoint's
+    # MCPView.as_view(discovery=...) overrides it). SEARCH_BACKEND: the ranker's dotted path
+    # (None: the default lexical one, mcp_tools.discovery.ranking.LexicalBackend).
+    "DISCOVERY": "auto",
+    "DISCOVERY_THRESHOLD": 40,
+    "SEARCH_BACKEND": None,
     # Per-tool defaults (the decorator and, later, the admin override these).
     "INCLUDE_STRUCTURED_CONTENT": True,
     "INCLUDE_OUTPUT_SCHEMA": False,

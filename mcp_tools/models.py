@@ -54,6 +54,14 @@ class ExposedTool(models.Model):
             "tool's code and MCP_TOOLS say."
         ),
     )
+    pinned = models.BooleanField(
+        _("pinned"),
+        default=False,
+        help_text=_(
+            "Listed even in discovery mode, where a large catalog is listed as a search tool: "
+            "for the few tools most calls start with."
+        ),
+    )
     allowed_groups = models.ManyToManyField(
         "auth.Group",
         verbose_name=_("groups"),

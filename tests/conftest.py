@@ -9,7 +9,9 @@ os.environ.setdefault(
 
 import pytest
 from django.db import connections
+from django.dispatch import receiver
 from django.test import Client
+from django.test.signals import setting_changed
 from rest_framework.authtoken.models import Token
 
 from mcp_tools.test import MCPClient
@@ -17,6 +19,18 @@ from tests.helpers import MODERN
 
 # PostgreSQL, Redis and Chromium fixtures (and the `services` marker).
 pytest_plugins = ["tests.services"]
+
+
+@receiver(setting_changed)
+def list_the_suites_tools_in_full(setting, value, enter, **kwargs):
+    """Keep discovery mode off for a test's own ``MCP_TOOLS`` unless it names ``DISCOVERY``.
+
+    The suite's project has 193 tools, over ``DISCOVERY_THRESHOLD``: under the default
+    ``"auto"`` every listing would be discovery mode's two tools. tests/settings.py says
+    ``"never"``; a test that sets ``MCP_TOOLS`` whole keeps it (tests/discovery/ turn it on).
+    """
+    if setting == "MCP_TOOLS" and enter and isinstance(value, dict):
+        value.setdefault("DISCOVERY", "never")
 
 
 @pytest.fixture

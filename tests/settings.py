@@ -116,7 +116,14 @@ CACHES = {
     },
 }
 
-MCP_TOOLS = {"SERVER_NAME": "mcp-tools-tests", "SERVER_TITLE": "Test server", "CACHE": "mcp"}
+MCP_TOOLS = {
+    "SERVER_NAME": "mcp-tools-tests",
+    "SERVER_TITLE": "Test server",
+    "CACHE": "mcp",
+    # The suite's 193 tools are over DISCOVERY_THRESHOLD: every listing test would get
+    # discovery mode's two tools. Its own tests turn it on (tests/discovery/).
+    "DISCOVERY": "never",
+}
 # The suite's shared cache is a file cache, whose add() is not atomic across processes
 # (mcp_tools.W033): no test races two processes for one confirmation. Its task calls run on
 # Django's default ImmediateBackend (mcp_tools.W070) unless a test names its executor.

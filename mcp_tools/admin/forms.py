@@ -79,6 +79,7 @@ class ExposedToolForm(forms.ModelForm):
         model = ExposedTool
         fields = [
             "enabled",
+            "pinned",
             "title",
             "description",
             "annotations",

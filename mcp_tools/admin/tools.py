@@ -117,9 +117,9 @@ class ExposedToolAdmin(admin.ModelAdmin):
     form = ExposedToolForm
     list_display = ["name", "shown_title", "enabled", *FIGURES["all"]]
     list_display_links = ["name"]
-    list_filter = ["enabled", "registered", HasErrorsFilter, TagFilter]
+    list_filter = ["enabled", "pinned", "registered", HasErrorsFilter, TagFilter]
     search_fields = ["name", "title", "description"]
-    actions = ["enable_tools", "disable_tools", "delete_selected"]
+    actions = ["enable_tools", "disable_tools", "pin_tools", "unpin_tools", "delete_selected"]
     filter_horizontal = ["allowed_groups"]
     readonly_fields = [
         "name",
@@ -132,7 +132,7 @@ class ExposedToolAdmin(admin.ModelAdmin):
         "output_schema",
     ]
     fieldsets = [
-        (None, {"fields": ["name", "registered", "enabled", "http"]}),
+        (None, {"fields": ["name", "registered", "enabled", "pinned", "http"]}),
         (
             _("Overrides (left blank: the code's own)"),
             {
@@ -327,18 +327,37 @@ class ExposedToolAdmin(admin.ModelAdmin):
     def disable_tools(self, request: HttpRequest, queryset: QuerySet) -> None:
         self._switch(request, queryset, enabled=False)
 
+    @admin.action(
+        description=_("Pin the selected tools (listed in discovery mode)"), permissions=["change"]
+    )
+    def pin_tools(self, request: HttpRequest, queryset: QuerySet) -> None:
+        changed = self._set(request, queryset, "pinned", True)
+        message = ngettext("%(count)d tool pinned.", "%(count)d tools pinned.", changed)
+        self.message_user(request, message % {"count": changed}, messages.SUCCESS)
+
+    @admin.action(description=_("Unpin the selected tools"), permissions=["change"])
+    def unpin_tools(self, request: HttpRequest, queryset: QuerySet) -> None:
+        changed = self._set(request, queryset, "pinned", False)
+        message = ngettext("%(count)d tool unpinned.", "%(count)d tools unpinned.", changed)
+        self.message_user(request, message % {"count": changed}, messages.SUCCESS)
+
     def _switch(self, request: HttpRequest, queryset: QuerySet, *, enabled: bool) -> None:
-        # Saved one by one, so that each change is logged and published like a form's.
-        changed = 0
-        for tool in queryset.filter(enabled=not enabled):
-            tool.enabled = enabled
-            tool.save(update_fields=["enabled", "changed_at"])
-            self.log_change(request, tool, [{"changed": {"fields": ["enabled"]}}])
-            changed += 1
+        changed = self._set(request, queryset, "enabled", enabled)
         message = ngettext("%(count)d tool enabled.", "%(count)d tools enabled.", changed)
         if not enabled:
             message = ngettext("%(count)d tool disabled.", "%(count)d tools disabled.", changed)
         self.message_user(request, message % {"count": changed}, messages.SUCCESS)
+
+    def _set(self, request: HttpRequest, queryset: QuerySet, name: str, value: bool) -> int:
+        """Set the switch ``name`` of the selected tools; return how many changed. Saved one
+        by one, so that each change is logged and published like a form's."""
+        changed = 0
+        for tool in queryset.exclude(**{name: value}):
+            setattr(tool, name, value)
+            tool.save(update_fields=[name, "changed_at"])
+            self.log_change(request, tool, [{"changed": {"fields": [name]}}])
+            changed += 1
+        return changed
 
     # -- Try it -------------------------------------------------------------------------------
 

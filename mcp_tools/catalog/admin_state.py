@@ -54,6 +54,8 @@ class Rule:
     annotations: dict[str, Any] = field(default_factory=dict)
     include_structured_content: bool | None = None
     include_output_schema: bool | None = None
+    #: Listed in discovery mode too (docs/tools.md#large-apis).
+    pinned: bool = False
 
     @property
     def overrides(self) -> dict[str, Any]:
@@ -180,6 +182,7 @@ def load_state(version: str) -> AdminState:
             "annotations",
             "include_structured_content",
             "include_output_schema",
+            "pinned",
         )
     )
     groups: dict[int, set[int]] = {}
@@ -192,7 +195,7 @@ def load_state(version: str) -> AdminState:
         for tool_id, group_id in links:
             groups.setdefault(tool_id, set()).add(group_id)
     rules = {}
-    for pk, name, enabled, title, description, hints, structured, advertised in rows:
+    for pk, name, enabled, title, description, hints, structured, advertised, pinned in rows:
         rule = Rule(
             enabled=enabled,
             group_ids=frozenset(groups.get(pk, ())),
@@ -201,6 +204,7 @@ def load_state(version: str) -> AdminState:
             annotations=_valid_annotations(name, hints),
             include_structured_content=structured,
             include_output_schema=advertised,
+            pinned=pinned,
         )
         if rule != DEFAULT_RULE:  # most rows say nothing: a tool without one is the same
             rules[name] = rule

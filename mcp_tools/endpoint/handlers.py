@@ -13,6 +13,7 @@ it streams.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Callable, Container, Hashable
@@ -23,6 +24,7 @@ from django.utils import timezone
 from django.utils.translation import get_language
 
 from ..conf import mcp_settings
+from ..discovery import tools as discovery
 from ..inputs.asks import receive
 from ..inputs.request_state import Binding
 from ..pipeline.invocation import Invocation, send_tool_called
@@ -109,6 +111,12 @@ MAX_CACHED_PAGES = 256
 def list_tools(call: Call) -> dict[str, Any]:
     exchange = call.exchange
     catalog = exchange.catalog
+    mode = discovery.mode_of(call.endpoint)
+    # A catalog of at most DISCOVERY_THRESHOLD tools needs no one's visibility to decide.
+    if mode == "always" or (mode == "auto" and discovery.is_on(mode, exchange.served())):
+        tools, visible = exchange.tools()
+        if discovery.is_on(mode, len(tools)):
+            return list_discovery_tools(call, tools, visible)
     size = mcp_settings.PAGE_SIZE
     cursor = call.message.params.get("cursor")
     if size and exchange.visibility.asks_each_tool(catalog):
@@ -128,6 +136,25 @@ def list_tools(call: Call) -> dict[str, Any]:
     result["cacheScope"] = "private" if private else "public"
     result["ttlMs"] = mcp_settings.CACHE_TTL_MS
     return result
+
+
+def list_discovery_tools(call: Call, tools: list[Tool], visible: Hashable) -> dict[str, Any]:
+    """``tools/list`` in discovery mode: the caller's pinned tools, then ``search_tools``
+    and ``call_tool`` (docs/tools.md#large-apis). One page: a cursor starts it again."""
+    exchange = call.exchange
+    pinned = discovery.pinned(exchange.catalog, tools)
+    seen = {tool.name for tool in tools}
+    key = ("discovery", call.version, visible, get_language(), mcp_settings.generation)
+    written = written_page(call, key, pinned, seen).text
+    tasks = any(tool.options.task is not None for tool in tools)
+    own = ",".join(encode(each) for each in discovery.discovery_definitions(call.version, tasks))
+    page = written[:-1] + ("," if pinned else "") + own + "]"
+    private = call.caller.is_authenticated or len(tools) < exchange.served()
+    return {
+        "tools": RawJSON(page),
+        "cacheScope": "private" if private else "public",
+        "ttlMs": mcp_settings.CACHE_TTL_MS,
+    }
 
 
 class _Seen:
@@ -210,6 +237,20 @@ def _call_tool(
     name = params.get("name")
     if not isinstance(name, str):
         raise JSONRPCError(INVALID_PARAMS, "Invalid params: name must be a string")
+    if name in discovery.NAMES and discovery.mode_of(call.endpoint) != "never":
+        arguments: Any = params.get("arguments")
+        arguments = {} if arguments is None else arguments
+        problems = discovery.argument_problems(name, arguments)
+        if problems:
+            return ToolResult.error("\n".join(problems))
+        if name == discovery.SEARCH_TOOLS:
+            tools, _ = call.exchange.tools()
+            return discovery.search(call.exchange.catalog, tools, arguments, call.version)
+        # call_tool: the tools/call it stands for, from here on in every respect.
+        call.message = dataclasses.replace(call.message, params=discovery.unwrapped(params))
+        params, name = call.message.params, call.message.params["name"]
+        if name in discovery.NAMES:
+            raise call.exchange.refusal(name)
     plan = call.exchange.plan(name)
     if plan is None:  # unknown, or hidden from this caller: the same answer
         raise call.exchange.refusal(name)

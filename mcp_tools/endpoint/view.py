@@ -144,6 +144,8 @@ class MCPView(View):
     formatter_class: type[BaseFormatter] | None = None
     #: The scopes a client should ask for (None: ``OAUTH_SCOPES``), docs/oauth.md.
     oauth_scopes: Sequence[str] | None = None
+    #: ``"auto"``, ``"always"`` or ``"never"`` (None: ``DISCOVERY``), docs/tools.md#large-apis.
+    discovery: str | None = None
 
     @classmethod
     def as_view(cls, **initkwargs: Any) -> Any:

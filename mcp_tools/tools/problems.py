@@ -244,6 +244,18 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "List the middleware to leave out of tool calls, e.g. "
         '["django.middleware.security.SecurityMiddleware", ...] (docs/dispatch.md).',
     ),
+    "mcp_tools.E055": (
+        "MCP_TOOLS['SEARCH_BACKEND'] is {value!r}, which is not a ranker: {problem}.",
+        "Name a class that takes the catalog's entries and has search(query, among, limit), "
+        "as mcp_tools.discovery.ranking.LexicalBackend (docs/tools.md#large-apis), or leave "
+        "it out for that one.",
+    ),
+    "mcp_tools.E100": (
+        "Tool {name!r} has a name discovery mode's own tools take ({names}).",
+        "Rename the tool (@mcp_tool(name=...), expose(..., name=...)), or set "
+        'MCP_TOOLS["DISCOVERY"] (or the endpoint\'s discovery=) to "never" '
+        "(docs/tools.md#large-apis).",
+    ),
     "mcp_tools.E090": (
         "{where} is {value!r}; it must be a list of URL path prefixes (strings).",
         'List the prefixes as the URL patterns read them: ["api/"], not "api/" '

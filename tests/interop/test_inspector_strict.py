@@ -62,3 +62,14 @@ def test_a_tagged_endpoint_serves_only_its_tools_to_the_inspector(live_server, a
     assert completed.returncode == 0, completed.stderr
     tools = json.loads(completed.stdout)["result"]["tools"]
     assert sorted(tool["name"] for tool in tools) == ["s_every", "s_node"]
+
+
+def test_the_discovery_tools_pass_the_inspectors_strict_lint(
+    live_server, alice, tmp_path, settings
+):
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "DISCOVERY": "auto"}  # 193 tools: over 40
+    completed = list_strict(f"{live_server.url}/mcp", alice.token, tmp_path)
+    assert completed.returncode == 0, completed.stderr
+    envelope = json.loads(completed.stdout)
+    assert [tool["name"] for tool in envelope["result"]["tools"]] == ["search_tools", "call_tool"]
+    assert envelope.get("schemaFindings", []) == [], completed.stderr

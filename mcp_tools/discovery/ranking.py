@@ -1,0 +1,243 @@
+"""Rank a catalog's tools for a query: the default lexical ranker, and how a site plugs in
+its own (``SEARCH_BACKEND``, docs/tools.md#large-apis).
+
+The default is Okapi BM25 over what a model reads of a tool (its name, title, description,
+argument names and their descriptions) and the words of its route (``/api/dcim/devices/``
+gives ``dcim`` and ``devices``), each field weighted by how much it says of the tool. It is
+the few lines BM25 needs rather than a dependency: the libraries that implement it
+(``rank_bm25``, ``bm25s``) bring numpy for a catalog of a thousand short documents, and
+their statistics are over the whole corpus.
+
+Ours are over the tools the caller may call (``among``): a document's frequencies are
+counted once per catalog, and each search counts the document frequencies of its own few
+terms over those tools alone, so a tool hidden from the caller can neither appear nor move
+another's score.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from django.utils.module_loading import import_string
+
+__all__ = ["Entry", "LexicalBackend", "SearchBackend", "load_backend"]
+
+#: BM25's term-frequency saturation and each field's length normalisation (the usual values).
+K1 = 1.2
+B = 0.75
+
+#: How much each field's words count (BM25F): a tool's name, title and the first sentence of
+#: its description say what it is; the rest of a generated description (the fields it
+#: returns, its filters) and its argument names say what it takes, and say it at length.
+WEIGHTS = {
+    "name": 3.0,
+    "title": 2.0,
+    "action": 2.0,
+    "words": 1.0,
+    "summary": 1.5,
+    "description": 0.3,
+    "arguments": 0.5,
+}
+
+#: The standard actions, by the words a request for each uses: a tool named ``*_list`` is
+#: what "show", "which" or "how many" ask for, ``*_create`` "add" or "new".
+ACTIONS = {
+    "list": "list show which what all find search display view see browse many count any where who",
+    "retrieve": "get fetch detail details one show what",
+    "create": "add new create record register make define enter",
+    "update": "update change set rename mark move edit modify tag assign attach enable "
+    "disable fix correct",
+    "partial_update": "update change set rename mark move edit modify tag assign attach "
+    "enable disable fix correct",
+    "destroy": "delete remove drop destroy erase purge unregister",
+}
+_ACTION_OF_WORD: dict[str, set[str]] = {}
+for _action, _words in ACTIONS.items():
+    for _word in _words.split():
+        _ACTION_OF_WORD.setdefault(_word, set()).add(_action)
+
+#: Words that say nothing of which tool is meant.
+_STOP = (
+    "a an and are as at be by for from has have how i in into is it its me my of on or "
+    "our please that the their them there these this those to us was we when will with "
+    "you your can could do does let tell object objects"
+)
+STOP_WORDS = frozenset(_STOP.split())
+
+_WORD = re.compile(r"[a-z0-9]+")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SENTENCE = re.compile(r"(?<=[.!?])\s")
+
+
+def stem(word: str) -> str:
+    """Fold a word's plural onto its singular (``devices``, ``addresses``, ``policies``)."""
+    if len(word) <= 3 or word.isdigit():
+        return word
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def words(text: object) -> list[str]:
+    """Return the stemmed words of ``text``: camelCase and snake_case split, stop words
+    dropped."""
+    split = _CAMEL.sub(" ", str(text or "")).lower()
+    return [stem(word) for word in _WORD.findall(split) if word not in STOP_WORDS]
+
+
+def with_compounds(found: list[str]) -> list[str]:
+    """Return ``found`` and each two neighbours joined: "ip address" is also ``ipaddress``,
+    as Nautobot names its model (``ipaddress_list``)."""
+    return found + [a + b for a, b in zip(found, found[1:], strict=False)]
+
+
+def acronyms(found: list[str]) -> list[str]:
+    """Return the initials of each run of two and three words: "virtual machine" is also
+    ``vm``, "virtual device context" ``vdc``."""
+    return [
+        "".join(word[0] for word in found[i : i + n])
+        for n in (2, 3)
+        for i in range(len(found) - n + 1)
+    ]
+
+
+def action_terms(text: str) -> list[str]:
+    """Return the action tokens the words of a request name (``~list`` for "show")."""
+    raw = _WORD.findall(_CAMEL.sub(" ", text).lower())
+    return sorted({f"~{action}" for word in raw for action in _ACTION_OF_WORD.get(word, ())})
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What the ranker reads of one tool."""
+
+    name: str
+    title: str = ""
+    description: str = ""
+    #: Argument name → its description.
+    arguments: dict[str, str] = field(default_factory=dict)
+    #: Other words that name what the tool works on: its route's.
+    words: str = ""
+    #: The standard action it performs (``list``, ``create``, ...), if any.
+    action: str | None = None
+
+    @classmethod
+    def of_definition(cls, definition: dict[str, Any], words: str = "") -> Entry:
+        """Return the entry of a tool definition as ``tools/list`` carries it."""
+        properties = (definition.get("inputSchema") or {}).get("properties") or {}
+        name = str(definition.get("name", ""))
+        return cls(
+            name=name,
+            title=str(definition.get("title") or ""),
+            description=str(definition.get("description") or ""),
+            arguments={
+                str(key): str(schema.get("description") or "") if isinstance(schema, dict) else ""
+                for key, schema in properties.items()
+            },
+            words=words,
+            action=next((a for a in ACTIONS if name.endswith(f"_{a}") or name == a), None),
+        )
+
+    def fields(self) -> dict[str, list[str]]:
+        """Return the entry's terms, field by field (``WEIGHTS``)."""
+        parts = _SENTENCE.split(self.description.strip(), 1)
+        summary, rest = parts[0], parts[1] if len(parts) > 1 else ""
+        return {
+            "name": with_compounds(words(self.name)),
+            "title": with_compounds(words(self.title)) + acronyms(words(self.title)),
+            "action": [f"~{self.action}"] if self.action else [],
+            "words": with_compounds(words(self.words)),
+            "summary": with_compounds(words(summary)),
+            "description": words(rest),
+            "arguments": [term for key in self.arguments for term in words(key)],
+        }
+
+
+class SearchBackend(Protocol):
+    """A ranker: made once per catalog (the admin state's version), asked per search."""
+
+    def __init__(self, entries: Sequence[Entry]) -> None: ...
+
+    def search(self, query: str, among: Collection[str] | None, limit: int) -> list[str]:
+        """Return the names of at most ``limit`` tools of ``among`` (None: every entry),
+        best first, that match ``query`` at all."""
+        ...
+
+
+class LexicalBackend:
+    """BM25F: Okapi BM25 over weighted fields, its statistics over the tools searched among."""
+
+    def __init__(self, entries: Sequence[Entry]) -> None:
+        self.names = [entry.name for entry in entries]
+        #: Per tool, per field: its term counts and its length.
+        self.fields: list[dict[str, tuple[Counter[str], int]]] = []
+        for entry in entries:
+            self.fields.append(
+                {name: (Counter(found), len(found)) for name, found in entry.fields().items()}
+            )
+
+    def search(self, query: str, among: Collection[str] | None, limit: int) -> list[str]:
+        # Numbers and single letters in a request are its values (10.0.0.0/24, rack R3), not
+        # words of a tool; the action words only order the tools its other words match.
+        content = {term for term in with_compounds(words(query)) if _is_word(term)}
+        if not content or limit < 1:
+            return []
+        terms = content | set(action_terms(query))
+        docs = [i for i, name in enumerate(self.names) if among is None or name in among]
+        if not docs:
+            return []
+        averages = {
+            name: (sum(self.fields[i][name][1] for i in docs) / len(docs)) or 1.0
+            for name in WEIGHTS
+        }
+        frequencies: dict[int, dict[str, float]] = {}
+        for i in docs:
+            found: dict[str, float] = {}
+            for name, weight in WEIGHTS.items():
+                counts, length = self.fields[i][name]
+                norm = 1 - B + B * length / averages[name]
+                for term in terms:
+                    tf = counts.get(term)
+                    if tf:
+                        found[term] = found.get(term, 0.0) + weight * tf / norm
+            if content.intersection(found):
+                frequencies[i] = found
+        df = Counter(term for found in frequencies.values() for term in found)
+        idf = {term: math.log(1 + (len(docs) - n + 0.5) / (n + 0.5)) for term, n in df.items()}
+        scored = sorted(
+            (-sum(idf[t] * tf / (K1 + tf) for t, tf in found.items()), i)
+            for i, found in frequencies.items()
+        )
+        return [self.names[i] for _, i in scored[:limit]]
+
+
+def _is_word(term: str) -> bool:
+    return len(term) > 1 and not term.isdigit()
+
+
+def load_backend(path: str | None = None) -> type[SearchBackend]:
+    """Return the ranker class ``path`` names (``SEARCH_BACKEND``); None: the default."""
+    return LexicalBackend if not path else import_string(path)
+
+
+def entries_of(tools: Iterable[Any]) -> list[Entry]:
+    """Return the entries of a catalog's tools (``Tool`` objects), their route's words
+    included."""
+    return [
+        Entry.of_definition(tool.definition(), words=" ".join(route_words(tool.route.template)))
+        for tool in tools
+    ]
+
+
+def route_words(template: str) -> list[str]:
+    """Return the static words of a route (``api/dcim/devices/<pk>/`` → api, dcim, devices)."""
+    return [part for part in re.split(r"[/<>]+", re.sub(r"<[^>]*>", "", template)) if part]

@@ -1,0 +1,131 @@
+"""Discovery mode through MCPClient: the listing, search_tools and call_tool's unwrapping
+(docs/tools.md#large-apis). The real clients drive it in test_clients.py."""
+
+import json
+
+import pytest
+
+from mcp_tools.discovery.tools import CALL_TOOL, SEARCH_TOOLS
+from mcp_tools.models import ExposedTool, ToolCall
+from mcp_tools.test import MCPError
+
+
+def refused(mcp, name, arguments):
+    """Return the JSON-RPC error a tools/call answers."""
+    with pytest.raises(MCPError) as caught:
+        mcp.call_tool(name, arguments)
+    return caught.value.code, caught.value.message
+
+
+@pytest.fixture
+def discovery(settings):
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "DISCOVERY": "always"}
+
+
+@pytest.mark.django_db
+def test_the_listing_is_the_pinned_tools_then_the_two_discovery_tools(
+    discovery, mcp, django_capture_on_commit_callbacks
+):
+    assert [tool["name"] for tool in mcp.list_tools()] == [SEARCH_TOOLS, CALL_TOOL]
+    with django_capture_on_commit_callbacks(execute=True):
+        for name in ("todo_list", "todo_stats"):
+            ExposedTool.objects.update_or_create(name=name, defaults={"pinned": True})
+    # todo_stats is for staff: pinned, and still hidden from alice.
+    assert [tool["name"] for tool in mcp.list_tools()] == ["todo_list", SEARCH_TOOLS, CALL_TOOL]
+
+
+@pytest.mark.django_db
+def test_a_search_finds_what_the_caller_may_call(discovery, mcp):
+    result = mcp.call_tool(SEARCH_TOOLS, {"query": "create a todo", "limit": 3})
+    assert result["isError"] is False
+    found = result["structuredContent"]["tools"]
+    assert found[0]["name"] == "todo_create"
+    assert set(found[0]) == {"name", "title", "description", "inputSchema"}
+    assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
+    assert len(found) <= 3
+    staff_only = mcp.call_tool(SEARCH_TOOLS, {"query": "todo statistics staff"})
+    assert "todo_stats" not in [tool["name"] for tool in staff_only["structuredContent"]["tools"]]
+
+
+@pytest.mark.django_db
+def test_call_tool_is_a_call_of_the_named_tool(discovery, mcp, settings):
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "CALL_LOG": "all"}
+    created = mcp.call_tool(CALL_TOOL, {"name": "todo_create", "arguments": {"title": "Ship"}})
+    assert created["isError"] is False
+    assert created["structuredContent"]["title"] == "Ship"
+    direct = mcp.call_tool("todo_list")  # listed or not, a visible tool is callable
+    assert [todo["title"] for todo in direct["structuredContent"]["items"]] == ["Ship"]
+    from mcp_tools.calllog import flush
+
+    flush()
+    assert list(ToolCall.objects.values_list("tool_name", flat=True).order_by("pk")) == [
+        "todo_create",
+        "todo_list",
+    ]
+
+
+@pytest.mark.django_db
+def test_call_tool_refuses_what_tools_call_refuses(discovery, mcp):
+    hidden = refused(mcp, CALL_TOOL, {"name": "todo_stats", "arguments": {}})
+    assert hidden == (-32602, "Unknown tool: todo_stats")
+    itself = refused(mcp, CALL_TOOL, {"name": CALL_TOOL, "arguments": {}})
+    assert itself == (-32602, "Unknown tool: call_tool")
+    wrong = mcp.call_tool(CALL_TOOL, {"name": "todo_create", "arguments": {"title": ["Ship"]}})
+    assert wrong["isError"] is True
+    assert wrong["content"][0]["text"].startswith("Invalid arguments: $.title")
+    unnamed = mcp.call_tool(CALL_TOOL, {"arguments": {}})
+    assert unnamed["isError"] is True
+    assert unnamed["content"][0]["text"] == 'Invalid arguments: $: "name" is a required property'
+
+
+@pytest.mark.django_db
+def test_never_leaves_the_two_tools_unknown(mcp):
+    names = [tool["name"] for tool in mcp.list_tools()]
+    assert SEARCH_TOOLS not in names and len(names) > 40
+    assert refused(mcp, SEARCH_TOOLS, {"query": "todo"}) == (-32602, "Unknown tool: search_tools")
+
+
+@pytest.mark.django_db
+def test_a_task_through_call_tool_is_the_named_tools(discovery, alice):
+    from mcp_tools.models import ToolTask
+    from mcp_tools.test import MCPClient
+
+    client = MCPClient(
+        headers={"Authorization": f"Token {alice.token}"}, client_capabilities={"tasks": {}}
+    )
+    call = next(tool for tool in client.list_tools() if tool["name"] == CALL_TOOL)
+    assert call["execution"] == {"taskSupport": "optional"}  # todo_export runs as a task
+    params = {
+        "name": CALL_TOOL,
+        "arguments": {"name": "todo_export", "arguments": {"seconds": 0}},
+        "task": {"ttl": 60_000},
+    }
+    task = client.rpc("tools/call", params)["task"]
+    assert ToolTask.objects.get(id=task["taskId"]).tool_name == "todo_export"
+
+
+@pytest.mark.django_db
+@pytest.mark.urls("tests.admin_urls")
+def test_staff_pin_a_tool_in_the_admin_and_unpin_it(
+    discovery, admin_client, mcp, django_capture_on_commit_callbacks
+):
+    from django.urls import reverse
+
+    from mcp_tools.catalog.sync import sync_tools
+    from mcp_tools.endpoint.mounts import served_registries
+
+    sync_tools(*served_registries())
+    changelist = reverse("admin:mcp_tools_exposedtool_changelist")
+    pk = ExposedTool.objects.get(name="todo_list").pk
+    for action, said, listed in [
+        ("pin_tools", "1 tool pinned.", ["todo_list", SEARCH_TOOLS, CALL_TOOL]),
+        ("unpin_tools", "1 tool unpinned.", [SEARCH_TOOLS, CALL_TOOL]),
+    ]:
+        with django_capture_on_commit_callbacks(execute=True):
+            response = admin_client.post(
+                changelist, {"action": action, "_selected_action": [pk]}, follow=True
+            )
+        assert said in response.content.decode()
+        assert [tool["name"] for tool in mcp.list_tools()] == listed
+    filtered = admin_client.get(changelist, {"pinned__exact": "1"})
+    assert filtered.context["cl"].result_count == 0  # the list filters by the switch

@@ -1,0 +1,108 @@
+"""The default ranker, and a site's own (SEARCH_BACKEND): docs/tools.md#ranking."""
+
+import pytest
+from django.core import checks
+
+from mcp_tools.checks import check_discovery_names, check_settings
+from mcp_tools.discovery.ranking import Entry, LexicalBackend, acronyms, with_compounds, words
+from mcp_tools.discovery.tools import CALL_TOOL, SEARCH_TOOLS
+
+ENTRIES = [
+    Entry("device_list", "List devices", "Retrieve a list of device objects.", action="list"),
+    Entry("device_create", "Create device", "Create a device.", action="create"),
+    Entry("device_destroy", "Delete device", "Delete a device.", action="destroy"),
+    Entry("interface_list", "List interfaces", "Retrieve a list of interfaces.", action="list"),
+    Entry("ipaddress_list", "List IP addresses", "Retrieve a list of IP addresses.", "list"),
+    Entry(
+        "virtualmachine_list", "List virtual machines", "The VMs of a cluster.", action="list"
+    ),
+    Entry("cable_destroy", "Delete cable", "Delete a cable.", action="destroy"),
+    Entry("secret_list", "List secrets", "Secrets, with their provider.", action="list"),
+]
+
+
+def test_words_split_fold_plurals_and_join_neighbours():
+    assert words("ipAddress_list of Devices, policies and addresses") == [
+        "ip",
+        "address",
+        "list",
+        "device",
+        "policy",
+        "address",
+    ]
+    assert with_compounds(["ip", "address"]) == ["ip", "address", "ipaddress"]
+    assert acronyms(["virtual", "device", "context"]) == ["vd", "dc", "vdc"]
+
+
+def test_the_action_a_request_names_orders_the_tools_of_its_model():
+    backend = LexicalBackend(ENTRIES)
+    assert backend.search("add a new device", None, 1) == ["device_create"]
+    assert backend.search("remove the device ams1-edge-01", None, 1) == ["device_destroy"]
+    assert backend.search("which devices are in ams1", None, 1) == ["device_list"]
+    assert backend.search("show the IP addresses", None, 1) == ["ipaddress_list"]
+    assert backend.search("list the VMs", None, 1) == ["virtualmachine_list"]
+    # A request of values only matches no tool; action words only order what others match.
+    assert backend.search("10.0.0.1 /24 R3", None, 5) == []
+    assert backend.search("show which", None, 5) == []
+
+
+def test_a_tool_outside_among_neither_appears_nor_moves_another():
+    visible = {"device_list", "device_create", "interface_list", "cable_destroy"}
+    among = LexicalBackend(ENTRIES)
+    alone = LexicalBackend([entry for entry in ENTRIES if entry.name in visible])
+    for query in ["delete the cable", "devices", "list interfaces and devices", "secrets"]:
+        assert among.search(query, visible, 5) == alone.search(query, None, 5)
+    assert among.search("secrets", visible, 5) == []
+
+
+def test_limit_bounds_the_answer():
+    backend = LexicalBackend(ENTRIES)
+    assert len(backend.search("list", None, 2)) <= 2
+    assert backend.search("device", None, 0) == []
+
+
+class OnlyWrong:
+    """A ranker that answers names it was not asked about."""
+
+    def __init__(self, entries):
+        self.names = [entry.name for entry in entries]
+
+    def search(self, query, among, limit):
+        return ["todo_stats", "no_such_tool", *sorted(among)][: limit + 3]
+
+
+@pytest.mark.django_db
+def test_the_endpoint_keeps_only_what_the_caller_may_call_of_a_sites_ranker(settings, mcp):
+    settings.MCP_TOOLS = {
+        **settings.MCP_TOOLS,
+        "DISCOVERY": "always",
+        "SEARCH_BACKEND": "tests.discovery.test_ranking.OnlyWrong",
+    }
+    found = mcp.call_tool(SEARCH_TOOLS, {"query": "anything", "limit": 2})["structuredContent"]
+    names = [tool["name"] for tool in found["tools"]]
+    assert len(names) == 2 and "todo_stats" not in names and "no_such_tool" not in names
+
+
+def test_a_search_backend_that_is_no_ranker_is_an_error(settings):
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "SEARCH_BACKEND": "tests.nowhere.Ranker"}
+    (message,) = [m for m in check_settings() if m.id == "mcp_tools.E055"]
+    assert message.msg.startswith(
+        "MCP_TOOLS['SEARCH_BACKEND'] is 'tests.nowhere.Ranker', which is not a ranker: it "
+        "can't be imported"
+    )
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "DISCOVERY": "sometimes"}
+    assert "mcp_tools.E051" in [m.id for m in check_settings()]
+
+
+@pytest.mark.urls("tests.discovery.clashing_urls")
+def test_a_tool_named_as_a_discovery_tool_is_an_error_where_discovery_can_turn_on(settings):
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "DISCOVERY": "auto"}
+    (message,) = check_discovery_names()
+    assert isinstance(message, checks.Error) and message.id == "mcp_tools.E100"
+    assert message.msg == (
+        "Tool 'search_tools' has a name discovery mode's own tools take (search_tools and "
+        "call_tool)."
+    )
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "DISCOVERY": "never"}
+    assert check_discovery_names() == []
+    assert CALL_TOOL == "call_tool"
