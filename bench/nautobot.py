@@ -297,6 +297,45 @@ async def listing(url: str, token: str, seed: dict | None = None) -> tuple[dict,
     return report, tools
 
 
+TASKS = BENCH / "discovery" / "tasks.json"
+PAGE_REPS = 10
+
+
+async def discovery(url: str, token: str) -> dict:
+    """Discovery mode over HTTP, beside the full listing in the same run: what it lists, a
+    search of each labelled request (bench/discovery/tasks.json) timed against a
+    ``tools/list`` page of the full endpoint, and a call through ``call_tool``."""
+    queries = [task["query"] for task in json.loads(TASKS.read_text())["tasks"]]
+    http, client = connect(url, token, Wire())
+    async with http, client:
+        page_times = []
+        for _ in range(PAGE_REPS):
+            started = time.perf_counter()
+            await client.list_tools(cache_mode="bypass")
+            page_times.append(time.perf_counter() - started)
+    http, client = connect(url + "-discovery", token, Wire())
+    async with http, client:
+        listed = (await client.list_tools(cache_mode="bypass")).tools
+        search_times, found = [], 0
+        for query in queries:
+            started = time.perf_counter()
+            result = await client.call_tool("search_tools", {"query": query})
+            search_times.append(time.perf_counter() - started)
+            found += bool(result.structured_content["tools"])
+        called = await client.call_tool(
+            "call_tool", {"name": "device_list", "arguments": {"limit": 1}}
+        )
+    return {
+        "tools": [tool.name for tool in listed],
+        **catalog_size(listed),
+        "searches": len(queries),
+        "searches_with_a_match": found,
+        "search_ms_p50": round(statistics.median(search_times) * 1000, 1),
+        "full_listing_page_ms_p50": round(statistics.median(page_times) * 1000, 1),
+        "call_tool_device_list_is_error": called.is_error,
+    }
+
+
 def pick(tools: list, *candidates: str) -> str | None:
     names = {tool.name for tool in tools}
     return next((name for name in candidates if name in names), None)
@@ -409,7 +448,9 @@ def main() -> int:
             environ["NAUTOBOT_BENCH_REDIS_PORT"] = str(cache.port)
             marker = DATA / f"migrated-{report['nautobot']}"
             if marker.exists():
-                report["migrate"] = "reused"
+                # Nautobot's migrations are done; this package's own may be new.
+                done = run(environ, "migrate", "mcp_tools", "--no-input")
+                report["migrate"] = "reused" if not done.returncode else done.stderr[-2000:]
             else:
                 log("nautobot-server migrate (once per machine; minutes)")
                 started = time.monotonic()
@@ -449,6 +490,12 @@ def main() -> int:
                     listed, tools = {"exception": f"{type(error).__name__}: {error}"}, []
                 if user == "admin":
                     report["calls"] = listed.pop("calls", None)
+                    log("discovery mode as admin")
+                    try:
+                        report["discovery"] = asyncio.run(discovery(url, seed["admin_token"]))
+                    except Exception as error:
+                        failed = True
+                        report["discovery"] = {"exception": f"{type(error).__name__}: {error}"}
                 report[f"listing_{user}"] = listed
                 catalog = DATA / f"catalog-{user}.json"
                 catalog.write_text(json.dumps([tool.model_dump(mode="json") for tool in tools]))

@@ -62,13 +62,15 @@ POSITIVE = (
     "TASK_PICKUP_SECONDS",
 )
 #: MAX_STREAMS may be 0: no call streams, and none holds a sync worker (docs/deployment.md);
-#: MAX_REDIRECTS 0: no redirect is followed (docs/results.md#redirects).
+#: MAX_REDIRECTS 0: no redirect is followed (docs/results.md#redirects); DISCOVERY_THRESHOLD 0:
+#: "auto" lists every catalog through search (docs/tools.md#large-apis).
 NON_NEGATIVE = (
     "CACHE_TTL_MS",
     "ADMIN_STATE_MAX_AGE",
     "CALL_LOG_QUEUE_SIZE",
     "MAX_STREAMS",
     "MAX_REDIRECTS",
+    "DISCOVERY_THRESHOLD",
 )
 #: None: one page of tools; no per-caller share of the held streams; no bound on the bytes a
 #: caller's tasks keep.
@@ -129,7 +131,7 @@ def check_label(obj: Any) -> str:
     return f"{module}.{name}"
 
 
-def database_unready(problems: list[ToolProblem]) -> ToolProblem:
+def unready_database_problem(problems: list[ToolProblem]) -> ToolProblem:
     """Return one problem for the tools whose views' code found the database unready (the
     first ``migrate`` of a project: 487 of Nautobot's tools), rather than one each."""
     names = [str(problem.params["name"]) for problem in problems]
@@ -154,7 +156,7 @@ def check_tools(
         messages += [check_message(p) for p in problems if p.id != UNREADY_DATABASE]
         unready = [problem for problem in problems if problem.id == UNREADY_DATABASE]
         if unready:
-            messages.append(check_message(database_unready(unready)))
+            messages.append(check_message(unready_database_problem(unready)))
         messages.extend(
             check_message(ToolProblem("mcp_tools.W001", obj, {"view": _describe_obj(obj)}))
             for obj in each.unrouted()
@@ -615,8 +617,8 @@ def _search_backend_problems(value: Any) -> list[checks.CheckMessage]:
         return []
     try:
         backend = import_string(value) if isinstance(value, str) else value
-    except ImportError as exc:
-        problem = f"it can't be imported ({exc})"
+    except Exception as exc:  # an ImportError, or whatever its module raised
+        problem = f"it can't be imported ({type(exc).__name__}: {exc})"
     else:
         if isinstance(backend, type) and callable(getattr(backend, "search", None)):
             return []

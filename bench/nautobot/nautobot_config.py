@@ -40,7 +40,8 @@ CELERY_BROKER_URL = f"{_REDIS}/0"
 CELERY_RESULT_BACKEND = "nautobot.core.celery.backends.NautobotDatabaseBackend"
 
 # mcp_tools beside Nautobot's own apps, every DRF view under api/ a tool, and a URLconf
-# (bench/nautobot/mcp_bench_urls.py) that adds /mcp to Nautobot's.
+# (bench/nautobot/mcp_bench_urls.py) that adds /mcp to Nautobot's, listing every tool (its
+# size and time are what the bench measures), and /mcp-discovery in discovery mode.
 INSTALLED_APPS = [*INSTALLED_APPS, "mcp_tools"]
-MCP_TOOLS = {"EXPOSE_PATHS": ["api/"]}
+MCP_TOOLS = {"EXPOSE_PATHS": ["api/"], "DISCOVERY": "never"}
 ROOT_URLCONF = "mcp_bench_urls"

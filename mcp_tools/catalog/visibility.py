@@ -14,10 +14,11 @@ number of tools, and the list they give is kept per catalog and per answer.
 
 DRF's model permissions (``DjangoModelPermissions`` and its subclasses, NetBox's and
 Nautobot's ``TokenPermissions``) read the model of the view's queryset and the caller's
-permissions on it. A view that declares its ``queryset`` is asked with that queryset, not
-what its ``get_queryset()`` builds (a restricted, optimised queryset costs Nautobot 2.7 ms a
-view, 3 s a listing): the model it declares is the model it lists. The view, when it runs,
-checks its permissions on its own queryset, as it does for any request. DRF's own model
+permissions on it. Where a view declares its ``queryset``, they are asked with that
+queryset, not what its ``get_queryset()`` builds (a restricted, optimised queryset costs
+Nautobot 2.7 ms a view, 3 s a listing): the model it declares is the model it lists. The
+view's other permission classes see the view itself. A view that refuses a caller inside
+``get_queryset()`` refuses them when it runs, as it does a direct request. DRF's own model
 permission classes are moreover asked once per (model, method, authentication), as the
 caller-only ones are (docs/performance.md#a-listing-of-a-large-api).
 """
@@ -105,6 +106,21 @@ def declared_queryset(view_class: type[APIView]) -> QuerySet | None:
     None."""
     queryset = getattr(view_class, "queryset", None)
     return queryset if isinstance(queryset, QuerySet) else None
+
+
+class DeclaredQueryset:
+    """A view as DRF's model permissions are asked it: its declared queryset in place of what
+    its ``get_queryset()`` builds; everything else the view's own."""
+
+    def __init__(self, view: APIView, queryset: QuerySet) -> None:
+        self._view = view
+        self._queryset = queryset
+
+    def get_queryset(self) -> QuerySet:
+        return self._queryset.all()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._view, name)
 
 
 #: Lists kept per catalog (one per distinct signature and endpoint).
@@ -285,16 +301,14 @@ class Visibility:
             classes = declared_classes(tool.view_class, "authentication_classes") or ()
             return Reason("authentication", tuple(each.__name__ for each in classes))
         view = tool.operation.view_with(request)
+        queryset = declared_queryset(tool.view_class)
+        declared = view if queryset is None else DeclaredQueryset(view, queryset)
         permission: BasePermission | None = None
         try:
-            permissions = view.get_permissions()
-            queryset = declared_queryset(tool.view_class)
-            if queryset is not None and any(
-                isinstance(each, DjangoModelPermissions) for each in permissions
-            ):
-                view.get_queryset = queryset.all  # the model it declares, not built
-            for permission in permissions:
-                if not permission.has_permission(request, view):
+            for permission in view.get_permissions():
+                # A model permission reads the model it declares; any other class, the view.
+                asked: Any = declared if isinstance(permission, DjangoModelPermissions) else view
+                if not permission.has_permission(request, asked):
                     return Reason.of_permission(permission)
         except APIException as exc:
             # NotAuthenticated, PermissionDenied raised rather than returned.

@@ -1,8 +1,8 @@
 """Rank a catalog's tools for a query: the default lexical ranker, and how a site plugs in
 its own (``SEARCH_BACKEND``, docs/tools.md#large-apis).
 
-The default is Okapi BM25 over what a model reads of a tool (its name, title, description,
-argument names and their descriptions) and the words of its route (``/api/dcim/devices/``
+The default is Okapi BM25F over what a model reads of a tool (its name, title, standard
+action, description and argument names) and the words of its route (``/api/dcim/devices/``
 gives ``dcim`` and ``devices``), each field weighted by how much it says of the tool. It is
 the few lines BM25 needs rather than a dependency: the libraries that implement it
 (``rank_bm25``, ``bm25s``) bring numpy for a catalog of a thousand short documents, and
@@ -209,10 +209,12 @@ class LexicalBackend:
                     tf = counts.get(term)
                     if tf:
                         found[term] = found.get(term, 0.0) + weight * tf / norm
-            if content.intersection(found):
+            if found:
                 frequencies[i] = found
+        # Over every tool searched among: an action word is as common as it is.
         df = Counter(term for found in frequencies.values() for term in found)
         idf = {term: math.log(1 + (len(docs) - n + 0.5) / (n + 0.5)) for term, n in df.items()}
+        frequencies = {i: found for i, found in frequencies.items() if content & found.keys()}
         scored = sorted(
             (-sum(idf[t] * tf / (K1 + tf) for t, tf in found.items()), i)
             for i, found in frequencies.items()
@@ -224,9 +226,12 @@ def _is_word(term: str) -> bool:
     return len(term) > 1 and not term.isdigit()
 
 
-def load_backend(path: str | None = None) -> type[SearchBackend]:
-    """Return the ranker class ``path`` names (``SEARCH_BACKEND``); None: the default."""
-    return LexicalBackend if not path else import_string(path)
+def load_backend(path: str | type | None = None) -> type[SearchBackend]:
+    """Return the ranker class ``path`` names (``SEARCH_BACKEND``: a dotted path, or the
+    class itself); None: the default."""
+    if path is None:
+        return LexicalBackend
+    return import_string(path) if isinstance(path, str) else path
 
 
 def entries_of(tools: Iterable[Any]) -> list[Entry]:

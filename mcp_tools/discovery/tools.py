@@ -13,15 +13,16 @@ looked up, so visibility, validation, confirmations, input requests, tasks, the 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 from weakref import WeakKeyDictionary
 
+from django.utils.translation import get_language
 from jsonschema import Draft202012Validator
 
 from ..catalog.admin_state import Catalog
 from ..conf import mcp_settings
-from ..protocol.jsonrpc import encode
+from ..protocol.jsonrpc import clip, encode
 from ..protocol.projection import project_tool
 from ..protocol.results import ToolResult, text_block
 from ..schemas.validators import error_message
@@ -104,8 +105,8 @@ CALL_DEFINITION: dict[str, Any] = {
         "Call a tool that search_tools found: pass its name and its arguments as its input "
         'schema says, for example {"name": "device_list", "arguments": {"status": '
         '"active"}}. It runs exactly as a direct call of that tool, with the same '
-        "permissions and confirmations, and returns that tool's result. A name not found by "
-        "search_tools is refused as an unknown tool: search first."
+        "permissions and confirmations, and returns that tool's result. Search first for "
+        "the name and the arguments: a tool you may not call is an unknown tool."
     ),
     "inputSchema": {
         "type": "object",
@@ -167,11 +168,16 @@ def pinned(catalog: Catalog, visible: Iterable[Tool]) -> list[Tool]:
 
 
 def argument_problems(name: str, arguments: object) -> list[str]:
-    """Return one ``Invalid arguments`` line per problem of a discovery tool's arguments."""
+    """Return one ``Invalid arguments`` line per problem of a discovery tool's arguments,
+    each clipped: a 50,000-character query is not echoed back."""
     return [
-        f"Invalid arguments: {error.json_path}: {error_message(error)}"
+        clip(f"Invalid arguments: {error.json_path}: {error_message(error)}", MAX_LINE)
         for error in _validators[name].iter_errors(arguments)
     ]
+
+
+#: The longest line of an argument problem.
+MAX_LINE = 400
 
 
 def unwrapped(params: dict[str, Any]) -> dict[str, Any]:
@@ -184,20 +190,24 @@ def unwrapped(params: dict[str, Any]) -> dict[str, Any]:
 
 # Search ----------------------------------------------------------------------------------
 
-_backends: WeakKeyDictionary[Catalog, SearchBackend] = WeakKeyDictionary()
+_backends: WeakKeyDictionary[Catalog, dict[Hashable, SearchBackend]] = WeakKeyDictionary()
 _lock = threading.Lock()
 
 
 def backend_for(catalog: Catalog) -> SearchBackend:
-    """Return the ranker of ``catalog``'s tools: built once per admin state version, from
-    the tools and their rules alone, so every worker builds the same."""
-    backend = _backends.get(catalog)
+    """Return the ranker of ``catalog``'s tools: built once per admin state version (and
+    language, and settings), from the tools and their rules alone, so every worker builds
+    the same."""
+    key = (get_language(), mcp_settings.generation)
+    backends = _backends.get(catalog) or {}
+    backend = backends.get(key)
     if backend is None:
         with _lock:
-            backend = _backends.get(catalog)
+            backends = _backends.setdefault(catalog, {})
+            backend = backends.get(key)
             if backend is None:
                 backend_class = load_backend(mcp_settings.SEARCH_BACKEND)
-                backend = _backends[catalog] = backend_class(entries_of(catalog))
+                backend = backends[key] = backend_class(entries_of(catalog))
     return backend
 
 
@@ -206,7 +216,7 @@ def search(
 ) -> ToolResult:
     """Answer ``search_tools``: the best matches among ``visible`` (the tools the caller may
     call, searched among alone), each as the caller would list it."""
-    limit = arguments.get("limit", DEFAULT_LIMIT)
+    limit = int(arguments.get("limit", DEFAULT_LIMIT))  # 5.0 is an integer to JSON Schema
     names = {tool.name for tool in visible}
     found = backend_for(catalog).search(arguments["query"], names, limit)
     tools = [catalog.tools[name] for name in found if name in names][:limit]
@@ -215,8 +225,9 @@ def search(
     return ToolResult(content=[text_block(encode(value))], structured=value)
 
 
-#: What a search returns of each tool it found.
-ENTRY_KEYS = ("name", "title", "description", "inputSchema")
+#: What a search returns of each tool it found: what a model needs to call it well (whether
+#: it is destructive, whether it must run as a task).
+ENTRY_KEYS = ("name", "title", "description", "inputSchema", "annotations", "execution")
 
 
 def described(tool: Tool, seen: set[str], version: str) -> dict[str, Any]:

@@ -113,7 +113,7 @@ def list_tools(call: Call) -> dict[str, Any]:
     catalog = exchange.catalog
     mode = discovery.mode_of(call.endpoint)
     # A catalog of at most DISCOVERY_THRESHOLD tools needs no one's visibility to decide.
-    if mode == "always" or (mode == "auto" and discovery.is_on(mode, exchange.served())):
+    if discovery.is_on(mode, exchange.served()):
         tools, visible = exchange.tools()
         if discovery.is_on(mode, len(tools)):
             return list_discovery_tools(call, tools, visible)
@@ -145,10 +145,10 @@ def list_discovery_tools(call: Call, tools: list[Tool], visible: Hashable) -> di
     pinned = discovery.pinned(exchange.catalog, tools)
     seen = {tool.name for tool in tools}
     key = ("discovery", call.version, visible, get_language(), mcp_settings.generation)
-    written = written_page(call, key, pinned, seen).text
+    written = written_page(call, key, pinned, seen).text[1:-1]  # the pinned, as listed
     tasks = any(tool.options.task is not None for tool in tools)
-    own = ",".join(encode(each) for each in discovery.discovery_definitions(call.version, tasks))
-    page = written[:-1] + ("," if pinned else "") + own + "]"
+    own = [encode(each) for each in discovery.discovery_definitions(call.version, tasks)]
+    page = "[" + ",".join([written, *own] if written else own) + "]"
     private = call.caller.is_authenticated or len(tools) < exchange.served()
     return {
         "tools": RawJSON(page),
@@ -251,6 +251,9 @@ def _call_tool(
         params, name = call.message.params, call.message.params["name"]
         if name in discovery.NAMES:
             raise call.exchange.refusal(name)
+        unwrapped = True
+    else:
+        unwrapped = False
     plan = call.exchange.plan(name)
     if plan is None:  # unknown, or hidden from this caller: the same answer
         raise call.exchange.refusal(name)
@@ -261,6 +264,12 @@ def _call_tool(
     if not isinstance(arguments, dict):
         raise JSONRPCError(INVALID_PARAMS, "Invalid params: arguments must be an object")
     if call.era.modern and tool.headers:
+        if unwrapped:  # an intermediary routes on the headers of the tool it sees called
+            raise JSONRPCError(
+                INVALID_PARAMS,
+                f"Tool {name} takes argument headers (Mcp-Param-*): call it by its name with "
+                "tools/call, not through call_tool",
+            )
         # Before anything runs: an intermediary may have routed on the headers (-32020).
         headers.check(tool.headers, arguments, call.request.META, repeated_headers(call.request))
     as_task = task_calls.decide(call, tool)  # before anything runs: -32021, -32601

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from django.core.exceptions import (
     BadRequest,
     DisallowedHost,
+    ImproperlyConfigured,
     PermissionDenied,
     SuspiciousOperation,
 )
@@ -46,6 +47,7 @@ from ..auth.credentials import scopes_of
 from ..auth.refusals import MAX_AUTHORIZATION_BYTES, TOO_LONG, refusal, refused_credentials
 from ..calllog import writer as calllog
 from ..conf import mcp_settings
+from ..discovery import tools as discovery
 from ..inputs.asks import StreamNeeded
 from ..pipeline.formatters import BaseFormatter
 from ..pipeline.invocation import Invocation
@@ -149,6 +151,12 @@ class MCPView(View):
 
     @classmethod
     def as_view(cls, **initkwargs: Any) -> Any:
+        mode = initkwargs.get("discovery")
+        if mode is not None and mode not in discovery.MODES:
+            raise ImproperlyConfigured(
+                f"MCPView.as_view(discovery={mode!r}): it must be one of "
+                f"{', '.join(map(repr, discovery.MODES))}, or None for MCP_TOOLS['DISCOVERY']"
+            )
         view = super().as_view(**initkwargs)
         # Session callers pass CSRF through DRF's SessionAuthentication, as DRF views do.
         view = csrf_exempt(view)

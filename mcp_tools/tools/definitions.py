@@ -375,7 +375,9 @@ def _input_problems(
     if arguments.query_error:
         yield ToolProblem("mcp_tools.W003", obj, {**params, "error": arguments.query_error})
     if arguments.database_error:
-        yield ToolProblem(UNREADY_DATABASE, obj, {**params, "error": arguments.database_error})
+        # Worded alone (the tool's page) or with the others (``check``: one message).
+        unready = {"error": arguments.database_error, "count": 1, "names": name}
+        yield ToolProblem(UNREADY_DATABASE, obj, {**params, **unready})
     if arguments.unsupported_fields:
         fields = ", ".join(arguments.unsupported_fields)
         yield ToolProblem("mcp_tools.W004", obj, {**params, "fields": fields})

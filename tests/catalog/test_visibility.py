@@ -15,7 +15,11 @@ from django.test import Client
 from django.urls import include, path, reverse
 from mcp import MCPError
 from rest_framework import generics
-from rest_framework.permissions import DjangoModelPermissions, DjangoObjectPermissions
+from rest_framework.permissions import (
+    BasePermission,
+    DjangoModelPermissions,
+    DjangoObjectPermissions,
+)
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -399,16 +403,35 @@ class DoneTodos(generics.ListAPIView):
     permission_classes = [DjangoModelPermissions]
 
 
+class HasOwnTodos(BasePermission):
+    """A project's own class that reads what the view's get_queryset() builds."""
+
+    def has_permission(self, request, view):
+        return view.get_queryset().exists()
+
+
+class WithOwnTodos(generics.ListAPIView):
+    """The caller's todos, for callers who have some."""
+
+    queryset = Todo.objects.all()
+    serializer_class = TodoSerializer
+    permission_classes = [DjangoModelPermissions, HasOwnTodos]
+
+    def get_queryset(self):
+        return super().get_queryset().filter(owner=self.request.user)
+
+
 @pytest.fixture
 def model_permission_endpoint(settings):
     local = ToolRegistry()
-    for view in (OwnTodos, OwnTodo, DoneTodos):
+    for view in (OwnTodos, OwnTodo, DoneTodos, WithOwnTodos):
         expose(view, registry=local)
     module = types.ModuleType("model_permission_urls")
     module.urlpatterns = [
         path("todos/", OwnTodos.as_view()),
         path("todos/<int:pk>/", OwnTodo.as_view()),
         path("done/", DoneTodos.as_view()),
+        path("with-own/", WithOwnTodos.as_view()),
         path("mcp", MCPView.as_view(registry=local)),
     ]
     settings.ROOT_URLCONF = module
@@ -425,6 +448,7 @@ def test_model_permissions_are_asked_of_the_declared_model_without_building_the_
     url = f"{live_server.url}/mcp"
     names, _ = run(names_and_call(url, alice.token, "auto", "own_todos_get"))
     # GET needs no model permission in DRF's map, POST add_todo and DELETE delete_todo.
+    # with_own_todos: its own class reads the view's real queryset, and alice has no todos.
     assert names == {"own_todos_get", "own_todo_get", "done_todos"}
     # The view's own two when it runs (its permission check, its list), as for a direct
     # GET; none for the listing or the call's visibility.
@@ -445,6 +469,8 @@ def test_model_permissions_are_asked_of_the_declared_model_without_building_the_
     }
     assert created.is_error is False and created.structured_content["title"] == "Ship"
     assert OwnTodos.built == 3  # the create's own permission check
+    names, _ = run(names_and_call(url, alice.token, "auto", "with_own_todos"))
+    assert "with_own_todos" in names  # now that she has a todo
     for request, status, _, body in wire.posts():
         validate_exchange("2026-07-28", request, status, body)
 

@@ -40,7 +40,8 @@ def test_a_search_finds_what_the_caller_may_call(discovery, mcp):
     assert result["isError"] is False
     found = result["structuredContent"]["tools"]
     assert found[0]["name"] == "todo_create"
-    assert set(found[0]) == {"name", "title", "description", "inputSchema"}
+    assert set(found[0]) == {"name", "title", "description", "inputSchema", "annotations"}
+    assert found[0]["annotations"]["destructiveHint"] is False
     assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
     assert len(found) <= 3
     staff_only = mcp.call_tool(SEARCH_TOOLS, {"query": "todo statistics staff"})
@@ -129,3 +130,34 @@ def test_staff_pin_a_tool_in_the_admin_and_unpin_it(
         assert [tool["name"] for tool in mcp.list_tools()] == listed
     filtered = admin_client.get(changelist, {"pinned__exact": "1"})
     assert filtered.context["cl"].result_count == 0  # the list filters by the switch
+
+
+@pytest.mark.django_db
+def test_a_float_limit_and_a_huge_query_get_clear_answers(discovery, mcp):
+    found = mcp.call_tool(SEARCH_TOOLS, {"query": "todo", "limit": 2.0})
+    assert found["isError"] is False and len(found["structuredContent"]["tools"]) == 2
+    huge = mcp.call_tool(SEARCH_TOOLS, {"query": "x" * 50_000})
+    assert huge["isError"] is True and len(huge["content"][0]["text"]) <= 400
+    assert huge["content"][0]["text"].startswith("Invalid arguments: $.query: ")
+
+
+def test_an_endpoints_discovery_mode_is_checked_when_it_is_made():
+    from django.core.exceptions import ImproperlyConfigured
+
+    from mcp_tools.views import MCPView
+
+    with pytest.raises(ImproperlyConfigured, match="discovery='off'"):
+        MCPView.as_view(discovery="off")
+    assert MCPView.as_view(discovery="never").view_initkwargs == {"discovery": "never"}
+
+
+@pytest.mark.django_db
+def test_a_tool_with_argument_headers_is_called_by_its_name_only(discovery, modern_mcp):
+    code, message = refused(
+        modern_mcp, CALL_TOOL, {"name": "test_argument_headers", "arguments": {"region": "eu"}}
+    )
+    assert (code, message) == (
+        -32602,
+        "Tool test_argument_headers takes argument headers (Mcp-Param-*): call it by its name "
+        "with tools/call, not through call_tool",
+    )

@@ -13,9 +13,7 @@ ENTRIES = [
     Entry("device_destroy", "Delete device", "Delete a device.", action="destroy"),
     Entry("interface_list", "List interfaces", "Retrieve a list of interfaces.", action="list"),
     Entry("ipaddress_list", "List IP addresses", "Retrieve a list of IP addresses.", "list"),
-    Entry(
-        "virtualmachine_list", "List virtual machines", "The VMs of a cluster.", action="list"
-    ),
+    Entry("virtualmachine_list", "List virtual machines", "The VMs of a cluster.", action="list"),
     Entry("cable_destroy", "Delete cable", "Delete a cable.", action="destroy"),
     Entry("secret_list", "List secrets", "Secrets, with their provider.", action="list"),
 ]
