@@ -108,36 +108,15 @@ def test_a_confirmation_works_through_call_tool(mcp_url, alice, mode, version):
 
 
 def test_the_typescript_sdk_searches_and_calls_through_call_tool(mcp_url, alice, tmp_path):
-    import json
-    import os
-    import subprocess
+    from tests.interop.test_results_clients import typescript_calls
 
-    from tests.interop.test_results_clients import REPO, node_dir
-
-    root = node_dir()
     calls = [
         ("search_tools", {"query": "create a new todo", "limit": 3}),
         ("call_tool", {"name": "todo_create", "arguments": {"title": "Ship it"}}),
         ("todo_list", {}),
         ("call_tool", {"name": "todo_stats", "arguments": {}}),
     ]
-    calls_file = tmp_path / "calls.json"
-    calls_file.write_text(json.dumps([{"name": n, "arguments": a} for n, a in calls]))
-    completed = subprocess.run(
-        [
-            str(root / "node_modules" / ".bin" / "node"),
-            str(REPO / "tests" / "js" / "call_tools.cjs"),
-            mcp_url,
-            alice.token,
-            str(calls_file),
-        ],
-        env={**os.environ, "NODE_PATH": str(root / "node_modules"), "HOME": str(tmp_path)},
-        capture_output=True,
-        text=True,
-        timeout=90,
-    )
-    assert completed.returncode == 0, completed.stderr
-    report = json.loads(completed.stdout)
+    report = typescript_calls(mcp_url, alice.token, calls, tmp_path)
     assert list(report["tools"]) == ["search_tools", "call_tool"]
     search, create, listed, hidden = report["results"]
     # The client checked the search's structured content against its output schema.

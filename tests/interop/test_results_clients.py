@@ -427,26 +427,32 @@ def check_demo_result(name, result):
     assert (set(structured) if structured is not None else None) == keys, (name, result)
 
 
-def test_the_typescript_sdk_accepts_every_demo_tool(live_server, alice, demo_data, tmp_path):
+def typescript_calls(url: str, token: str, calls: list[tuple[str, dict]], home: Path) -> dict:
+    """Make ``calls`` with the official TypeScript SDK (tests/js/call_tools.cjs) after it
+    lists every tool; return its report."""
     root = node_dir()
-    calls = demo_calls(demo_data.pk)
-    calls_file = tmp_path / "calls.json"
+    calls_file = home / "calls.json"
     calls_file.write_text(json.dumps([{"name": n, "arguments": a} for n, a in calls]))
     completed = subprocess.run(
         [
             str(root / "node_modules" / ".bin" / "node"),
             str(REPO / "tests" / "js" / "call_tools.cjs"),
-            f"{live_server.url}/mcp",
-            alice.token,
+            url,
+            token,
             str(calls_file),
         ],
-        env={**os.environ, "NODE_PATH": str(root / "node_modules"), "HOME": str(tmp_path)},
+        env={**os.environ, "NODE_PATH": str(root / "node_modules"), "HOME": str(home)},
         capture_output=True,
         text=True,
         timeout=90,
     )
     assert completed.returncode == 0, completed.stderr
-    report = json.loads(completed.stdout)
+    return json.loads(completed.stdout)
+
+
+def test_the_typescript_sdk_accepts_every_demo_tool(live_server, alice, demo_data, tmp_path):
+    calls = demo_calls(demo_data.pk)
+    report = typescript_calls(f"{live_server.url}/mcp", alice.token, calls, tmp_path)
     assert report["protocolVersion"] == VERSION
     assert report["tools"]["todo_summary"]["outputSchema"]["type"] == "object"
     assert report["tools"]["todo_list"]["outputSchema"]["required"] == ["items"]
