@@ -93,15 +93,22 @@ def _properties(schema: dict[str, Any]) -> dict[str, Any]:
     return properties if isinstance(properties, dict) else {}
 
 
-def lint_tool(tool: Tool, definition: dict[str, Any] | None = None) -> Report:
-    """Score one tool's definition (as a client lists it) and name its smells."""
-    definition = definition if definition is not None else tool.definition()
+def lint_tool(tool: Tool | None, definition: dict[str, Any] | None = None) -> Report:
+    """Score one tool's definition (as a client lists it) and name its smells.
+
+    Without ``tool`` (a tool of the package's own, as discovery mode's), ``definition`` is
+    all there is: the smells read from a view are not looked for.
+    """
+    if definition is None:
+        assert tool is not None, "lint_tool() needs a tool or its definition"
+        definition = tool.definition()
     description = str(definition.get("description") or "").strip()
     title = str(definition.get("title") or "").strip()
     schema = definition.get("inputSchema") or {}
     properties = _properties(schema)
     chars = definition_chars(definition)
-    report = Report(tool.name, round(chars / CHARS_PER_TOKEN), dict.fromkeys(COMPONENTS, 2))
+    name = tool.name if tool is not None else str(definition.get("name", ""))
+    report = Report(name, round(chars / CHARS_PER_TOKEN), dict.fromkeys(COMPONENTS, 2))
 
     if len(description.split()) < 3 or description.rstrip(".").lower() == title.lower():
         report.smell(
@@ -111,7 +118,7 @@ def lint_tool(tool: Tool, definition: dict[str, Any] | None = None) -> Report:
             "the description does not say what the tool does",
             "Start the view's docstring (or description=) with what the tool does, as a verb.",
         )
-    elif repeated := _repeated_name(tool, description):
+    elif tool is not None and (repeated := _repeated_name(tool, description)):
         report.smell(
             "purpose",
             "repeats-name",
@@ -120,7 +127,7 @@ def lint_tool(tool: Tool, definition: dict[str, Any] | None = None) -> Report:
             "Start the view's docstring (or description=) with what the tool does, as a verb.",
         )
 
-    if about_the_list(tool.operation, description):
+    if tool is not None and about_the_list(tool.operation, description):
         report.smell(
             "purpose",
             "list-for-one",
@@ -130,7 +137,7 @@ def lint_tool(tool: Tool, definition: dict[str, Any] | None = None) -> Report:
             "description=), not the class's words for the collection.",
         )
 
-    path_params = set(tool.path_params)
+    path_params = set(tool.path_params) if tool is not None else set()
     untyped = [name for name, prop in properties.items() if not _typed(prop)]
     for name in untyped:
         report.smell(
@@ -166,7 +173,7 @@ def lint_tool(tool: Tool, definition: dict[str, Any] | None = None) -> Report:
 
     query = [name for name in properties if name not in path_params]
     unread = False
-    lister = _lister(tool)
+    lister = _lister(tool) if tool is not None else None
     if lister is not None:
         names, read = lister
         missing = sorted(read - set(properties))
@@ -183,7 +190,7 @@ def lint_tool(tool: Tool, definition: dict[str, Any] | None = None) -> Report:
                 "Declare the query parameters with @mcp_tool(input_schema=...) or expose(..., "
                 "input_schema=...), or give the backend a get_schema_operation_parameters().",
             )
-    unnamed = sorted(_reads(tool) - set(properties))
+    unnamed = sorted(_reads(tool) - set(properties)) if tool is not None else []
     if unnamed:
         unread = True
         report.smell(
@@ -196,7 +203,8 @@ def lint_tool(tool: Tool, definition: dict[str, Any] | None = None) -> Report:
         )
 
     required = [name for name in schema.get("required", []) if name in properties]
-    lacking = [name for name in _declared_required(tool) if name not in required]
+    declared = _declared_required(tool) if tool is not None else []
+    lacking = [name for name in declared if name not in required]
     if lacking:
         report.smell(
             "parameters",
@@ -216,7 +224,7 @@ def lint_tool(tool: Tool, definition: dict[str, Any] | None = None) -> Report:
             "Describe the required arguments, or say in the description what to pass.",
         )
 
-    restricted = needs(tool.operation)
+    restricted = needs(tool.operation) if tool is not None else ""
     if restricted and not (LIMIT_WORDS.search(description) or _names_any(description, restricted)):
         report.smell(
             "limitations",

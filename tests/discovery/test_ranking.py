@@ -104,3 +104,20 @@ def test_a_tool_named_as_a_discovery_tool_is_an_error_where_discovery_can_turn_o
     settings.MCP_TOOLS = {**settings.MCP_TOOLS, "DISCOVERY": "never"}
     assert check_discovery_names() == []
     assert CALL_TOOL == "call_tool"
+
+
+def test_mcp_lint_scores_the_discovery_tools_as_a_model_reads_them(settings):
+    import io
+
+    from django.core.management import call_command
+
+    from mcp_tools.discovery.tools import discovery_definitions
+    from mcp_tools.tools.lint import lint_tool
+
+    for definition in discovery_definitions("2025-11-25", tasks=True):
+        report = lint_tool(None, definition)
+        assert [s.code for s in report.smells if s.level != "info"] == [], report.smells
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "DISCOVERY": "auto"}
+    out = io.StringIO()
+    call_command("mcp_lint", stdout=out)
+    assert "search_tools: " in out.getvalue() and "call_tool: " in out.getvalue()

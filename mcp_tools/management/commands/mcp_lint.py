@@ -7,10 +7,16 @@ from typing import Any
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from mcp_tools.endpoint.mounts import served_registries
+from mcp_tools.discovery.tools import discovery_definitions, mode_of
+from mcp_tools.endpoint.mounts import mounted_endpoints, served_registries
 from mcp_tools.protocol.projection import project_tool
 from mcp_tools.protocol.versions import LATEST_HANDSHAKE_VERSION
 from mcp_tools.tools.lint import COMPONENTS, LEVELS, Report, at_or_above, lint_tool
+
+
+def discovery_can_turn_on() -> bool:
+    """Return whether some mounted endpoint may list its tools through search."""
+    return any(mode_of(endpoint) != "never" for _, endpoint in mounted_endpoints())
 
 
 class Command(BaseCommand):
@@ -47,6 +53,10 @@ class Command(BaseCommand):
                     continue
                 definition = project_tool(tool.definition(), LATEST_HANDSHAKE_VERSION)
                 reports[tool.name] = lint_tool(tool, definition)
+        if tag is None and discovery_can_turn_on():
+            # Discovery mode's own tools, as a model reads them (docs/tools.md#large-apis).
+            for definition in discovery_definitions(LATEST_HANDSHAKE_VERSION, tasks=True):
+                reports.setdefault(definition["name"], lint_tool(None, definition))
         if not reports:
             self.stdout.write("No tools.")
             return
