@@ -237,23 +237,12 @@ def _call_tool(
     name = params.get("name")
     if not isinstance(name, str):
         raise JSONRPCError(INVALID_PARAMS, "Invalid params: name must be a string")
-    if name in discovery.NAMES and discovery.mode_of(call.endpoint) != "never":
-        arguments: Any = params.get("arguments")
-        arguments = {} if arguments is None else arguments
-        problems = discovery.argument_problems(name, arguments)
-        if problems:
-            return ToolResult.error("\n".join(problems))
-        if name == discovery.SEARCH_TOOLS:
-            tools, _ = call.exchange.tools()
-            return discovery.search(call.exchange.catalog, tools, arguments, call.version)
-        # call_tool: the tools/call it stands for, from here on in every respect.
-        call.message = dataclasses.replace(call.message, params=discovery.unwrapped(params))
+    unwrapped = name in discovery.NAMES and discovery.mode_of(call.endpoint) != "never"
+    if unwrapped:
+        answered = answer_discovery_tool(call, name)
+        if answered is not None:
+            return answered
         params, name = call.message.params, call.message.params["name"]
-        if name in discovery.NAMES:
-            raise call.exchange.refusal(name)
-        unwrapped = True
-    else:
-        unwrapped = False
     plan = call.exchange.plan(name)
     if plan is None:  # unknown, or hidden from this caller: the same answer
         raise call.exchange.refusal(name)
@@ -277,6 +266,26 @@ def _call_tool(
     if isinstance(invocation, Invocation) and as_task:
         return task_calls.start(call, invocation)  # a task, or its result within the window
     return invocation
+
+
+def answer_discovery_tool(call: Call, name: str) -> ToolResult | None:
+    """Answer ``search_tools``, or a call of either discovery tool with invalid arguments;
+    for ``call_tool``, make ``call`` the ``tools/call`` it stands for, from here on in every
+    respect, and return None (docs/tools.md#large-apis)."""
+    params = call.message.params
+    arguments: Any = params.get("arguments")
+    arguments = {} if arguments is None else arguments
+    problems = discovery.argument_problems(name, arguments)
+    if problems:
+        return ToolResult.error("\n".join(problems))
+    if name == discovery.SEARCH_TOOLS:
+        tools, _ = call.exchange.tools()
+        return discovery.search(call.exchange.catalog, tools, arguments, call.version)
+    call.message = dataclasses.replace(call.message, params=discovery.unwrapped(params))
+    inner = call.message.params["name"]
+    if inner in discovery.NAMES:
+        raise call.exchange.refusal(inner)
+    return None
 
 
 def start_call(
