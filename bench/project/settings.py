@@ -122,8 +122,9 @@ else:
         # Anonymous callers at the endpoint, chosen (mcp_tools.W040): the views authenticate.
         "PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     }
-# The listing benchmarks measure tools/list of up to BENCH_TOOLS tools, not discovery mode's.
-MCP_TOOLS["DISCOVERY"] = "never"
+if BENCH_TOOLS:
+    # The listing benchmarks measure tools/list of BENCH_TOOLS tools, not discovery mode's.
+    MCP_TOOLS["DISCOVERY"] = "never"
 MCP_TOOLS.update(json.loads(os.environ.get("BENCH_MCP_TOOLS") or "{}"))
 
 LOGGING = {
