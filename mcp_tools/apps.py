@@ -22,7 +22,7 @@ class MCPToolsConfig(AppConfig):
         from . import checks  # noqa: F401  (checks registers the system checks)
         from .calllog import writer as calllog
         from .catalog import sync
-        from .models import ExposedTool
+        from .models import ExposedTool, Toolset
         from .signals import tool_called
 
         tool_called.connect(calllog.record, dispatch_uid="mcp_tools.calllog.writer")
@@ -33,6 +33,9 @@ class MCPToolsConfig(AppConfig):
         signals.post_delete.connect(sync.publish_after_change, sender=ExposedTool)
         signals.m2m_changed.connect(sync.groups_changed, sender=ExposedTool.allowed_groups.through)
         signals.pre_delete.connect(sync.group_deleted, sender=Group)
+        signals.post_save.connect(sync.publish_after_change, sender=Toolset)
+        signals.post_delete.connect(sync.publish_after_change, sender=Toolset)
+        signals.m2m_changed.connect(sync.toolset_changed, sender=Toolset.tools.through)
 
 
 def sync_after_migrate(sender: AppConfig, **kwargs: Any) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -87,6 +88,45 @@ class ExposedTool(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+def _tag_list(value: object) -> None:
+    if not (isinstance(value, list) and all(isinstance(tag, str) for tag in value)):
+        raise ValidationError(_('Tags are a list of strings: ["orders", "billing"].'))
+
+
+class Toolset(models.Model):
+    """A named set of tools a client picks by the endpoint's URL (``/mcp/toolsets/<name>``):
+    the tools named, and those with one of the tags; nothing else, for list, search and call
+    (docs/tools.md#toolsets)."""
+
+    name = models.SlugField(
+        _("name"),
+        max_length=64,
+        unique=True,
+        help_text=_("In the endpoint's URL: /mcp/toolsets/<name>."),
+    )
+    title = models.CharField(_("title"), max_length=200, blank=True)
+    description = models.TextField(_("description"), blank=True)
+    tools = models.ManyToManyField(
+        ExposedTool, verbose_name=_("tools"), blank=True, related_name="toolsets"
+    )
+    tags = models.JSONField(
+        _("tags"),
+        default=list,
+        blank=True,
+        validators=[_tag_list],
+        help_text=_("A tool with one of these tags (@mcp_tool(tags=...)) is in the set too."),
+    )
+    changed_at = models.DateTimeField(_("changed"), auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("toolset")
+        verbose_name_plural = _("toolsets")
+
+    def __str__(self) -> str:
+        return self.title or self.name
 
 
 class ToolCall(models.Model):

@@ -75,6 +75,17 @@ UNLISTED_DISABLED = Rule(enabled=False)
 
 
 @dataclass(frozen=True)
+class ToolsetRule:
+    """What a toolset holds: the tools it names, and those with one of its tags."""
+
+    names: frozenset[str] = frozenset()
+    tags: frozenset[str] = frozenset()
+
+    def holds(self, tool: Tool) -> bool:
+        return tool.name in self.names or bool(self.tags.intersection(tool.options.tags))
+
+
+@dataclass(frozen=True)
 class AdminState:
     """Every tool's rule, as of one version stamp."""
 
@@ -82,6 +93,8 @@ class AdminState:
     rules: dict[str, Rule]
     #: The names that have a row (those whose rule is the default are not in ``rules``).
     listed: frozenset[str] = frozenset()
+    #: The toolsets, by name (docs/tools.md#toolsets).
+    toolsets: dict[str, ToolsetRule] = field(default_factory=dict)
 
     def rule(self, name: str) -> Rule:
         rule = self.rules.get(name)
@@ -208,7 +221,30 @@ def load_state(version: str) -> AdminState:
         )
         if rule != DEFAULT_RULE:  # most rows say nothing: a tool without one is the same
             rules[name] = rule
-    return AdminState(version, rules, frozenset(row[1] for row in rows))
+    return AdminState(version, rules, frozenset(row[1] for row in rows), load_toolsets())
+
+
+def load_toolsets() -> dict[str, ToolsetRule]:
+    """Read every ``Toolset`` and the names of its tools (two queries)."""
+    from ..models import Toolset
+
+    sets = list(Toolset.objects.values_list("pk", "name", "tags"))
+    if not sets:
+        return {}
+    names: dict[int, set[str]] = {}
+    links = Toolset.tools.through.objects.values_list("toolset_id", "exposedtool__name")
+    for toolset_id, name in links:
+        names.setdefault(toolset_id, set()).add(name)
+    return {
+        name: ToolsetRule(frozenset(names.get(pk, ())), frozenset(_strings(tags)))
+        for pk, name, tags in sets
+    }
+
+
+def _strings(value: object) -> list[str]:
+    """The tags of a toolset's row: a list of strings (the form checks it; a row written
+    otherwise holds none)."""
+    return [tag for tag in value if isinstance(tag, str)] if isinstance(value, list) else []
 
 
 class Catalog:

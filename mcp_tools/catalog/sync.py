@@ -99,6 +99,12 @@ def publish_after_change(sender: object, raw: bool = False, **kwargs: object) ->
         transaction.on_commit(catalog.publish)
 
 
+def toolset_changed(sender: object, action: str, **kwargs: Any) -> None:
+    """``m2m_changed`` receiver: a toolset's tools changed (from either side): a new version."""
+    if action.startswith("post_"):
+        transaction.on_commit(catalog.publish)
+
+
 def groups_changed(
     sender: object, instance: Model, action: str, reverse: bool, **kwargs: Any
 ) -> None:

@@ -17,14 +17,14 @@ from django.urls import Resolver404, resolve
 
 from ..auth.caller import Caller
 from ..auth.refusals import insufficient_scope
-from ..catalog.admin_state import Catalog, catalog_for
+from ..catalog.admin_state import Catalog, ToolsetRule, catalog_for
 from ..catalog.visibility import Visibility
 from ..conf import mcp_settings
 from ..pipeline.formatters import BaseFormatter
 from ..pipeline.invocation import Invocation
 from ..pipeline.plans import CallPlan
 from ..protocol import mediatypes, versions
-from ..protocol.jsonrpc import INVALID_PARAMS, JSONRPCError, Message, clip
+from ..protocol.jsonrpc import INVALID_PARAMS, INVALID_REQUEST, JSONRPCError, Message, clip
 from ..protocol.versions import Era
 from ..tools.registry import ToolRegistry
 from ..tools.tool import Tool
@@ -33,6 +33,13 @@ from . import tracing
 __all__ = ["Call", "Endpoint", "Exchange"]
 
 EVENT_STREAM = "text/event-stream"
+
+
+class UnknownToolset(JSONRPCError):
+    """A request for a toolset no row names: 404, before any message is read."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(INVALID_REQUEST, f"Unknown toolset: {clip(name)}", status=404)
 
 
 class Endpoint(Protocol):
@@ -111,32 +118,48 @@ class Exchange:
     def visibility(self) -> Visibility:
         return Visibility(self.request, self.caller, self.endpoint)
 
+    @cached_property
+    def toolset(self) -> ToolsetRule | None:
+        """The toolset the request is for (its URL's, ``/mcp/toolsets/<name>``, or the
+        endpoint's), or None: every tool of the endpoint. Raises ``UnknownToolset``."""
+        name = getattr(self.endpoint, "toolset", None)
+        if name is None:
+            return None
+        toolset = self.catalog.state.toolsets.get(name)
+        if toolset is None:
+            raise UnknownToolset(name)
+        return toolset
+
+    def serves(self, tool: Tool) -> bool:
+        """Return whether this request's endpoint serves ``tool``: one of its tags, if it
+        has any, and in its toolset, if it names one (docs/tools.md#toolsets)."""
+        return self.endpoint.serves(tool) and (self.toolset is None or self.toolset.holds(tool))
+
     def served(self) -> int:
         """Return how many tools this endpoint serves, whoever asks."""
-        if self.endpoint.tags is None:
+        if self.endpoint.tags is None and self.toolset is None:
             return len(self.catalog.tools)
-        return sum(1 for tool in self.catalog if self.endpoint.serves(tool))
+        return sum(1 for tool in self.catalog if self.serves(tool))
 
     def tools(self) -> tuple[list[Tool], Hashable]:
         """Return the tools this request may see, in URLconf order, and what the list
         depends on (equal keys, equal lists)."""
         tags = self.endpoint.tags
-        endpoint = tuple(sorted(tags)) if tags is not None else None
-        return self.visibility.visible_tools(self.catalog, self.endpoint.serves, endpoint)
+        endpoint = (
+            tuple(sorted(tags)) if tags is not None else None,
+            getattr(self.endpoint, "toolset", None),
+        )
+        return self.visibility.visible_tools(self.catalog, self.serves, endpoint)
 
     def page(self, start: int, size: int) -> tuple[list[Tool], int | None]:
         """Return a page of the tools this request may see, from the catalog's position
         ``start`` on, and the next page's start (``Visibility.page``)."""
-        return self.visibility.page(self.catalog, self.endpoint.serves, start, size)
+        return self.visibility.page(self.catalog, self.serves, start, size)
 
     def sees(self, name: str) -> bool:
         """Return whether this request may see (and call) the tool ``name``."""
         tool = self.catalog.tools.get(name)
-        return (
-            tool is not None
-            and self.endpoint.serves(tool)
-            and self.visibility.sees(tool, self.catalog)
-        )
+        return tool is not None and self.serves(tool) and self.visibility.sees(tool, self.catalog)
 
     def plan(self, name: str) -> CallPlan | None:
         """Return the call plan of the tool ``name`` if this request may call it, else None
@@ -179,7 +202,7 @@ class Exchange:
         """Answer a call of a tool this request may not call: an unknown tool, or, when the
         token lacks only scopes, 403 with an insufficient_scope challenge (step-up)."""
         tool = self.catalog.tools.get(name)
-        if tool is not None and self.endpoint.serves(tool):
+        if tool is not None and self.serves(tool):
             scopes = self.visibility.missing_scopes(tool, self.catalog.rule(name))
             if scopes:
                 return insufficient_scope(self.request, self.endpoint, scopes)

@@ -62,7 +62,7 @@ def server_info() -> dict[str, Any]:
 
 def capabilities(call: Call) -> dict[str, Any]:
     """Return the server's capabilities at ``call``'s version: tasks where a tool has them."""
-    served = [tool for tool in call.exchange.catalog if call.endpoint.serves(tool)]
+    served = [tool for tool in call.exchange.catalog if call.exchange.serves(tool)]
     return {**CAPABILITIES, **task_calls.capabilities(call, served)}
 
 
@@ -357,7 +357,7 @@ def report_refusal(call: Call, error: JSONRPCError, started: float) -> None:
     name that is no tool of the endpoint is not reported: it is the client's string."""
     name = call.message.params.get("name")
     tool = call.exchange.catalog.tools.get(name) if isinstance(name, str) else None
-    if tool is None or not call.exchange.endpoint.serves(tool) or call.invocation is not None:
+    if tool is None or not call.exchange.serves(tool) or call.invocation is not None:
         return
     if error.code == THROTTLED:
         refusal = "throttled"

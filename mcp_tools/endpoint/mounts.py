@@ -29,16 +29,22 @@ def endpoint_at(path: str, urlconf: str | None = None) -> MCPView | None:
         match = resolve(path, urlconf)
     except Resolver404:
         return None
-    return endpoint_of(match.func)
+    endpoint = endpoint_of(match.func)
+    if endpoint is not None and "toolset" in match.kwargs:  # /mcp/toolsets/<toolset>
+        endpoint.toolset = match.kwargs["toolset"]
+    return endpoint
 
 
 def mounted_endpoints(resolver: URLResolver | None = None) -> list[tuple[str, MCPView]]:
     """Return ``(route, endpoint)`` for every ``MCPView`` reachable from ``resolver`` (the
     root URLconf by default)."""
     found = []
+    seen: set[int] = set()
     for route in iter_routes(resolver or get_resolver()):
         endpoint = endpoint_of(route.callback)
-        if endpoint is not None:
+        # One endpoint routed twice (mcp_tools.urls: /mcp and its toolsets' path) is one.
+        if endpoint is not None and id(route.callback) not in seen:
+            seen.add(id(route.callback))
             found.append((route.route, endpoint))
     return found
 

@@ -148,6 +148,9 @@ class MCPView(View):
     oauth_scopes: Sequence[str] | None = None
     #: ``"auto"``, ``"always"`` or ``"never"`` (None: ``DISCOVERY``), docs/tools.md#large-apis.
     discovery: str | None = None
+    #: The toolset it serves (a ``Toolset``'s name), or None: every tool; a URL's
+    #: ``<toolset>`` (``mcp_tools.urls``: ``/mcp/toolsets/<name>``) names it per request.
+    toolset: str | None = None
 
     @classmethod
     def as_view(cls, **initkwargs: Any) -> Any:
@@ -366,6 +369,8 @@ class MCPView(View):
     # -- the transport ---------------------------------------------------------------------
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        if "toolset" in kwargs:  # /mcp/toolsets/<toolset>
+            self.toolset = kwargs.pop("toolset")
         calllog.hold(request)
         try:
             response = super().dispatch(request, *args, **kwargs)
@@ -414,6 +419,10 @@ class MCPView(View):
             # message is read by now, so its answer can name it.
             return answer_response(server.internal_error(jsonrpc.id_of(value), exc, request))
         exchange = Exchange(request, caller, self)
+        try:
+            exchange.toolset  # noqa: B018  (an unknown one: 404, before any message)
+        except JSONRPCError as error:
+            return error_response(error)
         if isinstance(value, list):
             return self.batch(exchange, value)
         exchange.accepted = accepted

@@ -10,6 +10,10 @@ from ..views import MCPView
 
 app_name = "mcp_tools"
 
+endpoint = MCPView.as_view()
+
 urlpatterns = [
-    path("mcp", MCPView.as_view(), name="endpoint"),
+    path("mcp", endpoint, name="endpoint"),
+    # The same endpoint for one toolset of the admin's (docs/tools.md#toolsets).
+    path("mcp/toolsets/<slug:toolset>", endpoint, name="toolset"),
 ]

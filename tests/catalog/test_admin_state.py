@@ -128,7 +128,7 @@ def test_the_rows_are_read_once_per_version(django_assert_num_queries):
     with django_assert_num_queries(0):
         assert catalog_for(routed) is first  # same version: nothing read
     catalog.publish()
-    with django_assert_num_queries(2):  # the rows, and their groups
+    with django_assert_num_queries(3):  # the rows, their groups, and the toolsets
         assert catalog_for(routed) is not first
 
 
@@ -297,7 +297,7 @@ def test_the_rows_are_read_as_values_into_the_same_rules(django_assert_num_queri
     # Hundreds of rows in a large catalog: no model instance is built for any of them.
     post_init.connect(count, sender=ExposedTool)
     try:
-        with django_assert_num_queries(2):  # the rows, and their groups
+        with django_assert_num_queries(3):  # the rows, their groups, and the toolsets
             state = load_state("v-test")
     finally:
         post_init.disconnect(count, sender=ExposedTool)

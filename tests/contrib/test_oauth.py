@@ -312,3 +312,20 @@ def test_the_audience_never_follows_the_requests_script_name(mint, settings):
     assert accepted.status_code == 200
     document = Client().get("/.well-known/oauth-protected-resource/other/mcp").json()
     assert document["resource"] == f"{BASE}/other/mcp"
+
+
+def test_a_toolset_url_is_a_resource_of_its_own(settings):
+    import types
+
+    from django.urls import path
+
+    from tests.oauth_app import urls
+
+    module = types.ModuleType("toolset_oauth_urls")
+    module.urlpatterns = [
+        path("mcp/toolsets/<slug:toolset>", urls.endpoint),
+        *urls.urlpatterns,
+    ]
+    settings.ROOT_URLCONF = module
+    document = Client().get("/.well-known/oauth-protected-resource/mcp/toolsets/notes").json()
+    assert document["resource"] == f"{BASE}/mcp/toolsets/notes"

@@ -150,6 +150,24 @@ def test_an_operator_restricts_a_tool_to_a_group(operator, live_server, mcp, ali
     assert mcp.call_tool("echo", {"word": "back"})["structuredContent"]["word"] == "back"
 
 
+def test_an_operator_makes_a_toolset_and_its_url_serves_it(operator, live_server, alice):
+    from mcp_tools.test import MCPClient
+
+    operator.get(f"{live_server.url}/admin/mcp_tools/toolset/add/")
+    wait_for(operator, "#id_name").send_keys("todos")
+    operator.find_element(By.ID, "id_title").send_keys("Todos")
+    for name in ("todo_list", "todo_create"):
+        Select(wait_for(operator, "#id_tools_from")).select_by_visible_text(name)
+        operator.find_element(By.CSS_SELECTOR, ".field-tools .selector-add").click()
+    operator.find_element(By.CSS_SELECTOR, "input[name=_save]").click()
+    assert "was added successfully" in wait_for(operator, "ul.messagelist").text
+    assert "/mcp/toolsets/todos" in operator.find_element(By.ID, "result_list").text
+    client = MCPClient(
+        headers={"Authorization": f"Token {alice.token}"}, mcp_path="/mcp/toolsets/todos"
+    )
+    assert {tool["name"] for tool in client.list_tools()} == {"todo_list", "todo_create"}
+
+
 def try_echo(browser, base_url, word):
     """Try the echo tool with ``word`` in the admin; return its structured content's text."""
     from mcp_tools.models import ExposedTool
