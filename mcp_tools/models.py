@@ -90,7 +90,8 @@ class ExposedTool(models.Model):
         return self.name
 
 
-def _tag_list(value: object) -> None:
+def validate_tag_list(value: object) -> None:
+    """Refuse tags that are no list of strings (a toolset's)."""
     if not (isinstance(value, list) and all(isinstance(tag, str) for tag in value)):
         raise ValidationError(_('Tags are a list of strings: ["orders", "billing"].'))
 
@@ -115,7 +116,7 @@ class Toolset(models.Model):
         _("tags"),
         default=list,
         blank=True,
-        validators=[_tag_list],
+        validators=[validate_tag_list],
         help_text=_("A tool with one of these tags (@mcp_tool(tags=...)) is in the set too."),
     )
     changed_at = models.DateTimeField(_("changed"), auto_now=True)

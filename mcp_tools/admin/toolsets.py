@@ -25,6 +25,10 @@ class ToolsetForm(forms.ModelForm):
             "tags": forms.TextInput(attrs={"size": 60, "placeholder": '["orders", "billing"]'}),
         }
 
+    def clean_tags(self) -> Any:
+        tags = self.cleaned_data["tags"]
+        return [] if tags in (None, "") else tags  # a cleared box: no tags
+
 
 @admin.register(Toolset)
 class ToolsetAdmin(admin.ModelAdmin):

@@ -36,7 +36,7 @@ EVENT_STREAM = "text/event-stream"
 
 
 class UnknownToolset(JSONRPCError):
-    """A request for a toolset no row names: 404, before any message is read."""
+    """A request for a toolset no row names: 404, before any message is answered."""
 
     def __init__(self, name: str) -> None:
         super().__init__(INVALID_REQUEST, f"Unknown toolset: {clip(name)}", status=404)

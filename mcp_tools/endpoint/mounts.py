@@ -30,8 +30,8 @@ def endpoint_at(path: str, urlconf: str | None = None) -> MCPView | None:
     except Resolver404:
         return None
     endpoint = endpoint_of(match.func)
-    if endpoint is not None and "toolset" in match.kwargs:  # /mcp/toolsets/<toolset>
-        endpoint.toolset = match.kwargs["toolset"]
+    if endpoint is not None and endpoint.toolset is None and "toolset" in match.kwargs:
+        endpoint.toolset = match.kwargs["toolset"]  # /mcp/toolsets/<toolset>
     return endpoint
 
 

@@ -12,6 +12,7 @@ notifications are wanted and the client reads ``text/event-stream``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
@@ -57,7 +58,7 @@ from ..tools.registry import ToolRegistry
 from ..tools.registry import registry as default_registry
 from ..tools.tool import Tool
 from . import server, streaming
-from .exchange import Call, Exchange
+from .exchange import Call, Exchange, UnknownToolset
 from .server import Answer
 
 JSON = "application/json"
@@ -130,6 +131,10 @@ POLICY_HOOKS = (
 )
 
 
+#: What a toolset's name is (``Toolset.name``, a slug).
+SLUG = re.compile(r"[-a-zA-Z0-9_]+")
+
+
 class MCPView(View):
     """Serve MCP over Streamable HTTP for the tools of a registry (optionally some tags).
 
@@ -159,6 +164,11 @@ class MCPView(View):
             raise ImproperlyConfigured(
                 f"MCPView.as_view(discovery={mode!r}): it must be one of "
                 f"{', '.join(map(repr, discovery.MODES))}, or None for MCP_TOOLS['DISCOVERY']"
+            )
+        toolset = initkwargs.get("toolset")
+        if toolset is not None and not (isinstance(toolset, str) and SLUG.fullmatch(toolset)):
+            raise ImproperlyConfigured(
+                f"MCPView.as_view(toolset={toolset!r}): it must be a toolset's name (a slug)"
             )
         view = super().as_view(**initkwargs)
         # Session callers pass CSRF through DRF's SessionAuthentication, as DRF views do.
@@ -370,7 +380,10 @@ class MCPView(View):
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         if "toolset" in kwargs:  # /mcp/toolsets/<toolset>
-            self.toolset = kwargs.pop("toolset")
+            named = kwargs.pop("toolset")
+            if self.toolset is not None and named != self.toolset:
+                return error_response(UnknownToolset(named))  # it serves its own alone
+            self.toolset = named
         calllog.hold(request)
         try:
             response = super().dispatch(request, *args, **kwargs)

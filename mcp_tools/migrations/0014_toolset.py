@@ -18,7 +18,7 @@ class Migration(migrations.Migration):
                 ('name', models.SlugField(help_text="In the endpoint's URL: /mcp/toolsets/<name>.", max_length=64, unique=True, verbose_name='name')),
                 ('title', models.CharField(blank=True, max_length=200, verbose_name='title')),
                 ('description', models.TextField(blank=True, verbose_name='description')),
-                ('tags', models.JSONField(blank=True, default=list, help_text='A tool with one of these tags (@mcp_tool(tags=...)) is in the set too.', validators=[mcp_tools.models._tag_list], verbose_name='tags')),
+                ('tags', models.JSONField(blank=True, default=list, help_text='A tool with one of these tags (@mcp_tool(tags=...)) is in the set too.', validators=[mcp_tools.models.validate_tag_list], verbose_name='tags')),
                 ('changed_at', models.DateTimeField(auto_now=True, verbose_name='changed')),
                 ('tools', models.ManyToManyField(blank=True, related_name='toolsets', to='mcp_tools.exposedtool', verbose_name='tools')),
             ],

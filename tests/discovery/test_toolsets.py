@@ -148,3 +148,39 @@ def test_a_task_started_at_a_toolset_runs_in_it(alice):
     from mcp_tools.endpoint.mounts import endpoint_at
 
     assert endpoint_at(row.endpoint_path).toolset == "exports"
+
+
+@pytest.mark.django_db
+@pytest.mark.urls("tests.admin_urls")
+def test_a_cleared_tags_box_saves_no_tags(admin_client):
+    from django.urls import reverse
+
+    saved = admin_client.post(reverse("admin:mcp_tools_toolset_add"), {"name": "ops", "tags": ""})
+    assert saved.status_code == 302 and Toolset.objects.get(name="ops").tags == []
+
+
+@pytest.mark.django_db
+def test_an_endpoints_own_toolset_is_the_only_one_it_serves(alice, settings):
+    import types
+
+    from django.core.exceptions import ImproperlyConfigured
+    from django.urls import include
+
+    from mcp_tools.views import MCPView
+
+    module = types.ModuleType("fixed_toolset_urls")
+    module.urlpatterns = [
+        path("", include("tests.urls")),
+        path("orders/<slug:toolset>", MCPView.as_view(toolset="todos")),
+    ]
+    settings.ROOT_URLCONF = module
+    make_toolset("todos", tools=["todo_list"])
+    make_toolset("big", tools=["todo_list", "todo_create", "echo"])
+    headers = {"Authorization": f"Token {alice.token}"}
+    assert (
+        MCPClient(headers=headers, mcp_path="/orders/todos").list_tools()[0]["name"] == "todo_list"
+    )
+    other = MCPClient(headers=headers, mcp_path="/orders/big")
+    assert other.send(other.message("tools/list")).status_code == 404
+    with pytest.raises(ImproperlyConfigured, match="a toolset's name"):
+        MCPView.as_view(toolset="Orders team")

@@ -75,7 +75,7 @@ class Command(BaseCommand):
             )
         except JSONRPCError as error:
             message = error.message
-            if message.startswith("Unknown tool"):
+            if message.startswith("Unknown tool:"):
                 message = self.hidden(options["name"], endpoint, user, message)
             raise CommandError(message) from None
         self.stdout.write(json.dumps(result, indent=2, ensure_ascii=False))
