@@ -58,7 +58,8 @@ def mounted_endpoint(
         default = path_info(reverse(DEFAULT_ENDPOINT))
     except NoReverseMatch:
         default = None
-    mounted.sort(key=lambda found: found[0] != default)  # mcp_tools:endpoint first
+    # mcp_tools:endpoint first; an endpoint narrowed to a toolset last (it may not hold it).
+    mounted.sort(key=lambda found: (found[0] != default, found[1].toolset is not None))
     if not mounted:
         raise NoEndpoint("No MCP endpoint is mounted: include mcp_tools.urls in the URLconf.")
     serving = (found for found in mounted if tool is None or found[1].serves_name(tool))

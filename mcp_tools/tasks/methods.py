@@ -222,7 +222,7 @@ def experimental_list(call: Call) -> dict[str, Any]:
     size = mcp_settings.PAGE_SIZE or 100
     cursor = call.message.params.get("cursor")
     start = decode_cursor(cursor, 1_000_000) if cursor is not None else 0
-    page = tasks.list_for(call.caller, start=start, size=size + 1)
+    page = tasks.list_for(call.caller, call.exchange.endpoint_path, start=start, size=size + 1)
     result: dict[str, Any] = {"tasks": [tasks.experimental(task) for task in page[:size]]}
     if len(page) > size:
         result["nextCursor"] = encode_cursor(start + size)

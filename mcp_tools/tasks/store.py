@@ -502,8 +502,11 @@ def update(task: ToolTask, responses: object, grant: dict[str, Any] | None = Non
         run.enqueue(task.id)
 
 
-def list_for(caller: Caller, *, start: int, size: int) -> list[ToolTask]:
-    """Return the caller's tasks not past their TTL, newest first (2025-11-25 ``tasks/list``).
+def list_for(
+    caller: Caller, endpoint_path: str | None = None, *, start: int, size: int
+) -> list[ToolTask]:
+    """Return the caller's tasks made at the endpoint at ``endpoint_path`` (None: at any)
+    and not past their TTL, newest first (2025-11-25 ``tasks/list``): those ``find`` finds.
 
     An anonymous caller has no tasks to list: its tasks are anyone's who knows their id, so
     listing them would show them to every anonymous client. Nor are the tasks listed that
@@ -512,6 +515,8 @@ def list_for(caller: Caller, *, start: int, size: int) -> list[ToolTask]:
     if not caller.is_authenticated:
         return []
     tasks = ToolTask.objects.filter(caller=caller_key(caller), expires_at__gt=now())
+    if endpoint_path is not None:  # another endpoint's (a toolset's): its policy may differ
+        tasks = tasks.filter(endpoint_path=endpoint_path)
     if caller.scopes is None:  # reads every task of its user: paged by the database
         return list(tasks.order_by("-created_at", "pk")[start : start + size])
     ordered = tasks.order_by("-created_at", "pk").iterator()

@@ -184,3 +184,37 @@ def test_an_endpoints_own_toolset_is_the_only_one_it_serves(alice, settings):
     assert other.send(other.message("tools/list")).status_code == 404
     with pytest.raises(ImproperlyConfigured, match="a toolset's name"):
         MCPView.as_view(toolset="Orders team")
+
+
+@pytest.mark.django_db
+def test_tasks_list_names_the_tasks_of_its_own_endpoint(alice):
+    make_toolset("exports", tools=["todo_export"])
+
+    def client(path):
+        return MCPClient(
+            headers={"Authorization": f"Token {alice.token}"},
+            mcp_path=path,
+            client_capabilities={"tasks": {}},
+        )
+
+    params = {"name": "todo_export", "arguments": {"seconds": 0}, "task": {"ttl": 60_000}}
+    everywhere, narrowed = client("/mcp"), client("/mcp/toolsets/exports")
+    mine = everywhere.rpc("tools/call", params)["task"]["taskId"]
+    theirs = narrowed.rpc("tools/call", params)["task"]["taskId"]
+    assert [t["taskId"] for t in narrowed.rpc("tasks/list")["tasks"]] == [theirs]
+    assert [t["taskId"] for t in everywhere.rpc("tasks/list")["tasks"]] == [mine]
+
+
+def test_an_in_process_call_prefers_an_endpoint_that_is_no_toolsets(settings):
+    import types
+
+    from mcp_tools.endpoint.local import mounted_endpoint
+    from mcp_tools.views import MCPView
+
+    module = types.ModuleType("two_endpoints_urls")
+    module.urlpatterns = [
+        path("mcp-orders", MCPView.as_view(toolset="orders")),
+        path("mcp-all", MCPView.as_view()),
+    ]
+    settings.ROOT_URLCONF = module
+    assert mounted_endpoint(tool="echo")[0] == "/mcp-all"
