@@ -22,10 +22,10 @@ from jsonschema import Draft202012Validator
 
 from ..catalog.admin_state import Catalog
 from ..conf import mcp_settings
-from ..protocol.jsonrpc import clip, encode
+from ..pipeline.arguments import validator_problems
+from ..protocol.jsonrpc import encode
 from ..protocol.projection import project_tool
 from ..protocol.results import ToolResult, text_block
-from ..schemas.validators import error_message
 from ..tools.definitions import hide_listings
 from ..tools.tool import Tool
 from .ranking import SearchBackend, entries_of, load_backend
@@ -169,15 +169,8 @@ def pinned(catalog: Catalog, visible: Iterable[Tool]) -> list[Tool]:
 
 def argument_problems(name: str, arguments: object) -> list[str]:
     """Return one ``Invalid arguments`` line per problem of a discovery tool's arguments,
-    each clipped: a 50,000-character query is not echoed back."""
-    return [
-        clip(f"Invalid arguments: {error.json_path}: {error_message(error)}", MAX_LINE)
-        for error in _validators[name].iter_errors(arguments)
-    ]
-
-
-#: The longest line of an argument problem.
-MAX_LINE = 400
+    bounded as a tool's are: a 50,000-character query is not echoed back."""
+    return validator_problems(_validators[name], arguments)
 
 
 def unwrapped(params: dict[str, Any]) -> dict[str, Any]:

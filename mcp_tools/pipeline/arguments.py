@@ -192,9 +192,15 @@ MAX_LINE = 400
 
 
 def _problems(tool: Tool, arguments: dict[str, Any]) -> list[str]:
+    return validator_problems(tool.validator, arguments)
+
+
+def validator_problems(validator: Any, arguments: object) -> list[str]:
+    """Return one bounded ``Invalid arguments`` line per problem ``validator`` (a jsonschema
+    validator) finds: a tool's, or one of discovery mode's own tools'."""
     # A few more errors than lines are read: duplicates and restated lengths drop out, and
     # reading all of them would build an error object per wrong item.
-    errors = list(itertools.islice(tool.validator.iter_errors(arguments), 2 * MAX_LINES + 1))
+    errors = list(itertools.islice(validator.iter_errors(arguments), 2 * MAX_LINES + 1))
     lines = {
         _line(f"Invalid arguments: {error.json_path}: {error_message(error)}"): None
         for error in sorted(errors, key=_error_order)
