@@ -14,6 +14,7 @@ from mcp_tools.endpoint.mounts import served_registries
 from mcp_tools.models import ExposedTool, Toolset, ToolTask
 from mcp_tools.test import MCPClient
 from tests.sdk import Wire, connect
+from tests.tools.test_registry import urlconf
 from tests.wire import validate_exchange
 
 ERAS = [("legacy", "2025-11-25"), ("auto", "2026-07-28")]
@@ -81,18 +82,15 @@ def test_an_unknown_toolset_is_a_404_that_says_so(alice):
 
 @pytest.mark.django_db
 def test_a_mounted_endpoint_names_its_toolset(alice, settings):
-    import types
 
     from django.urls import include
 
     from mcp_tools.views import MCPView
 
-    module = types.ModuleType("toolset_urls")
-    module.urlpatterns = [
+    settings.ROOT_URLCONF = urlconf(
         path("", include("tests.urls")),
         path("mcp-todos", MCPView.as_view(toolset="todos")),
-    ]
-    settings.ROOT_URLCONF = module
+    )
     make_toolset("todos", tools=["todo_list"])
     client = MCPClient(headers={"Authorization": f"Token {alice.token}"}, mcp_path="/mcp-todos")
     assert [tool["name"] for tool in client.list_tools()] == ["todo_list"]
@@ -161,19 +159,16 @@ def test_a_cleared_tags_box_saves_no_tags(admin_client):
 
 @pytest.mark.django_db
 def test_an_endpoints_own_toolset_is_the_only_one_it_serves(alice, settings):
-    import types
 
     from django.core.exceptions import ImproperlyConfigured
     from django.urls import include
 
     from mcp_tools.views import MCPView
 
-    module = types.ModuleType("fixed_toolset_urls")
-    module.urlpatterns = [
+    settings.ROOT_URLCONF = urlconf(
         path("", include("tests.urls")),
         path("orders/<slug:toolset>", MCPView.as_view(toolset="todos")),
-    ]
-    settings.ROOT_URLCONF = module
+    )
     make_toolset("todos", tools=["todo_list"])
     make_toolset("big", tools=["todo_list", "todo_create", "echo"])
     headers = {"Authorization": f"Token {alice.token}"}
@@ -206,15 +201,12 @@ def test_tasks_list_names_the_tasks_of_its_own_endpoint(alice):
 
 
 def test_an_in_process_call_prefers_an_endpoint_that_is_no_toolsets(settings):
-    import types
 
     from mcp_tools.endpoint.local import mounted_endpoint
     from mcp_tools.views import MCPView
 
-    module = types.ModuleType("two_endpoints_urls")
-    module.urlpatterns = [
+    settings.ROOT_URLCONF = urlconf(
         path("mcp-orders", MCPView.as_view(toolset="orders")),
         path("mcp-all", MCPView.as_view()),
-    ]
-    settings.ROOT_URLCONF = module
+    )
     assert mounted_endpoint(tool="echo")[0] == "/mcp-all"
