@@ -210,6 +210,16 @@ class ToolCall(models.Model):
     arguments = models.JSONField(
         _("arguments"), null=True, blank=True, help_text=_("Only with CALL_LOG_ARGUMENTS.")
     )
+    #: What a ``search_tools`` call returned (its query is among its ``arguments``).
+    found = models.JSONField(
+        _("tools found"),
+        null=True,
+        blank=True,
+        help_text=_(
+            "The tools a search returned, best first. Only with CALL_LOG_ARGUMENTS, for "
+            "search_tools."
+        ),
+    )
     protocol_version = models.CharField(_("protocol version"), max_length=16, blank=True)
     client_name = models.CharField(_("client"), max_length=200, blank=True)
     #: The ``ToolTask`` this call ran as, by id: not a foreign key, since a task is deleted

@@ -17,6 +17,8 @@ __all__ = ["tool_called"]
 #: ``"hidden"``, ``"too_large"``, ``"throttled"``, ``"unconfirmed"``, ``"cancelled"``; else
 #: None), ``error_message`` (what the model read, "" when ok) and ``task_id`` (the id of the
 #: ``ToolTask`` the call ran as, in a task worker: docs/tasks.md; None for an inline call).
+#: A call of discovery mode's ``search_tools`` (docs/tools.md#large-apis) is sent too, with
+#: ``sender`` the endpoint's view class and ``found``: the names of the tools it returned.
 #: A known tool hidden from the caller, or refused by the endpoint's throttles, is sent too
 #: (``status`` None). The call log is one receiver; it logs complete calls only.
 #: Its receivers are looked up once per view class, not per call (``use_caching``).

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import datetime
+from typing import Any, cast
 
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
@@ -13,14 +14,16 @@ from django.db.models import (
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
 from ..calllog import overview
 from ..conf import mcp_settings
+from ..discovery.tools import SEARCH_TOOLS
 from ..models import ToolCall, ToolTask
 from ..protocol.jsonrpc import clip
-from .display import exposed_tool_link, local_time, window_start
+from .display import exposed_tool_link, exposed_tool_links, local_time, window_start
 
 
 class OutcomeFilter(admin.SimpleListFilter):
@@ -119,6 +122,12 @@ class ToolCallAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False  # for superusers too: pruning is manage.py mcp_prune's
 
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        fields = list(super().get_fields(request, obj))
+        if obj is not None and obj.found is not None:  # a search, logged with its results
+            fields.insert(fields.index("arguments") + 1, "shown_found")
+        return fields
+
     def get_form(
         self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
     ) -> Any:
@@ -135,12 +144,18 @@ class ToolCallAdmin(admin.ModelAdmin):
         """The call log at a glance: calls per day, latency per tool, clients, errors."""
         if not self.has_view_permission(request):
             raise PermissionDenied
+        figures = overview.figures(request.GET.get("days"))
+        since = cast(datetime, figures["since"])
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
             "title": _("Tool calls at a glance"),
             "call_log": mcp_settings.CALL_LOG,
-            **overview.figures(request.GET.get("days")),
+            **figures,
+            # What models searched for in vain (docs/tools.md#what-was-searched).
+            "unfound": overview.unfound_queries(since, SEARCH_TOOLS),
+            "searches_logged": mcp_settings.CALL_LOG != "off" and mcp_settings.CALL_LOG_ARGUMENTS,
+            "discovery": mcp_settings.DISCOVERY != "never",
         }
         return TemplateResponse(request, "admin/mcp_tools/overview.html", context)
 
@@ -178,7 +193,22 @@ class ToolCallAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("what the model read"))
     def shown_message(self, obj: ToolCall) -> str:
-        return clip(obj.error_message, 60) if obj.error_message else "-"
+        if obj.error_message:
+            return clip(obj.error_message, 60)
+        if obj.found is not None and isinstance(obj.arguments, dict):  # a logged search
+            return _("“%(query)s”: %(count)d found") % {
+                "query": clip(str(obj.arguments.get("query", "")), 40),
+                "count": len(obj.found),
+            }
+        return "-"
+
+    @admin.display(description=_("tools found"))
+    def shown_found(self, obj: ToolCall) -> str:
+        """The tools a search returned, best first, each linked to its row."""
+        if not obj.found:
+            return str(_("- (nothing found)"))
+        links = exposed_tool_links(obj.found)
+        return format_html_join(mark_safe("<br>"), "{}", ((link,) for link in links))
 
     @admin.display(description=_("tool"), ordering="tool_name")
     def tool_link(self, obj: ToolCall) -> str:

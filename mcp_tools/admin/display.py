@@ -30,8 +30,19 @@ def local_time(value: datetime) -> datetime:
 
 def exposed_tool_link(name: str) -> str:
     """Return the tool's name, linked to its row of the exposed tools when it has one."""
-    exposed = ExposedTool.objects.filter(name=name).values_list("pk", flat=True).first()
-    if exposed is None:
-        return name
-    url = reverse("admin:mcp_tools_exposedtool_change", args=[exposed])
-    return format_html('<a href="{}">{}</a>', url, name)
+    return exposed_tool_links([name])[0]
+
+
+def exposed_tool_links(names: list[str]) -> list[str]:
+    """Return each name of ``names`` linked as ``exposed_tool_link`` does: one query."""
+    rows = dict(ExposedTool.objects.filter(name__in=names).values_list("name", "pk"))
+    return [
+        format_html(
+            '<a href="{}">{}</a>',
+            reverse("admin:mcp_tools_exposedtool_change", args=[rows[name]]),
+            name,
+        )
+        if name in rows
+        else name
+        for name in names
+    ]

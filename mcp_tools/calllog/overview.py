@@ -36,6 +36,9 @@ WINDOWS = (14, 1, 7, 30, 90)
 DEFAULT_WINDOW = WINDOWS[0]
 #: Rows of the busiest and slowest tools, of clients and of the latest errors.
 TOP = 10
+#: The latest searches of the window read for the queries that found nothing: a bound on the
+#: page's time however much the models search.
+SEARCHES_READ = 2000
 
 
 @dataclass
@@ -149,6 +152,41 @@ def latest_errors(since: datetime) -> list[ToolCall]:
     for call in calls:
         call.badge = outcome_badge(call)  # type: ignore[attr-defined]
     return calls
+
+
+@dataclass
+class Unfound:
+    """A query that found no tool, as often as it was searched in the window."""
+
+    query: str
+    searches: int
+    last: datetime
+    pk: int  # the last search's row
+
+
+def unfound_queries(since: datetime, search_tool: str) -> list[Unfound]:
+    """Return the queries of the window's latest ``SEARCHES_READ`` calls of ``search_tool``
+    that found no tool, most searched first: what a model looked for and this API did not
+    describe. Only searches logged with their arguments and results count
+    (``CALL_LOG_ARGUMENTS``); queries are told apart by their words, whatever their case
+    and spacing."""
+    searches = (
+        ToolCall.objects.filter(tool_name=search_tool, started_at__gte=since, found__isnull=False)
+        .order_by("-started_at")
+        .values_list("pk", "started_at", "arguments", "found")[:SEARCHES_READ]
+    )
+    unfound: dict[str, Unfound] = {}
+    for pk, started_at, arguments, found in searches:
+        query = arguments.get("query") if isinstance(arguments, dict) else None
+        if found or not isinstance(query, str):
+            continue
+        key = " ".join(query.lower().split())
+        seen = unfound.get(key)
+        if seen is None:
+            unfound[key] = Unfound(" ".join(query.split()), 1, started_at, pk)
+        else:
+            seen.searches += 1
+    return sorted(unfound.values(), key=lambda each: -each.searches)[:TOP]
 
 
 def unsummarized(since: datetime, window: QuerySet[ToolCallDay]) -> date | None:

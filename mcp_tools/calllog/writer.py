@@ -23,7 +23,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from functools import cache
 from types import FrameType
@@ -91,13 +91,22 @@ def record(
     error_message: str = "",
     refusal: str | None = None,
     task_id: str | None = None,
+    found: Sequence[str] | None = None,
     **kwargs: object,
 ) -> None:
-    """``tool_called`` receiver: log the call as ``CALL_LOG`` says, once it is complete."""
+    """``tool_called`` receiver: log the call as ``CALL_LOG`` says, once it is complete.
+    Where ``CALL_LOG_ARGUMENTS`` is on, every search (``found``: the names a
+    ``search_tools`` call returned) is logged, in the mode ``"errors"`` too: what was
+    searched, and what found nothing, is what it was turned on to show."""
     if outcome is None:  # a sender that predates outcomes
         outcome = "error" if is_error else "ok"
     mode = mcp_settings.CALL_LOG
-    if mode == "off" or (mode == "errors" and outcome == "ok") or result_type != "complete":
+    searched = found is not None and mcp_settings.CALL_LOG_ARGUMENTS
+    if (
+        mode == "off"
+        or (mode == "errors" and outcome == "ok" and not searched)
+        or result_type != "complete"
+    ):
         return
     from ..models import ToolCall
 
@@ -117,6 +126,7 @@ def record(
         "error_ref": error_ref or "",
         "argument_names": _names(arguments),
         "arguments": _values(arguments) if mcp_settings.CALL_LOG_ARGUMENTS else None,
+        "found": list(found) if searched and found is not None else None,  # tool names
         "protocol_version": _fitted(meta.get_field("protocol_version"), protocol_version),
         "client_name": _fitted(meta.get_field("client_name"), client_name),
         "task_id": task_id or None,

@@ -206,16 +206,18 @@ def backend_for(catalog: Catalog) -> SearchBackend:
 
 def search(
     catalog: Catalog, visible: Sequence[Tool], arguments: dict[str, Any], version: str
-) -> ToolResult:
+) -> tuple[ToolResult, list[str]]:
     """Answer ``search_tools``: the best matches among ``visible`` (the tools the caller may
-    call, searched among alone), each as the caller would list it."""
+    call, searched among alone), each as the caller would list it; and their names."""
     limit = int(arguments.get("limit", DEFAULT_LIMIT))  # 5.0 is an integer to JSON Schema
     names = {tool.name for tool in visible}
     found = backend_for(catalog).search(arguments["query"], names, limit)
     tools = [catalog.tools[name] for name in found if name in names][:limit]
     entries = [described(tool, names, version) for tool in tools]
     value = {"tools": entries}
-    return ToolResult(content=[text_block(encode(value))], structured=value)
+    return ToolResult(content=[text_block(encode(value))], structured=value), [
+        tool.name for tool in tools
+    ]
 
 
 #: What a search returns of each tool it found: what a model needs to call it well (whether

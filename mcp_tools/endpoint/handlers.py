@@ -17,6 +17,7 @@ import dataclasses
 import logging
 import time
 from collections.abc import Callable, Container, Hashable
+from datetime import datetime
 from typing import Any
 
 from django.http import HttpRequest
@@ -27,7 +28,7 @@ from ..conf import mcp_settings
 from ..discovery import tools as discovery
 from ..inputs.asks import receive
 from ..inputs.request_state import Binding
-from ..pipeline.invocation import Invocation, send_tool_called
+from ..pipeline.invocation import Invocation, ending, send_tool_called
 from ..pipeline.plans import CallPlan
 from ..protocol import headers, versions
 from ..protocol.cursors import decode_cursor, encode_cursor
@@ -272,20 +273,53 @@ def answer_discovery_tool(call: Call, name: str) -> ToolResult | None:
     """Answer ``search_tools``, or a call of either discovery tool with invalid arguments;
     for ``call_tool``, make ``call`` the ``tools/call`` it stands for, from here on in every
     respect, and return None (docs/tools.md#large-apis)."""
+    started_at, started = timezone.now(), time.perf_counter()
     params = call.message.params
     arguments: Any = params.get("arguments")
     arguments = {} if arguments is None else arguments
     problems = discovery.argument_problems(name, arguments)
     if problems:
-        return ToolResult.error("\n".join(problems))
+        refused = ToolResult.error("\n".join(problems))
+        report_discovery(call, name, arguments, (started_at, started), refused, "invalid_arguments")
+        return refused
     if name == discovery.SEARCH_TOOLS:
         tools, _ = call.exchange.tools()
-        return discovery.search(call.exchange.catalog, tools, arguments, call.version)
+        result, found = discovery.search(call.exchange.catalog, tools, arguments, call.version)
+        report_discovery(call, name, arguments, (started_at, started), result, found=found)
+        return result
     call.message = dataclasses.replace(call.message, params=discovery.unwrapped(params))
     inner = call.message.params["name"]
     if inner in discovery.NAMES:
         raise call.exchange.refusal(inner)
     return None
+
+
+def report_discovery(
+    call: Call,
+    name: str,
+    arguments: object,
+    began: tuple[datetime, float],
+    result: ToolResult,
+    refusal: str | None = None,
+    *,
+    found: list[str] | None = None,
+) -> None:
+    """Send ``tool_called`` for a discovery tool's own answer: a search, with the names it
+    found (``found``: what the call log keeps of it where ``CALL_LOG_ARGUMENTS`` is on), or
+    arguments it refused. Its ``sender`` is the endpoint's view class: it has no other."""
+    send_tool_called(
+        call,
+        type(call.endpoint),
+        name,
+        arguments if isinstance(arguments, dict) else {},
+        *began,
+        result_type="complete",
+        status=None,
+        is_error=result.is_error,
+        error_ref=None,
+        found=found,
+        **ending(result, refusal),
+    )
 
 
 def start_call(
@@ -368,7 +402,8 @@ def report_refusal(call: Call, error: JSONRPCError, started: float) -> None:
     args = call.message.params.get("arguments")
     send_tool_called(
         call,
-        tool,
+        tool.view_class,
+        tool.name,
         args if isinstance(args, dict) else {},
         timezone.now(),
         started,

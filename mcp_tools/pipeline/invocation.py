@@ -388,7 +388,8 @@ class Invocation(Generic[CallT]):
         """Send ``tool_called`` for this round of the call."""
         send_tool_called(
             self.call,
-            self.tool,
+            self.tool.view_class,
+            self.tool.name,
             self.args,
             self.started_at,
             self._started,
@@ -410,14 +411,21 @@ def located(result: ToolResult, location: str | None) -> ToolResult:
 
 
 def send_tool_called(
-    call: Call, tool: Tool, args: dict[str, Any], started_at: Any, started: float, **ended: Any
+    call: Call,
+    sender: type,
+    name: str,
+    args: dict[str, Any],
+    started_at: Any,
+    started: float,
+    **ended: Any,
 ) -> None:
-    """Send ``tool_called`` for a round of a call of ``tool`` begun at ``started_at`` (and
-    ``started``, on ``time.perf_counter``), with how it ``ended`` (docs/calllog.md)."""
+    """Send ``tool_called`` for a round of a call of tool ``name`` (``sender``: its view
+    class) begun at ``started_at`` (and ``started``, on ``time.perf_counter``), with how it
+    ``ended`` (docs/calllog.md)."""
     user = call.caller.user if call.caller.is_authenticated else None
     tool_called.send(
-        sender=tool.view_class,
-        tool=tool.name,
+        sender=sender,
+        tool=name,
         user=user,
         started_at=started_at,
         duration_ms=(time.perf_counter() - started) * 1000,

@@ -239,3 +239,56 @@ def test_the_admin_pages_read_naive_times_where_use_tz_is_off(admin_client, sett
     assert response.status_code == 200
     assert response.context["totals"].calls == 1
     assert [row.pk for row in response.context["latest_errors"]] == [call.pk]
+
+
+def searched(query, found, ago=timedelta(minutes=1)):
+    logged("search_tools", ago, 2.0, arguments={"query": query, "limit": 5}, found=found)
+
+
+def test_the_overview_shows_the_queries_that_found_nothing(admin_client, settings):
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "CALL_LOG_ARGUMENTS": True}
+    searched("Devices  without an IP", [])
+    searched("devices without an ip", [], ago=timedelta(hours=1))
+    searched("create a todo", ["todo_create"])
+    searched("a rack's power", [])
+    searched("a rack's power", [], ago=timedelta(days=20))  # before the window
+    logged("search_tools", timedelta(minutes=1), 1.0, "refused", refusal="invalid_arguments")
+    response = admin_client.get(OVERVIEW)
+    unfound = [(each.query, each.searches) for each in response.context["unfound"]]
+    assert unfound == [("Devices without an IP", 2), ("a rack's power", 1)]
+    page = response.content.decode()
+    assert "Searches that found nothing" in page and "Devices without an IP" in page
+    latest = response.context["unfound"][0]
+    assert reverse("admin:mcp_tools_toolcall_change", args=[latest.pk]) in page
+    assert "only where CALL_LOG_ARGUMENTS is on" not in page
+
+
+def test_the_overview_says_searches_need_argument_logging(admin_client, settings):
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "DISCOVERY": "auto"}
+    page = admin_client.get(OVERVIEW).content.decode()
+    assert "Searches that found nothing" in page
+    assert "only where CALL_LOG_ARGUMENTS is on" in page
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "DISCOVERY": "never"}
+    assert "Searches that found nothing" not in admin_client.get(OVERVIEW).content.decode()
+
+
+def test_a_logged_search_shows_its_query_and_the_tools_it_found(admin_client):
+    from mcp_tools.models import ExposedTool
+
+    searched("create a todo", ["todo_create", "gone_since"])
+    searched("xyzzy", [])
+    listing = admin_client.get(reverse("admin:mcp_tools_toolcall_changelist")).content.decode()
+    assert "“create a todo”: 2 found" in listing and "“xyzzy”: 0 found" in listing
+    found, nothing = ToolCall.objects.order_by("pk")
+    page = admin_client.get(reverse("admin:mcp_tools_toolcall_change", args=[found.pk]))
+    text = page.content.decode()
+    assert "tools found" in text.lower()
+    row = ExposedTool.objects.get(name="todo_create")
+    link = reverse("admin:mcp_tools_exposedtool_change", args=[row.pk])
+    assert f'<a href="{link}">todo_create</a><br>gone_since' in text  # linked while it has a row
+    empty = admin_client.get(reverse("admin:mcp_tools_toolcall_change", args=[nothing.pk]))
+    assert "- (nothing found)" in empty.content.decode()
+    logged("echo", timedelta(minutes=1), 1.0)
+    plain = ToolCall.objects.get(tool_name="echo")
+    page = admin_client.get(reverse("admin:mcp_tools_toolcall_change", args=[plain.pk]))
+    assert "tools found" not in page.content.decode().lower()

@@ -161,3 +161,81 @@ def test_a_tool_with_argument_headers_is_called_by_its_name_only(discovery, mode
         "Tool test_argument_headers takes argument headers (Mcp-Param-*): call it by its name "
         "with tools/call, not through call_tool",
     )
+
+
+# -- what was searched, in the call log (docs/calllog.md) ---------------------------------
+
+
+def logged_searches():
+    from mcp_tools.calllog import flush
+
+    flush()
+    return list(
+        ToolCall.objects.filter(tool_name=SEARCH_TOOLS)
+        .order_by("pk")
+        .values("outcome", "refusal", "arguments", "found", "argument_names")
+    )
+
+
+@pytest.mark.django_db
+def test_searches_are_logged_with_what_they_found_where_arguments_are(discovery, mcp, settings):
+    from mcp_tools.signals import tool_called
+
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "CALL_LOG_ARGUMENTS": True}  # CALL_LOG: errors
+    heard = []
+
+    def receiver(sender, **kwargs):
+        heard.append((sender, kwargs["tool"], kwargs.get("found")))
+
+    tool_called.connect(receiver)
+    try:
+        mcp.call_tool(SEARCH_TOOLS, {"query": "create a todo", "limit": 2})
+        mcp.call_tool(SEARCH_TOOLS, {"query": "xyzzy plugh"})
+        mcp.call_tool(SEARCH_TOOLS, {"query": 42})
+    finally:
+        tool_called.disconnect(receiver)
+    from mcp_tools.views import MCPView
+
+    assert heard[0][:2] == (MCPView, SEARCH_TOOLS) and heard[0][2][0] == "todo_create"
+    assert heard[1][2] == [] and heard[2][2] is None
+    rows = logged_searches()
+    assert [(row["outcome"], row["refusal"]) for row in rows] == [
+        ("ok", ""),
+        ("ok", ""),
+        ("refused", "invalid_arguments"),
+    ]
+    assert rows[0]["arguments"] == {"query": "create a todo", "limit": 2}
+    assert rows[0]["found"] == heard[0][2] and len(rows[0]["found"]) == 2
+    assert rows[1]["found"] == [] and rows[2]["found"] is None
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("mode", ["errors", "all"])
+def test_searches_keep_no_query_without_argument_logging(discovery, mcp, settings, mode):
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "CALL_LOG": mode}
+    mcp.call_tool(SEARCH_TOOLS, {"query": "create a todo"})
+    rows = logged_searches()
+    if mode == "errors":  # an ok call, and no opt-in to see what was searched
+        assert rows == []
+    else:
+        assert rows == [
+            {
+                "outcome": "ok",
+                "refusal": "",
+                "arguments": None,
+                "found": None,
+                "argument_names": ["query"],
+            }
+        ]
+
+
+@pytest.mark.django_db
+def test_a_call_tool_with_bad_arguments_is_logged_as_refused(discovery, mcp):
+    from mcp_tools.calllog import flush
+
+    result = mcp.call_tool(CALL_TOOL, {"arguments": {}})
+    assert result["isError"] is True
+    flush()
+    row = ToolCall.objects.get()
+    assert (row.tool_name, row.outcome, row.refusal) == (CALL_TOOL, "refused", "invalid_arguments")
+    assert row.error_message == result["content"][0]["text"]

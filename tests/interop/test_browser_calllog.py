@@ -260,3 +260,36 @@ def test_the_call_log_pages_have_no_serious_accessibility_violations(
         show(operator, url, theme, SIZES[0], ready)
         found[name] = axe_violations(operator)
     assert found == {name: [] for name in pages}
+
+
+def test_the_overview_shows_what_models_searched_for_in_vain(
+    operator, live_server, settings, alice
+):
+    from mcp_tools.calllog import flush
+    from mcp_tools.discovery.tools import SEARCH_TOOLS
+    from mcp_tools.test import MCPClient
+
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "DISCOVERY": "always", "CALL_LOG_ARGUMENTS": True}
+    mcp = MCPClient(headers={"Authorization": f"Token {alice.token}"})
+    for query in ("xyzzy plugh", "XYZZY   plugh", "create a todo"):
+        assert mcp.call_tool(SEARCH_TOOLS, {"query": query})["isError"] is False
+    flush()
+    overview = f"{live_server.url}/admin/mcp_tools/toolcall/overview/"
+    show(operator, overview, "light", SIZES[0], "#mcp-unfound")
+    assert fits(operator, "#content-main")
+    rows = operator.find_elements(By.CSS_SELECTOR, "#mcp-unfound tbody tr")
+    # One row for both wordings, as the latest was written, spaces tidied.
+    assert [row.text.split()[:3] for row in rows] == [["XYZZY", "plugh", "2"]]
+    rows[0].find_element(By.TAG_NAME, "a").click()
+    page = wait_for(operator, "#content-main").text
+    assert "- (nothing found)" in page and "XYZZY" in page  # its query, among its arguments
+    # The search that found tools, from the call log's list: each tool leads to its row.
+    operator.get(f"{live_server.url}/admin/mcp_tools/toolcall/?tool_name=search_tools")
+    row = next(
+        each
+        for each in wait_for(operator, "#result_list").find_elements(By.CSS_SELECTOR, "tbody tr")
+        if "“create a todo”" in each.text
+    )
+    row.find_element(By.CSS_SELECTOR, "th a, td a").click()
+    wait_for(operator, "#content-main").find_element(By.LINK_TEXT, "todo_create").click()
+    assert wait_for(operator, "#content-main").find_element(By.NAME, "title") is not None
