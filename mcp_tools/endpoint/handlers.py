@@ -291,6 +291,7 @@ def answer_discovery_tool(call: Call, name: str) -> ToolResult | None:
     inner = call.message.params["name"]
     if inner in discovery.NAMES:
         raise call.exchange.refusal(inner)
+    call.trace.tool(inner)  # the span is the named tool's, as its call log row is
     return None
 
 
@@ -388,8 +389,15 @@ def report_refusal(call: Call, error: JSONRPCError, started: float) -> None:
     """Send ``tool_called`` for a call of a tool this endpoint serves that was refused
     with a JSON-RPC error before an ``Invocation`` was made: hidden from the caller (or
     short of scopes), throttled by the endpoint, or with arguments it could not take. A
-    name that is no tool of the endpoint is not reported: it is the client's string."""
-    name = call.message.params.get("name")
+    name that is no tool of the endpoint is not reported: it is the client's string. A
+    ``call_tool`` refused before it was unwrapped (throttled) is reported under the tool it
+    named, as it would have been called."""
+    params = call.message.params
+    if params.get("name") == discovery.CALL_TOOL and discovery.mode_of(call.endpoint) != "never":
+        if discovery.argument_problems(discovery.CALL_TOOL, params.get("arguments") or {}):
+            return  # answered as call_tool's result, and reported there
+        params = discovery.unwrapped(params)
+    name = params.get("name")
     tool = call.exchange.catalog.tools.get(name) if isinstance(name, str) else None
     if tool is None or not call.exchange.serves(tool) or call.invocation is not None:
         return
@@ -399,7 +407,7 @@ def report_refusal(call: Call, error: JSONRPCError, started: float) -> None:
         refusal = "hidden"  # or the token lacks only scopes: step-up (docs/oauth.md)
     else:
         refusal = "invalid_arguments"
-    args = call.message.params.get("arguments")
+    args = params.get("arguments")
     send_tool_called(
         call,
         tool.view_class,

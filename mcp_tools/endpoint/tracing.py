@@ -71,6 +71,9 @@ class NoTrace:
     def version(self, version: str) -> None:
         """Record the protocol version the request speaks."""
 
+    def tool(self, name: str) -> None:
+        """Name the tool a ``call_tool`` call called (docs/tools.md#large-apis)."""
+
     def result(self, result: object) -> None:
         """Record how the request's result ended (a tool error, an input request)."""
 
@@ -101,6 +104,11 @@ class Trace(NoTrace):
 
     def version(self, version: str) -> None:
         self.span.set_attribute("mcp.protocol.version", version)
+
+    def tool(self, name: str) -> None:
+        if NAME_RE.match(name):  # call_tool's arguments were valid: it is a tool's name
+            self.span.update_name(f"tools/call {name}")
+            self.span.set_attribute("gen_ai.tool.name", name)
 
     def result(self, result: object) -> None:
         if isinstance(result, InputRequiredResult):

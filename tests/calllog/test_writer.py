@@ -327,7 +327,8 @@ def test_an_answer_refused_as_too_large_is_logged_as_an_error(mcp, settings):
     assert [call["is_error"] for call in calls] == [True]
 
 
-def test_the_calls_of_a_batch_the_endpoints_throttles_refuse_are_logged(settings, alice):
+@pytest.mark.parametrize("through", ["tools/call", "call_tool"])
+def test_the_calls_of_a_batch_the_endpoints_throttles_refuse_are_logged(settings, alice, through):
     import json
     import types
 
@@ -347,9 +348,13 @@ def test_the_calls_of_a_batch_the_endpoints_throttles_refuse_are_logged(settings
         path("mcp-batched", MCPView.as_view(throttle_classes=[OncePerMinute])),
     ]
     settings.ROOT_URLCONF = module
+    params = {"name": "todo_list"}
+    if through == "call_tool":  # logged under the tool it names, as it would have run
+        settings.MCP_TOOLS = {**settings.MCP_TOOLS, "DISCOVERY": "always"}
+        params = {"name": "call_tool", "arguments": params}
     cache.clear()
     client = MCPClient(mcp_path="/mcp-batched", headers={"Authorization": f"Token {alice.token}"})
-    batch = [client.message("tools/call", {"name": "todo_list"}) for _ in range(3)]
+    batch = [client.message("tools/call", params) for _ in range(3)]
     response = client.send(batch, headers={"MCP-Protocol-Version": "2025-03-26"})
     codes = [answer.get("error", {}).get("code") for answer in json.loads(response.content)]
     assert codes == [None, -32029, -32029]

@@ -245,3 +245,12 @@ def test_a_clients_method_and_id_are_bounded_in_the_span(mcp, spans):
     assert len(span.attributes["jsonrpc.request.id"]) == 128
     mcp.rpc("tools/list")
     assert spans.finished[-1].name == "tools/list"
+
+
+def test_a_call_through_call_tool_is_traced_as_the_tool_it_called(modern, spans, settings):
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "DISCOVERY": "always"}
+    modern.call_tool("call_tool", {"name": "greet_get", "arguments": {}})
+    span = spans.named("tools/call greet_get")
+    assert span.attributes["gen_ai.tool.name"] == "greet_get"
+    modern.call_tool("search_tools", {"query": "greet"})
+    assert spans.named("tools/call search_tools").attributes["gen_ai.tool.name"] == "search_tools"
