@@ -301,10 +301,11 @@ TASKS = BENCH / "discovery" / "tasks.json"
 PAGE_REPS = 10
 
 
-async def discovery(url: str, token: str) -> dict:
+async def discovery(url: str, token: str, limited_token: str) -> dict:
     """Discovery mode over HTTP, beside the full listing in the same run: what it lists, a
     search of each labelled request (bench/discovery/tasks.json) timed against a
-    ``tools/list`` page of the full endpoint, and a call through ``call_tool``."""
+    ``tools/list`` page of the full endpoint, a found tool called through ``call_tool`` and
+    by its name; and, as the limited user, a tool hidden from it neither found nor called."""
     queries = [task["query"] for task in json.loads(TASKS.read_text())["tasks"]]
     http, client = connect(url, token, Wire())
     async with http, client:
@@ -325,6 +326,7 @@ async def discovery(url: str, token: str) -> dict:
         called = await client.call_tool(
             "call_tool", {"name": "device_list", "arguments": {"limit": 1}}
         )
+        direct = await client.call_tool("device_list", {"limit": 1})
     return {
         "tools": [tool.name for tool in listed],
         **catalog_size(listed),
@@ -333,7 +335,31 @@ async def discovery(url: str, token: str) -> dict:
         "search_ms_p50": round(statistics.median(search_times) * 1000, 1),
         "full_listing_page_ms_p50": round(statistics.median(page_times) * 1000, 1),
         "call_tool_device_list_is_error": called.is_error,
+        "device_list_by_name_is_error": direct.is_error,
+        "hidden_from_limited": await hidden(url + "-discovery", limited_token, "device_create"),
     }
+
+
+async def hidden(url: str, token: str, name: str) -> dict:
+    """Search for and call ``name``, a tool the caller may not call, through ``call_tool`` and
+    by its name: what each answered (found must be false, both refused as unknown)."""
+    http, client = connect(url, token, Wire())
+    async with http, client:
+        result = await client.call_tool("search_tools", {"query": "create a device", "limit": 20})
+        found = name in [tool["name"] for tool in result.structured_content["tools"]]
+        answers = {}
+        for way, (tool, arguments) in {
+            "call_tool": ("call_tool", {"name": name, "arguments": {}}),
+            "by_name": (name, {}),
+        }.items():
+            try:
+                answered = await client.call_tool(tool, arguments)
+            except Exception as error:  # the SDK raises the JSON-RPC error: Unknown tool
+                answers[way] = f"{type(error).__name__}: {error}"
+            else:
+                answers[way] = f"ran (is_error {answered.is_error})"
+    refused = all(answer.endswith(f"Unknown tool: {name}") for answer in answers.values())
+    return {"tool": name, "found": found, **answers, "hidden": refused and not found}
 
 
 def pick(tools: list, *candidates: str) -> str | None:
@@ -492,7 +518,15 @@ def main() -> int:
                     report["calls"] = listed.pop("calls", None)
                     log("discovery mode as admin")
                     try:
-                        report["discovery"] = asyncio.run(discovery(url, seed["admin_token"]))
+                        report["discovery"] = asyncio.run(
+                            discovery(url, seed["admin_token"], seed["limited_token"])
+                        )
+                        hid = report["discovery"]["hidden_from_limited"]
+                        failed = (
+                            failed
+                            or not hid["hidden"]
+                            or report["discovery"]["device_list_by_name_is_error"]
+                        )
                     except Exception as error:
                         failed = True
                         report["discovery"] = {"exception": f"{type(error).__name__}: {error}"}
