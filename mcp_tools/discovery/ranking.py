@@ -37,12 +37,16 @@ B = 0.75
 WEIGHTS = {
     "name": 3.0,
     "title": 2.0,
-    "action": 2.0,
     "words": 1.0,
     "summary": 1.5,
     "description": 0.3,
     "arguments": 0.5,
 }
+
+#: How much naming a tool's model counts, against a BM25 score of some 5 to 20; a model
+#: named in part counts its share to this power.
+MODEL = 3.0
+MODEL_POWER = 2.0
 
 #: The standard actions, by the words a request for each uses: a tool named ``*_list`` is
 #: what "show", "which" or "how many" ask for, ``*_create`` "add" or "new".
@@ -61,6 +65,20 @@ for _action, _words in ACTIONS.items():
     for _word in _words.split():
         _ACTION_OF_WORD.setdefault(_word, set()).add(_action)
 
+#: What a request wants done: it reads unless its first verb writes, and a question (its
+#: first word one of ``QUESTIONS``) reads whatever verbs follow ("what would change").
+READS = frozenset(("list", "retrieve"))
+WRITES = {word: actions for word, actions in _ACTION_OF_WORD.items() if not actions & READS}
+_QUESTIONS = "which what who whom whose where when how is are was were did does do"
+QUESTIONS = frozenset(_QUESTIONS.split())
+#: Words that ask for one object rather than a list of them.
+_ONE = "get fetch detail details"
+ONE = frozenset(_ONE.split())
+#: How much doing what a request wants counts; a tool of no standard action (``rack_trace``)
+#: counts this share of it when it reads or writes as the request does.
+ACTION = 4.0
+OTHER_ACTION = 0.6
+
 #: Words that say nothing of which tool is meant.
 _STOP = (
     "a an and are as at be by for from has have how i in into is it its me my of on or "
@@ -68,6 +86,10 @@ _STOP = (
     "you your can could do does let tell object objects"
 )
 STOP_WORDS = frozenset(_STOP.split())
+
+#: The verbs a generated title opens with ("Partially update device").
+_OPENING = "list get retrieve create update partially replace delete"
+_TITLE_VERBS = frozenset(_OPENING.split())
 
 _WORD = re.compile(r"[a-z0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -110,10 +132,15 @@ def acronyms(found: list[str]) -> list[str]:
     ]
 
 
-def action_terms(text: str) -> list[str]:
-    """Return the action tokens the words of a request name (``~list`` for "show")."""
+def intent(text: str) -> dict[str, float]:
+    """Return how much a request wants each standard action: "add a device" creates, "which
+    devices" lists, "show the details of" retrieves (a list too will do)."""
     raw = _WORD.findall(_CAMEL.sub(" ", text).lower())
-    return sorted({f"~{action}" for word in raw for action in _ACTION_OF_WORD.get(word, ())})
+    verb = next((word for word in raw if word in WRITES), None)
+    if verb is not None and not (raw and raw[0] in QUESTIONS):
+        return dict.fromkeys(WRITES[verb], 1.0)
+    one = any(word in ONE for word in raw)
+    return {"list": 0.5 if one else 1.0, "retrieve": 1.0 if one else 0.5}
 
 
 @dataclass(frozen=True)
@@ -129,6 +156,8 @@ class Entry:
     words: str = ""
     #: The standard action it performs (``list``, ``create``, ...), if any.
     action: str | None = None
+    #: Whether it only reads (its ``readOnlyHint``), when known.
+    read_only: bool | None = None
 
     @classmethod
     def of_definition(cls, definition: dict[str, Any], words: str = "") -> Entry:
@@ -144,8 +173,26 @@ class Entry:
                 for key, schema in properties.items()
             },
             words=words,
-            action=next((a for a in ACTIONS if name.endswith(f"_{a}") or name == a), None),
+            action=next(
+                (a for a in sorted(ACTIONS, key=len, reverse=True) if name.endswith(f"_{a}")),
+                name if name in ACTIONS else None,
+            ),
+            read_only=(definition.get("annotations") or {}).get("readOnlyHint"),
         )
+
+    def model(self) -> list[str]:
+        """Return the words of what the tool works on: its title's, less the action's verb
+        ("List virtual machines": virtual, machine; "Rack: elevation": rack)."""
+        head, colon, _ = self.title.partition(":")
+        if colon:
+            found = words(head)
+        else:
+            found = words(self.title)
+            while found and found[0] in _TITLE_VERBS:
+                found = found[1:]
+        if not found:
+            found = words(self.name.split("_", 1)[0])
+        return list(dict.fromkeys(found))
 
     def fields(self) -> dict[str, list[str]]:
         """Return the entry's terms, field by field (``WEIGHTS``)."""
@@ -154,7 +201,6 @@ class Entry:
         return {
             "name": with_compounds(words(self.name)),
             "title": with_compounds(words(self.title)) + acronyms(words(self.title)),
-            "action": [f"~{self.action}"] if self.action else [],
             "words": with_compounds(words(self.words)),
             "summary": with_compounds(words(summary)),
             "description": words(rest),
@@ -180,10 +226,18 @@ class LexicalBackend:
         self.names = [entry.name for entry in entries]
         #: Per tool, per field: its term counts and its length.
         self.fields: list[dict[str, tuple[Counter[str], int]]] = []
+        #: Per tool: its model's words, their compound and their initials (``vm``).
+        self.models: list[tuple[frozenset[str], str, str]] = []
+        #: Per tool: its standard action and whether it only reads.
+        self.actions: list[tuple[str | None, bool | None]] = []
         for entry in entries:
             self.fields.append(
                 {name: (Counter(found), len(found)) for name, found in entry.fields().items()}
             )
+            self.actions.append((entry.action, entry.read_only))
+            model = entry.model()
+            initials = "".join(word[0] for word in model) if len(model) > 1 else ""
+            self.models.append((frozenset(model), "".join(model), initials))
 
     def search(self, query: str, among: Collection[str] | None, limit: int) -> list[str]:
         # Numbers and single letters in a request are its values (10.0.0.0/24, rack R3), not
@@ -191,7 +245,8 @@ class LexicalBackend:
         content = {term for term in with_compounds(words(query)) if _is_word(term)}
         if not content or limit < 1:
             return []
-        terms = content | set(action_terms(query))
+        terms = content
+        wanted = intent(query)
         docs = [i for i, name in enumerate(self.names) if among is None or name in among]
         if not docs:
             return []
@@ -215,11 +270,40 @@ class LexicalBackend:
         df = Counter(term for found in frequencies.values() for term in found)
         idf = {term: math.log(1 + (len(docs) - n + 0.5) / (n + 0.5)) for term, n in df.items()}
         frequencies = {i: found for i, found in frequencies.items() if content & found.keys()}
+        named = [term for term in words(query) if _is_word(term)]
+        phrases = {
+            "".join(named[i : i + n]) for n in range(1, 5) for i in range(len(named) - n + 1)
+        }
         scored = sorted(
-            (-sum(idf[t] * tf / (K1 + tf) for t, tf in found.items()), i)
+            (
+                -sum(idf[t] * tf / (K1 + tf) for t, tf in found.items())
+                - MODEL * self._names_model(i, phrases)
+                - ACTION * self._does(i, wanted),
+                i,
+            )
             for i, found in frequencies.items()
         )
         return [self.names[i] for _, i in scored[:limit]]
+
+    def _does(self, i: int, wanted: dict[str, float]) -> float:
+        """Return how much tool ``i`` does what a request wants (``intent``)."""
+        action, read_only = self.actions[i]
+        if action is not None:
+            return wanted.get(action, 0.0)
+        reads = bool(wanted.keys() & READS)
+        if read_only is None or read_only != reads:
+            return 0.0
+        return OTHER_ACTION * max(wanted.values())
+
+    def _names_model(self, i: int, phrases: set[str]) -> float:
+        """Return how much of tool ``i``'s model a request names: 1 when it names it whole,
+        as one phrase ("virtual machines", "VMs"), else the share of its words it has."""
+        model, compound, initials = self.models[i]
+        if compound in phrases or initials in phrases:
+            return 1.0
+        if not model:
+            return 0.0
+        return (len(model & phrases) / len(model)) ** MODEL_POWER
 
 
 def _is_word(term: str) -> bool:

@@ -4,7 +4,14 @@ import pytest
 from django.core import checks
 
 from mcp_tools.checks import check_discovery_names, check_settings
-from mcp_tools.discovery.ranking import Entry, LexicalBackend, acronyms, with_compounds, words
+from mcp_tools.discovery.ranking import (
+    Entry,
+    LexicalBackend,
+    acronyms,
+    intent,
+    with_compounds,
+    words,
+)
 from mcp_tools.discovery.tools import CALL_TOOL, SEARCH_TOOLS
 
 ENTRIES = [
@@ -42,6 +49,44 @@ def test_the_action_a_request_names_orders_the_tools_of_its_model():
     # A request of values only matches no tool; action words only order what others match.
     assert backend.search("10.0.0.1 /24 R3", None, 5) == []
     assert backend.search("show which", None, 5) == []
+
+
+def test_the_tool_of_the_model_a_request_names_whole_comes_before_its_neighbours():
+    backend = LexicalBackend(
+        [
+            Entry("ipaddress_list", "List IP addresses", "Retrieve a list of IP addresses."),
+            Entry("ipaddressrange_list", "List IP address ranges", "IP ranges.", action="list"),
+            Entry("namespace_list", "List namespaces", "IP namespaces.", action="list"),
+            Entry("vminterface_list", "List VM interfaces", "VM interfaces.", action="list"),
+            Entry("virtualmachine_list", "List virtual machines", "VMs.", action="list"),
+        ]
+    )
+    assert backend.search("list the IP namespaces", None, 1) == ["namespace_list"]
+    assert backend.search("which VM is down", None, 1) == ["virtualmachine_list"]
+    assert Entry("rack_elevation", "Rack: elevation").model() == ["rack"]
+    assert Entry("x_partial_update", "Partially update IP address").model() == ["ip", "address"]
+
+
+def test_the_first_verb_of_a_request_says_what_it_wants_done_unless_it_asks():
+    assert intent("add Jane to the contact list") == {"create": 1.0}
+    assert intent("remove it, then list the rest") == {"destroy": 1.0}
+    assert intent("what would the job change") == {"list": 1.0, "retrieve": 0.5}
+    assert intent("the details of prefix 10.0.0.0/8") == {"list": 0.5, "retrieve": 1.0}
+    backend = LexicalBackend(
+        [
+            Entry("contact_list", "List contacts", "Contacts.", action="list"),
+            Entry("contact_create", "Create contact", "Create a contact.", action="create"),
+            Entry("job_update", "Update job", "Replace a job.", action="update"),
+            Entry("job_list", "List jobs", "Jobs.", action="list"),
+            Entry("job_run", "Job: run", "Run a job.", read_only=False),
+        ]
+    )
+    assert backend.search("add Jane Doe to the contact list", None, 1) == ["contact_create"]
+    assert backend.search("what would the job change", None, 1) == ["job_list"]
+    # A tool of no standard action reads or writes as its readOnlyHint says.
+    assert Entry.of_definition({"name": "job_run", "annotations": {"readOnlyHint": False}}) == (
+        Entry("job_run", read_only=False)
+    )
 
 
 def test_a_tool_outside_among_neither_appears_nor_moves_another():
