@@ -47,6 +47,10 @@ WEIGHTS = {
 #: named in part counts its share to this power.
 MODEL = 3.0
 MODEL_POWER = 2.0
+#: How much a model counts that only the words after a request's subject name (``subject``).
+CONTEXT = 0.5
+_PREPOSITIONS = "in on at of for from to with by into onto within via through under behind"
+PREPOSITIONS = frozenset(_PREPOSITIONS.split())
 
 #: The standard actions, by the words a request for each uses: a tool named ``*_list`` is
 #: what "show", "which" or "how many" ask for, ``*_create`` "add" or "new".
@@ -64,6 +68,14 @@ _ACTION_OF_WORD: dict[str, set[str]] = {}
 for _action, _words in ACTIONS.items():
     for _word in _words.split():
         _ACTION_OF_WORD.setdefault(_word, set()).add(_action)
+
+#: The action words that name nothing a tool works on (not "tag", "record", "view").
+_VERBS = (
+    "list show which what all find display see browse many count any where who get fetch "
+    "detail details one add new create update change modify edit delete remove destroy erase "
+    "purge"
+)
+VERBS = frozenset(_VERBS.split())
 
 #: What a request wants done: it reads unless its first verb writes, and a question (its
 #: first word one of ``QUESTIONS``) reads whatever verbs follow ("what would change").
@@ -92,17 +104,20 @@ _OPENING = "list get retrieve create update partially replace delete"
 _TITLE_VERBS = frozenset(_OPENING.split())
 
 _WORD = re.compile(r"[a-z0-9]+")
+#: An abbreviation's plural: VMs, IPs, OSes.
+_PLURAL_CAPS = re.compile(r"\b([A-Z][A-Z0-9]+)(?:e?s)\b")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SENTENCE = re.compile(r"(?<=[.!?])\s")
 
 
 def stem(word: str) -> str:
-    """Fold a word's plural onto its singular (``devices``, ``addresses``, ``policies``)."""
+    """Fold a word's plural onto its singular (``devices``, ``addresses``, ``policies``,
+    ``statuses``)."""
     if len(word) <= 3 or word.isdigit():
         return word
     if word.endswith("ies"):
         return word[:-3] + "y"
-    if word.endswith(("sses", "xes", "ches", "shes")):
+    if word.endswith(("sses", "xes", "ches", "shes", "uses")):
         return word[:-2]
     if word.endswith("s") and not word.endswith(("ss", "us", "is")):
         return word[:-1]
@@ -112,7 +127,7 @@ def stem(word: str) -> str:
 def words(text: object) -> list[str]:
     """Return the stemmed words of ``text``: camelCase and snake_case split, stop words
     dropped."""
-    split = _CAMEL.sub(" ", str(text or "")).lower()
+    split = _CAMEL.sub(" ", _PLURAL_CAPS.sub(r"\1", str(text or ""))).lower()
     return [stem(word) for word in _WORD.findall(split) if word not in STOP_WORDS]
 
 
@@ -241,8 +256,11 @@ class LexicalBackend:
 
     def search(self, query: str, among: Collection[str] | None, limit: int) -> list[str]:
         # Numbers and single letters in a request are its values (10.0.0.0/24, rack R3), not
-        # words of a tool; the action words only order the tools its other words match.
-        content = {term for term in with_compounds(words(query)) if _is_word(term)}
+        # words of a tool; the action words say what to do (``intent``), not to what, unless
+        # they are all there is.
+        named = [term for term in words(query) if _is_word(term)]
+        content = set(with_compounds([term for term in named if term not in VERBS]))
+        content = content or set(with_compounds(named))
         if not content or limit < 1:
             return []
         terms = content
@@ -270,10 +288,8 @@ class LexicalBackend:
         df = Counter(term for found in frequencies.values() for term in found)
         idf = {term: math.log(1 + (len(docs) - n + 0.5) / (n + 0.5)) for term, n in df.items()}
         frequencies = {i: found for i, found in frequencies.items() if content & found.keys()}
-        named = [term for term in words(query) if _is_word(term)]
-        phrases = {
-            "".join(named[i : i + n]) for n in range(1, 5) for i in range(len(named) - n + 1)
-        }
+        head, rest = subject(query)
+        phrases = (_phrases(head), _phrases(head + rest))
         scored = sorted(
             (
                 -sum(idf[t] * tf / (K1 + tf) for t, tf in found.items())
@@ -295,15 +311,39 @@ class LexicalBackend:
             return 0.0
         return OTHER_ACTION * max(wanted.values())
 
-    def _names_model(self, i: int, phrases: set[str]) -> float:
-        """Return how much of tool ``i``'s model a request names: 1 when it names it whole,
-        as one phrase ("virtual machines", "VMs"), else the share of its words it has."""
+    def _names_model(self, i: int, phrases: tuple[set[str], set[str]]) -> float:
+        """Return how much of tool ``i``'s model a request names: 1 when its subject names it
+        whole, as one phrase ("virtual machines", "VMs"), else the share of its words named,
+        and that much less when only the words after the subject (its filters) name them."""
         model, compound, initials = self.models[i]
-        if compound in phrases or initials in phrases:
-            return 1.0
         if not model:
             return 0.0
-        return (len(model & phrases) / len(model)) ** MODEL_POWER
+
+        def share(named: set[str]) -> float:
+            if compound in named or initials in named:
+                return 1.0
+            return (len(model & named) / len(model)) ** MODEL_POWER
+
+        head, whole = phrases
+        return max(share(head), CONTEXT * share(whole))
+
+
+def subject(text: str) -> tuple[list[str], list[str]]:
+    """Return the words of a request's subject and those after it: the subject ends at the
+    first preposition after a word of its own ("the VMs | on cluster c1", "the details of
+    subnet s" has no word of its own before "of" but its action's)."""
+    found: list[str] = []
+    for raw in _WORD.findall(_CAMEL.sub(" ", _PLURAL_CAPS.sub(r"\1", text)).lower()):
+        if raw in PREPOSITIONS and any(word not in _ACTION_OF_WORD for word in found):
+            break
+        if raw not in STOP_WORDS and _is_word(raw):
+            found.append(stem(raw))
+    named = [term for term in words(text) if _is_word(term)]
+    return named[: len(found)], named[len(found) :]
+
+
+def _phrases(named: list[str]) -> set[str]:
+    return {"".join(named[i : i + n]) for n in range(1, 5) for i in range(len(named) - n + 1)}
 
 
 def _is_word(term: str) -> bool:

@@ -9,6 +9,7 @@ from mcp_tools.discovery.ranking import (
     LexicalBackend,
     acronyms,
     intent,
+    subject,
     with_compounds,
     words,
 )
@@ -35,6 +36,7 @@ def test_words_split_fold_plurals_and_join_neighbours():
         "policy",
         "address",
     ]
+    assert words("VMs, IPs and OSes; statuses and buses") == ["vm", "ip", "os", "status", "bus"]
     assert with_compounds(["ip", "address"]) == ["ip", "address", "ipaddress"]
     assert acronyms(["virtual", "device", "context"]) == ["vd", "dc", "vdc"]
 
@@ -65,6 +67,21 @@ def test_the_tool_of_the_model_a_request_names_whole_comes_before_its_neighbours
     assert backend.search("which VM is down", None, 1) == ["virtualmachine_list"]
     assert Entry("rack_elevation", "Rack: elevation").model() == ["rack"]
     assert Entry("x_partial_update", "Partially update IP address").model() == ["ip", "address"]
+
+
+def test_the_words_after_a_requests_subject_are_its_filters_not_its_model():
+    assert subject("list the VMs on cluster c1") == (["list", "vm"], ["cluster", "c1"])
+    assert subject("the details of subnet s1") == (["detail", "subnet", "s1"], [])
+    backend = LexicalBackend(
+        [
+            *ENTRIES[:5],
+            Entry("cluster_list", "List clusters", "A list of clusters.", action="list"),
+            Entry("virtualmachine_list", "List virtual machines", "", {"cluster": ""}, "", "list"),
+        ]
+    )
+    assert backend.search("list the VMs on cluster c1", None, 1) == ["virtualmachine_list"]
+    # "list" says what to do, not to what: it matches every list tool's name.
+    assert backend.search("list clusters", None, 1) == ["cluster_list"]
 
 
 def test_the_first_verb_of_a_request_says_what_it_wants_done_unless_it_asks():
