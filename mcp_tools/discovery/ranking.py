@@ -55,14 +55,16 @@ PREPOSITIONS = frozenset(_PREPOSITIONS.split())
 #: The standard actions, by the words a request for each uses: a tool named ``*_list`` is
 #: what "show", "which" or "how many" ask for, ``*_create`` "add" or "new".
 ACTIONS = {
-    "list": "list show which what all find search display view see browse many count any where who",
+    "list": "list show which what all find search display view see browse many count any where who "
+    "read",
     "retrieve": "get fetch detail details one show what",
-    "create": "add new create record register make define enter",
-    "update": "update change set rename mark move edit modify tag assign attach enable "
-    "disable fix correct",
-    "partial_update": "update change set rename mark move edit modify tag assign attach "
-    "enable disable fix correct",
-    "destroy": "delete remove drop destroy erase purge unregister",
+    "create": "add new create record register make define enter reserve allocate book hold "
+    "provision setup",
+    "update": "update change set rename relabel mark move edit modify tag assign attach enable "
+    "disable fix correct bump increase decrease",
+    "partial_update": "update change set rename relabel mark move edit modify tag assign attach "
+    "enable disable fix correct bump increase decrease",
+    "destroy": "delete remove drop destroy erase purge unregister revoke release",
 }
 _ACTION_OF_WORD: dict[str, set[str]] = {}
 for _action, _words in ACTIONS.items():
@@ -77,8 +79,8 @@ _VERBS = (
 )
 VERBS = frozenset(_VERBS.split())
 
-#: What a request wants done: it reads unless its first verb writes, and a question (its
-#: first word one of ``QUESTIONS``) reads whatever verbs follow ("what would change").
+#: What a request wants done: what its first action word says ("show that change" reads),
+#: and a question (its first word one of ``QUESTIONS``) reads whatever verbs follow.
 READS = frozenset(("list", "retrieve"))
 WRITES = {word: actions for word, actions in _ACTION_OF_WORD.items() if not actions & READS}
 _QUESTIONS = "which what who whom whose where when how is are was were did does do"
@@ -87,9 +89,8 @@ QUESTIONS = frozenset(_QUESTIONS.split())
 _ONE = "get fetch detail details"
 ONE = frozenset(_ONE.split())
 #: How much doing what a request wants counts; a tool of no standard action (``rack_trace``)
-#: counts this share of it when it reads or writes as the request does.
+#: does what it wants when it reads, or writes, as the request does (its ``readOnlyHint``).
 ACTION = 4.0
-OTHER_ACTION = 0.6
 
 #: Words that say nothing of which tool is meant.
 _STOP = (
@@ -103,6 +104,8 @@ STOP_WORDS = frozenset(_STOP.split())
 _OPENING = "list get retrieve create update partially replace delete"
 _TITLE_VERBS = frozenset(_OPENING.split())
 
+#: "set up" a thing is to create it.
+_SET_UP = re.compile(r"\bset\s+up\b", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9]+")
 #: An abbreviation's plural: VMs, IPs, OSes.
 _PLURAL_CAPS = re.compile(r"\b([A-Z][A-Z0-9]+)(?:e?s)\b")
@@ -149,11 +152,14 @@ def acronyms(found: list[str]) -> list[str]:
 
 def intent(text: str) -> dict[str, float]:
     """Return how much a request wants each standard action: "add a device" creates, "which
-    devices" lists, "show the details of" retrieves (a list too will do)."""
-    raw = _WORD.findall(_CAMEL.sub(" ", text).lower())
-    verb = next((word for word in raw if word in WRITES), None)
-    if verb is not None and not (raw and raw[0] in QUESTIONS):
+    devices" lists, "show the details of" retrieves (a list too will do); nothing when it
+    neither names an action nor asks ("bundle these ports": a verb we don't know)."""
+    raw = _WORD.findall(_CAMEL.sub(" ", _SET_UP.sub("setup", text)).lower())
+    verb = next((word for word in raw if word in _ACTION_OF_WORD), None)
+    if verb in WRITES and not (raw and raw[0] in QUESTIONS):
         return dict.fromkeys(WRITES[verb], 1.0)
+    if verb is None and raw and raw[0] not in QUESTIONS:
+        return {}
     one = any(word in ONE for word in raw)
     return {"list": 0.5 if one else 1.0, "retrieve": 1.0 if one else 0.5}
 
@@ -306,10 +312,12 @@ class LexicalBackend:
         action, read_only = self.actions[i]
         if action is not None:
             return wanted.get(action, 0.0)
-        reads = bool(wanted.keys() & READS)
-        if read_only is None or read_only != reads:
+        if read_only is None:
             return 0.0
-        return OTHER_ACTION * max(wanted.values())
+        return max(
+            (share for done, share in wanted.items() if (done in READS) == read_only),
+            default=0.0,
+        )
 
     def _names_model(self, i: int, phrases: tuple[set[str], set[str]]) -> float:
         """Return how much of tool ``i``'s model a request names: 1 when its subject names it

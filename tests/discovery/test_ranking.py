@@ -89,6 +89,10 @@ def test_the_first_verb_of_a_request_says_what_it_wants_done_unless_it_asks():
     assert intent("remove it, then list the rest") == {"destroy": 1.0}
     assert intent("what would the job change") == {"list": 1.0, "retrieve": 0.5}
     assert intent("the details of prefix 10.0.0.0/8") == {"list": 0.5, "retrieve": 1.0}
+    assert intent("show the change to prefix p1") == {"list": 1.0, "retrieve": 0.5}
+    assert intent("set up ACME as a new tenant") == {"create": 1.0}
+    assert intent("revoke my old token") == {"destroy": 1.0}
+    assert intent("bundle these two ports") == {}
     backend = LexicalBackend(
         [
             Entry("contact_list", "List contacts", "Contacts.", action="list"),
@@ -101,6 +105,16 @@ def test_the_first_verb_of_a_request_says_what_it_wants_done_unless_it_asks():
     assert backend.search("add Jane Doe to the contact list", None, 1) == ["contact_create"]
     assert backend.search("what would the job change", None, 1) == ["job_list"]
     # A tool of no standard action reads or writes as its readOnlyHint says.
+    backend = LexicalBackend(
+        [
+            Entry("job_list", "List jobs", "Jobs.", action="list"),
+            Entry("job_create", "Create job", "Create a job.", action="create"),
+            Entry("job_run", "Job: run", "Run a job.", read_only=False),
+            Entry("job_results", "Job: results", "Results of a job.", read_only=True),
+        ]
+    )
+    assert backend.search("make the job run", None, 2) == ["job_run", "job_create"]
+    assert backend.search("which jobs have results", None, 2) == ["job_results", "job_list"]
     assert Entry.of_definition({"name": "job_run", "annotations": {"readOnlyHint": False}}) == (
         Entry("job_run", read_only=False)
     )
