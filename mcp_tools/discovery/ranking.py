@@ -21,6 +21,7 @@ import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Protocol
 
 from django.utils.module_loading import import_string
@@ -41,6 +42,7 @@ WEIGHTS = {
     "summary": 1.5,
     "description": 0.3,
     "arguments": 0.5,
+    "roots": 0.05,
 }
 
 #: How much naming a tool's model counts, against a BM25 score of some 5 to 20; a model
@@ -91,6 +93,32 @@ ONE = frozenset(_ONE.split())
 #: How much doing what a request wants counts; a tool of no standard action (``rack_trace``)
 #: does what it wants when it reads, or writes, as the request does (its ``readOnlyHint``).
 ACTION = 4.0
+#: The share of that a tool of its own action gets when the request doesn't name it.
+UNNAMED = 0.5
+_METHODS = frozenset(("get", "post", "put", "patch", "delete"))
+
+#: Other words for what API tools do and the words their names use: a request for "free"
+#: addresses wants the ``available`` ones, one to "execute" a query its ``run``.
+_SYNONYMS = {
+    "free": "available",
+    "unused": "available",
+    "spare": "available",
+    "execute": "run",
+    "launch": "run",
+    "trigger": "run",
+    "withdraw": "cancel",
+    "abort": "cancel",
+    "remark": "comment",
+    "comment": "note",
+    "pull": "sync",
+    "refresh": "sync",
+    "book": "reserve",
+    "hold": "reserve",
+    "kind": "type",
+    "category": "type",
+    "verify": "check",
+}
+SYNONYMS = {word: tuple(others.split()) for word, others in _SYNONYMS.items()}
 
 #: Words that say nothing of which tool is meant.
 _STOP = (
@@ -104,6 +132,10 @@ STOP_WORDS = frozenset(_STOP.split())
 _OPENING = "list get retrieve create update partially replace delete"
 _TITLE_VERBS = frozenset(_OPENING.split())
 
+#: The endings ``root`` drops, longest first.
+_ENDING = "ization ation ition ated ates ate ment ing ied ion ed ive ity al ly e y"
+_ENDINGS = sorted(_ENDING.split(), key=len, reverse=True)
+
 #: "set up" a thing is to create it.
 _SET_UP = re.compile(r"\bset\s+up\b", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9]+")
@@ -113,6 +145,7 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SENTENCE = re.compile(r"(?<=[.!?])\s")
 
 
+@lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """Fold a word's plural onto its singular (``devices``, ``addresses``, ``policies``,
     ``statuses``)."""
@@ -125,6 +158,20 @@ def stem(word: str) -> str:
     if word.endswith("s") and not word.endswith(("ss", "us", "is")):
         return word[:-1]
     return word
+
+
+@lru_cache(maxsize=1 << 16)
+def root(word: str) -> str:
+    """Return a word's root: its singular less its derivational endings, while four letters
+    remain (reservation, reserved, reserve: ``reserv``; inventoried, inventory)."""
+    word = stem(word)
+    while True:
+        ending = next(
+            (end for end in _ENDINGS if word.endswith(end) and len(word) - len(end) >= 4), ""
+        )
+        if not ending:
+            return word
+        word = word[: -len(ending)]
 
 
 def words(text: object) -> list[str]:
@@ -226,6 +273,10 @@ class Entry:
             "summary": with_compounds(words(summary)),
             "description": words(rest),
             "arguments": [term for key in self.arguments for term in words(key)],
+            "roots": [
+                f"^{root(word)}"
+                for word in words(f"{self.name} {self.title} {summary} {' '.join(self.arguments)}")
+            ],
         }
 
 
@@ -245,79 +296,88 @@ class LexicalBackend:
 
     def __init__(self, entries: Sequence[Entry]) -> None:
         self.names = [entry.name for entry in entries]
-        #: Per tool, per field: its term counts and its length.
-        self.fields: list[dict[str, tuple[Counter[str], int]]] = []
-        #: Per tool: its model's words, their compound and their initials (``vm``).
+        #: Per tool, per field (``WEIGHTS``' order): its length.
+        self.lengths: list[tuple[int, ...]] = []
+        #: Per term: the tools whose fields have it, as (tool, field, count).
+        self.postings: dict[str, list[tuple[int, int, int]]] = {}
+        #: Per tool: its model's words' roots, their compound and their initials (``vm``).
         self.models: list[tuple[frozenset[str], str, str]] = []
         #: Per tool: its standard action and whether it only reads.
         self.actions: list[tuple[str | None, bool | None]] = []
-        for entry in entries:
-            self.fields.append(
-                {name: (Counter(found), len(found)) for name, found in entry.fields().items()}
-            )
+        #: Per tool of its own action: the roots of that action's words (``note``).
+        self.own: list[set[str]] = []
+        for i, entry in enumerate(entries):
+            fields = entry.fields()
+            self.lengths.append(tuple(len(fields[name]) for name in WEIGHTS))
+            for f, name in enumerate(WEIGHTS):
+                for term, count in Counter(fields[name]).items():
+                    self.postings.setdefault(term, []).append((i, f, count))
             self.actions.append((entry.action, entry.read_only))
+            own = words(entry.name.partition("_")[2]) if entry.action is None else []
+            self.own.append({root(word) for word in own if word not in _METHODS})
             model = entry.model()
             initials = "".join(word[0] for word in model) if len(model) > 1 else ""
-            self.models.append((frozenset(model), "".join(model), initials))
+            self.models.append((frozenset(root(word) for word in model), "".join(model), initials))
 
     def search(self, query: str, among: Collection[str] | None, limit: int) -> list[str]:
         # Numbers and single letters in a request are its values (10.0.0.0/24, rack R3), not
         # words of a tool; the action words say what to do (``intent``), not to what, unless
         # they are all there is.
         named = [term for term in words(query) if _is_word(term)]
-        content = set(with_compounds([term for term in named if term not in VERBS]))
-        content = content or set(with_compounds(named))
+        plain = [term for term in named if term not in VERBS] or named
+        content = set(with_compounds(plain)) | {f"^{term}" for term in roots(plain)}
+        content |= {stem(other) for word in plain for other in SYNONYMS.get(word, ())}
         if not content or limit < 1:
             return []
-        terms = content
         wanted = intent(query)
         docs = [i for i, name in enumerate(self.names) if among is None or name in among]
         if not docs:
             return []
-        averages = {
-            name: (sum(self.fields[i][name][1] for i in docs) / len(docs)) or 1.0
-            for name in WEIGHTS
-        }
+        inside = None if among is None else set(docs)
+        averages = [
+            (sum(self.lengths[i][f] for i in docs) / len(docs)) or 1.0 for f in range(len(WEIGHTS))
+        ]
+        weights = list(WEIGHTS.values())
         frequencies: dict[int, dict[str, float]] = {}
-        for i in docs:
-            found: dict[str, float] = {}
-            for name, weight in WEIGHTS.items():
-                counts, length = self.fields[i][name]
-                norm = 1 - B + B * length / averages[name]
-                for term in terms:
-                    tf = counts.get(term)
-                    if tf:
-                        found[term] = found.get(term, 0.0) + weight * tf / norm
-            if found:
-                frequencies[i] = found
-        # Over every tool searched among: an action word is as common as it is.
+        for term in sorted(content):
+            for i, f, tf in self.postings.get(term, ()):
+                if inside is None or i in inside:
+                    found = frequencies.setdefault(i, {})
+                    norm = 1 - B + B * self.lengths[i][f] / averages[f]
+                    found[term] = found.get(term, 0.0) + weights[f] * tf / norm
+        # Over every tool searched among.
         df = Counter(term for found in frequencies.values() for term in found)
         idf = {term: math.log(1 + (len(docs) - n + 0.5) / (n + 0.5)) for term, n in df.items()}
-        frequencies = {i: found for i, found in frequencies.items() if content & found.keys()}
         head, rest = subject(query)
-        phrases = (_phrases(head), _phrases(head + rest))
+        phrases = (
+            _phrases(head) | roots(head),
+            _phrases(head + rest) | roots(head + rest),
+        )
         scored = sorted(
             (
                 -sum(idf[t] * tf / (K1 + tf) for t, tf in found.items())
                 - MODEL * self._names_model(i, phrases)
-                - ACTION * self._does(i, wanted),
+                - ACTION * self._does(i, wanted, phrases[1]),
                 i,
             )
             for i, found in frequencies.items()
         )
         return [self.names[i] for _, i in scored[:limit]]
 
-    def _does(self, i: int, wanted: dict[str, float]) -> float:
-        """Return how much tool ``i`` does what a request wants (``intent``)."""
+    def _does(self, i: int, wanted: dict[str, float], named: set[str]) -> float:
+        """Return how much tool ``i`` does what a request wants (``intent``); a tool of its
+        own action (``prefix_notes_get``) does it fully only if the request names that
+        action (``named``: the roots of its words)."""
         action, read_only = self.actions[i]
         if action is not None:
             return wanted.get(action, 0.0)
         if read_only is None:
             return 0.0
-        return max(
+        share = max(
             (share for done, share in wanted.items() if (done in READS) == read_only),
             default=0.0,
         )
+        return share if self.own[i] & named else share * UNNAMED
 
     def _names_model(self, i: int, phrases: tuple[set[str], set[str]]) -> float:
         """Return how much of tool ``i``'s model a request names: 1 when its subject names it
@@ -348,6 +408,16 @@ def subject(text: str) -> tuple[list[str], list[str]]:
             found.append(stem(raw))
     named = [term for term in words(text) if _is_word(term)]
     return named[: len(found)], named[len(found) :]
+
+
+def roots(named: list[str]) -> set[str]:
+    """Return the roots of a request's words and of their synonyms (``SYNONYMS``)."""
+    found = {root(word) for word in named}
+    return found.union(*(_SYNONYM_ROOTS.get(word, ()) for word in found))
+
+
+#: ``SYNONYMS`` by root (booked, booking: ``book``).
+_SYNONYM_ROOTS = {root(word): {root(other) for other in also} for word, also in SYNONYMS.items()}
 
 
 def _phrases(named: list[str]) -> set[str]:

@@ -9,6 +9,7 @@ from mcp_tools.discovery.ranking import (
     LexicalBackend,
     acronyms,
     intent,
+    root,
     subject,
     with_compounds,
     words,
@@ -118,6 +119,44 @@ def test_the_first_verb_of_a_request_says_what_it_wants_done_unless_it_asks():
     assert Entry.of_definition({"name": "job_run", "annotations": {"readOnlyHint": False}}) == (
         Entry("job_run", read_only=False)
     )
+
+
+def test_a_word_meets_its_derivations_and_a_few_synonyms_of_what_tools_do():
+    assert {root(word) for word in ["reservation", "reserved", "reserve", "reservations"]} == {
+        "reserv"
+    }
+    assert root("inventoried") == root("inventory") == "inventor"
+    assert root("associated") == root("association")
+    assert root("customers") == "customer"  # not custom
+    backend = LexicalBackend(
+        [
+            Entry("rack_list", "List racks", "Retrieve a list of racks.", action="list"),
+            Entry("rackreservation_list", "List rack reservations", "", action="list"),
+            Entry("ipaddress_list", "List IP addresses", "A list of IP addresses.", action="list"),
+            Entry("prefix_available_ips_get", "IP address: available ips", "", read_only=True),
+            Entry("query_list", "List queries", "Saved queries.", action="list"),
+            Entry("query_run", "Query: run", "Run a saved query.", read_only=False),
+        ]
+    )
+    assert backend.search("which slots are booked", None, 1) == ["rackreservation_list"]
+    assert backend.search("what IP addresses are free in p1", None, 1) == [
+        "prefix_available_ips_get"
+    ]
+    assert backend.search("execute the saved query q1", None, 1) == ["query_run"]
+
+
+def test_a_tool_of_its_own_action_comes_after_the_standard_ones_unless_that_is_asked():
+    backend = LexicalBackend(
+        [
+            Entry("circuit_list", "List circuits", "Retrieve a list of circuits.", action="list"),
+            Entry("circuit_notes_get", "Circuit: notes", "Notes of a circuit.", read_only=True),
+            Entry("circuit_trace", "Circuit: trace", "Trace a circuit.", read_only=True),
+            *ENTRIES,
+        ]
+    )
+    assert backend.search("which circuits are there", None, 1) == ["circuit_list"]
+    assert backend.search("show the notes of circuit c1", None, 1) == ["circuit_notes_get"]
+    assert backend.search("trace circuit c1", None, 1) == ["circuit_trace"]
 
 
 def test_a_tool_outside_among_neither_appears_nor_moves_another():
