@@ -49,9 +49,14 @@ WEIGHTS = {
 #: named in part counts its share to this power.
 MODEL = 3.0
 MODEL_POWER = 2.0
+#: How much it counts that a tool's model ends in the head of a phrase of the request's
+#: subject (``heads``).
+HEAD = 2.0
 #: How much a model counts that only the words after a request's subject name (``subject``).
 CONTEXT = 0.5
-_PREPOSITIONS = "in on at of for from to with by into onto within via through under behind"
+_PREPOSITIONS = (
+    "in on at of for from to with by into onto within via through under behind about out over"
+)
 PREPOSITIONS = frozenset(_PREPOSITIONS.split())
 
 #: The standard actions, by the words a request for each uses: a tool named ``*_list`` is
@@ -87,6 +92,9 @@ READS = frozenset(("list", "retrieve"))
 WRITES = {word: actions for word, actions in _ACTION_OF_WORD.items() if not actions & READS}
 _QUESTIONS = "which what who whom whose where when how is are was were did does do"
 QUESTIONS = frozenset(_QUESTIONS.split())
+#: Adjectives among the action words: they decide only when no verb does ("a new box
+#: booted: which device is it?" asks).
+WEAK = frozenset(("new", "all", "one", "any", "many"))
 #: Words that ask for one object rather than a list of them.
 _ONE = "get fetch detail details"
 ONE = frozenset(_ONE.split())
@@ -202,7 +210,8 @@ def intent(text: str) -> dict[str, float]:
     devices" lists, "show the details of" retrieves (a list too will do); nothing when it
     neither names an action nor asks ("bundle these ports": a verb we don't know)."""
     raw = _WORD.findall(_CAMEL.sub(" ", _SET_UP.sub("setup", text)).lower())
-    verb = next((word for word in raw if word in _ACTION_OF_WORD), None)
+    verb = next((word for word in raw if word in _ACTION_OF_WORD and word not in WEAK), None)
+    verb = verb or next((word for word in raw if word in WEAK), None)
     if verb in WRITES and not (raw and raw[0] in QUESTIONS):
         return dict.fromkeys(WRITES[verb], 1.0)
     if verb is None and raw and raw[0] not in QUESTIONS:
@@ -301,7 +310,7 @@ class LexicalBackend:
         #: Per term: the tools whose fields have it, as (tool, field, count).
         self.postings: dict[str, list[tuple[int, int, int]]] = {}
         #: Per tool: its model's words' roots, their compound and their initials (``vm``).
-        self.models: list[tuple[frozenset[str], str, str]] = []
+        self.models: list[tuple[frozenset[str], str, str, str]] = []
         #: Per tool: its standard action and whether it only reads.
         self.actions: list[tuple[str | None, bool | None]] = []
         #: Per tool of its own action: the roots of that action's words (``note``).
@@ -317,22 +326,39 @@ class LexicalBackend:
             self.own.append({root(word) for word in own if word not in _METHODS})
             model = entry.model()
             initials = "".join(word[0] for word in model) if len(model) > 1 else ""
-            self.models.append((frozenset(root(word) for word in model), "".join(model), initials))
+            self.models.append(
+                (
+                    frozenset(root(word) for word in model),
+                    "".join(model),
+                    initials,
+                    root(model[-1]) if model else "",
+                )
+            )
 
     def search(self, query: str, among: Collection[str] | None, limit: int) -> list[str]:
+        if limit < 1:
+            return []
+        scored = sorted((-sum(parts), i) for i, parts in self.explain(query, among).items())
+        return [self.names[i] for _, i in scored[:limit]]
+
+    def explain(self, query: str, among: Collection[str] | None) -> dict[int, tuple[float, ...]]:
+        """Return the parts of the score of each tool of ``among`` that matches ``query``
+        (by its index): its BM25F score, and its bonuses for naming its model, doing what
+        the request wants, and ending in the head of one of its phrases."""
         # Numbers and single letters in a request are its values (10.0.0.0/24, rack R3), not
         # words of a tool; the action words say what to do (``intent``), not to what, unless
         # they are all there is.
-        named = [term for term in words(query) if _is_word(term)]
-        plain = [term for term in named if term not in VERBS] or named
+        read = reading(query)
+        named = [word for word, kind in read if kind in ("do", "is")]
+        plain = [word for word, kind in read if kind == "is"] or named
         content = set(with_compounds(plain)) | {f"^{term}" for term in roots(plain)}
         content |= {stem(other) for word in plain for other in SYNONYMS.get(word, ())}
-        if not content or limit < 1:
-            return []
+        if not content:
+            return {}
         wanted = intent(query)
         docs = [i for i, name in enumerate(self.names) if among is None or name in among]
         if not docs:
-            return []
+            return {}
         inside = None if among is None else set(docs)
         averages = [
             (sum(self.lengths[i][f] for i in docs) / len(docs)) or 1.0 for f in range(len(WEIGHTS))
@@ -353,16 +379,16 @@ class LexicalBackend:
             _phrases(head) | roots(head),
             _phrases(head + rest) | roots(head + rest),
         )
-        scored = sorted(
-            (
-                -sum(idf[t] * tf / (K1 + tf) for t, tf in found.items())
-                - MODEL * self._names_model(i, phrases)
-                - ACTION * self._does(i, wanted, phrases[1]),
-                i,
+        head_words = heads(query)
+        return {
+            i: (
+                sum(idf[t] * tf / (K1 + tf) for t, tf in found.items()),
+                MODEL * self._names_model(i, phrases),
+                ACTION * self._does(i, wanted, phrases[1]),
+                HEAD * (self.models[i][3] in head_words),
             )
             for i, found in frequencies.items()
-        )
-        return [self.names[i] for _, i in scored[:limit]]
+        }
 
     def _does(self, i: int, wanted: dict[str, float], named: set[str]) -> float:
         """Return how much tool ``i`` does what a request wants (``intent``); a tool of its
@@ -383,7 +409,7 @@ class LexicalBackend:
         """Return how much of tool ``i``'s model a request names: 1 when its subject names it
         whole, as one phrase ("virtual machines", "VMs"), else the share of its words named,
         and that much less when only the words after the subject (its filters) name them."""
-        model, compound, initials = self.models[i]
+        model, compound, initials, _ = self.models[i]
         if not model:
             return 0.0
 
@@ -396,18 +422,63 @@ class LexicalBackend:
         return max(share(head), CONTEXT * share(whole))
 
 
+def reading(text: str) -> list[tuple[str, str]]:
+    """Return a request's words, stemmed, each with what it is: ``of`` a preposition, ``-``
+    a stop word or a value (10, R), ``do`` an action word that says what to do, ``is`` a
+    word that names something. An action word after the first that writes names a thing
+    ("show that change": objectchange); one that reads ("list", "which") never does."""
+    found: list[tuple[str, str]] = []
+    first = None
+    for raw in _WORD.findall(_CAMEL.sub(" ", _PLURAL_CAPS.sub(r"\1", text)).lower()):
+        word = stem(raw)
+        if raw in PREPOSITIONS:
+            found.append((word, "of"))
+        elif raw in STOP_WORDS or not _is_word(word):
+            found.append((word, "-"))
+        elif word in VERBS and (first is None or word == first or word not in WRITES):
+            first = first or word
+            found.append((word, "do"))
+        else:
+            found.append((word, "is"))
+    return found
+
+
 def subject(text: str) -> tuple[list[str], list[str]]:
     """Return the words of a request's subject and those after it: the subject ends at the
-    first preposition after a word of its own ("the VMs | on cluster c1", "the details of
-    subnet s" has no word of its own before "of" but its action's)."""
-    found: list[str] = []
-    for raw in _WORD.findall(_CAMEL.sub(" ", _PLURAL_CAPS.sub(r"\1", text)).lower()):
-        if raw in PREPOSITIONS and any(word not in _ACTION_OF_WORD for word in found):
+    first preposition after a word that names something ("the VMs | on cluster c1"; "the
+    details of subnet s" names nothing before "of")."""
+    found = reading(text)
+    end = next(
+        (
+            at
+            for at, (_, kind) in enumerate(found)
+            if kind == "of" and any(other == "is" for _, other in found[:at])
+        ),
+        len(found),
+    )
+    return (
+        [word for word, kind in found[:end] if kind in ("do", "is")],
+        [word for word, kind in found[end:] if kind in ("do", "is")],
+    )
+
+
+def heads(text: str) -> set[str]:
+    """Return the roots of the last word of each run of words that name something in a
+    request's subject (``subject``): English puts a phrase's head last ("user groups" are
+    groups)."""
+    found: set[str] = set()
+    run = ""
+    for word, kind in reading(text):
+        if kind == "of" and (found or run):
             break
-        if raw not in STOP_WORDS and _is_word(raw):
-            found.append(stem(raw))
-    named = [term for term in words(text) if _is_word(term)]
-    return named[: len(found)], named[len(found) :]
+        if kind == "is" and word.isalpha():
+            run = word
+        elif run:
+            found.add(run)
+            run = ""
+    if run:
+        found.add(run)
+    return roots(list(found))
 
 
 def roots(named: list[str]) -> set[str]:

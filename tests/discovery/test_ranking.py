@@ -8,6 +8,7 @@ from mcp_tools.discovery.ranking import (
     Entry,
     LexicalBackend,
     acronyms,
+    heads,
     intent,
     root,
     subject,
@@ -83,6 +84,38 @@ def test_the_words_after_a_requests_subject_are_its_filters_not_its_model():
     assert backend.search("list the VMs on cluster c1", None, 1) == ["virtualmachine_list"]
     # "list" says what to do, not to what: it matches every list tool's name.
     assert backend.search("list clusters", None, 1) == ["cluster_list"]
+
+
+def test_the_head_of_a_phrase_is_its_last_word_and_names_the_model():
+    assert heads("list user groups") == {"group"}
+    assert heads("what cable kinds are there") == {"kind", "type"}  # a synonym's too
+    assert heads("show the VMs on cluster c1") == {"vm"}
+    backend = LexicalBackend(
+        [
+            Entry(
+                "user_list", "List users", "Retrieve a list of users.", {"groups": ""}, "", "list"
+            ),
+            Entry(
+                "group_list", "List groups", "Retrieve a list of groups.", {"users": ""}, "", "list"
+            ),
+        ]
+    )
+    assert backend.search("list user groups", None, 1) == ["group_list"]
+    assert backend.search("list group users", None, 1) == ["user_list"]
+
+
+def test_a_later_verb_that_writes_is_a_noun_and_new_is_an_adjective():
+    backend = LexicalBackend(
+        [
+            Entry("prefix_list", "List prefixes", "Retrieve a list of prefixes.", action="list"),
+            Entry("objectchange_list", "List object changes", "Changes.", action="list"),
+            Entry("prefix_update", "Update prefix", "Replace a prefix.", action="update"),
+        ]
+    )
+    assert intent("show that change to prefix p1") == {"list": 1.0, "retrieve": 0.5}
+    assert backend.search("show that change to prefix p1", None, 1) == ["objectchange_list"]
+    assert intent("a new box booted: which device is it") == {"list": 1.0, "retrieve": 0.5}
+    assert intent("a new device") == {"create": 1.0}
 
 
 def test_the_first_verb_of_a_request_says_what_it_wants_done_unless_it_asks():
