@@ -1,17 +1,33 @@
 """Rank a catalog's tools for a query: the default lexical ranker, and how a site plugs in
 its own (``SEARCH_BACKEND``, docs/tools.md#large-apis).
 
-The default is Okapi BM25F over what a model reads of a tool (its name, title, standard
-action, description and argument names) and the words of its route (``/api/dcim/devices/``
-gives ``dcim`` and ``devices``), each field weighted by how much it says of the tool. It is
-the few lines BM25 needs rather than a dependency: the libraries that implement it
-(``rank_bm25``, ``bm25s``) bring numpy for a catalog of a thousand short documents, and
-their statistics are over the whole corpus.
+The default is Okapi BM25F over what a model reads of a tool (its name, title, description
+and argument names) and the words of its route (``/api/dcim/devices/`` gives ``dcim`` and
+``devices``), each field weighted by how much it says of the tool. It is the few lines BM25
+needs rather than a dependency: the libraries that implement it (``rank_bm25``, ``bm25s``)
+bring numpy for a catalog of a thousand short documents, and their statistics are over the
+whole corpus.
 
 Ours are over the tools the caller may call (``among``): a document's frequencies are
 counted once per catalog, and each search counts the document frequencies of its own few
 terms over those tools alone, so a tool hidden from the caller can neither appear nor move
 another's score.
+
+BM25 weighs every word a request shares with a tool alike; a request says more than which
+words. To BM25's score each tool adds what it reads of the request (``reading``), all of
+it from the tool's own definition:
+
+- whether the request names the tool's model (its title less the action's verb), whole as
+  one phrase or its initials ("IP addresses", "VMs"), or in part; in its subject more than
+  in the words after it, its filters ("the VMs | on cluster c1"); and whether the model
+  ends in the head of one of the subject's phrases ("user groups" are groups);
+- whether the tool does what the request wants (``intent``): what its first action word
+  says, a question reads; a tool of its own action (``rack_trace``) reads or writes as its
+  ``readOnlyHint`` says, and in full only when the request names that action.
+
+Words are folded onto their singular for matching, and onto their root (reserved,
+reservation) and a few synonyms of what API tools do (free: available) for naming a
+model. None of it knows one API from another.
 """
 
 from __future__ import annotations
@@ -35,6 +51,8 @@ B = 0.75
 #: How much each field's words count (BM25F): a tool's name, title and the first sentence of
 #: its description say what it is; the rest of a generated description (the fields it
 #: returns, its filters) and its argument names say what it takes, and say it at length.
+#: A word met only by its root (``roots``: name, title, summary, arguments) counts little
+#: here, where it would count an exact match twice, but makes the tool a match.
 WEIGHTS = {
     "name": 3.0,
     "title": 2.0,
@@ -351,7 +369,7 @@ class LexicalBackend:
         read = reading(query)
         named = [word for word, kind in read if kind in ("do", "is")]
         plain = [word for word, kind in read if kind == "is"] or named
-        content = set(with_compounds(plain)) | {f"^{term}" for term in roots(plain)}
+        content = _phrases(plain) | {f"^{term}" for term in roots(plain)}
         content |= {stem(other) for word in plain for other in SYNONYMS.get(word, ())}
         if not content:
             return {}

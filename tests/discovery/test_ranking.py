@@ -199,6 +199,18 @@ def test_a_tool_outside_among_neither_appears_nor_moves_another():
     for query in ["delete the cable", "devices", "list interfaces and devices", "secrets"]:
         assert among.search(query, visible, 5) == alone.search(query, None, 5)
     assert among.search("secrets", visible, 5) == []
+    # Nor does it through what the ranker reads of a request: models, heads, actions, roots.
+    more = [
+        *ENTRIES,
+        Entry("device_notes_get", "Device: notes", "Notes of a device.", read_only=True),
+        Entry("devicereservation_list", "List device reservations", "", action="list"),
+        Entry("devicegroup_list", "List device groups", "Device groups.", action="list"),
+    ]
+    visible |= {"device_notes_get", "devicegroup_list"}
+    among = LexicalBackend(more)
+    alone = LexicalBackend([entry for entry in more if entry.name in visible])
+    for query in ["show the notes of device d1", "which device groups", "who booked devices"]:
+        assert among.search(query, visible, 5) == alone.search(query, None, 5)
 
 
 def test_limit_bounds_the_answer():
