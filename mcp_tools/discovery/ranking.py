@@ -121,6 +121,9 @@ ONE = frozenset(_ONE.split())
 ACTION = 4.0
 #: The share of that a tool of its own action gets when the request doesn't name it.
 UNNAMED = 0.5
+#: How much a request that neither asks nor names an action wants each that changes
+#: something: it is an order, in a verb we don't know ("bundle these ports").
+UNKNOWN = 0.5
 _METHODS = frozenset(("get", "post", "put", "patch", "delete"))
 
 #: Other words for what API tools do and the words their names use: a request for "free"
@@ -225,15 +228,15 @@ def acronyms(found: list[str]) -> list[str]:
 
 def intent(text: str) -> dict[str, float]:
     """Return how much a request wants each standard action: "add a device" creates, "which
-    devices" lists, "show the details of" retrieves (a list too will do); nothing when it
-    neither names an action nor asks ("bundle these ports": a verb we don't know)."""
+    devices" lists, "show the details of" retrieves (a list too will do); an order in a verb
+    we don't know ("bundle these ports") creates or changes something, if less surely."""
     raw = _WORD.findall(_CAMEL.sub(" ", _SET_UP.sub("setup", text)).lower())
     verb = next((word for word in raw if word in _ACTION_OF_WORD and word not in WEAK), None)
     verb = verb or next((word for word in raw if word in WEAK), None)
     if verb in WRITES and not (raw and raw[0] in QUESTIONS):
         return dict.fromkeys(WRITES[verb], 1.0)
     if verb is None and raw and raw[0] not in QUESTIONS:
-        return {}
+        return dict.fromkeys(("create", "update", "partial_update"), UNKNOWN)
     one = any(word in ONE for word in raw)
     return {"list": 0.5 if one else 1.0, "retrieve": 1.0 if one else 0.5}
 

@@ -126,7 +126,7 @@ def test_the_first_verb_of_a_request_says_what_it_wants_done_unless_it_asks():
     assert intent("show the change to prefix p1") == {"list": 1.0, "retrieve": 0.5}
     assert intent("set up ACME as a new tenant") == {"create": 1.0}
     assert intent("revoke my old token") == {"destroy": 1.0}
-    assert intent("bundle these two ports") == {}
+    assert intent("bundle these two ports") == {"create": 0.5, "update": 0.5, "partial_update": 0.5}
     backend = LexicalBackend(
         [
             Entry("contact_list", "List contacts", "Contacts.", action="list"),
