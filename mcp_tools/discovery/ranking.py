@@ -81,7 +81,7 @@ PREPOSITIONS = frozenset(_PREPOSITIONS.split())
 #: what "show", "which" or "how many" ask for, ``*_create`` "add" or "new".
 ACTIONS = {
     "list": "list show which what all find search display view see browse many count any where who "
-    "read",
+    "read follow trace",
     "retrieve": "get fetch detail details one show what",
     "create": "add new create record register make define enter reserve allocate book hold "
     "provision setup",
@@ -146,6 +146,7 @@ _SYNONYMS = {
     "kind": "type",
     "category": "type",
     "verify": "check",
+    "follow": "trace",
 }
 SYNONYMS = {word: tuple(others.split()) for word, others in _SYNONYMS.items()}
 

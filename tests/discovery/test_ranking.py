@@ -176,6 +176,7 @@ def test_a_word_meets_its_derivations_and_a_few_synonyms_of_what_tools_do():
         "prefix_available_ips_get"
     ]
     assert backend.search("execute the saved query q1", None, 1) == ["query_run"]
+    assert intent("follow the cable from port p1") == {"list": 1.0, "retrieve": 0.5}
 
 
 def test_a_tool_of_its_own_action_comes_after_the_standard_ones_unless_that_is_asked():
