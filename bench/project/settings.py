@@ -38,10 +38,13 @@ DEBUG = False
 ALLOWED_HOSTS = ["127.0.0.1", "localhost", "testserver"]
 
 INSTALLED_APPS = [
+    # The production profile has the whole of `django-admin startproject`'s list: the admin
+    # imports every app's admin module as the worker starts.
+    *(["django.contrib.admin"] if PRODUCTION else []),
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
-    *(["django.contrib.messages"] if PRODUCTION else []),
+    *(["django.contrib.messages", "django.contrib.staticfiles"] if PRODUCTION else []),
     "rest_framework",
     "rest_framework.authtoken",
     *([] if BENCH_WITHOUT_MCP_TOOLS else ["mcp_tools"]),
@@ -67,6 +70,20 @@ MIDDLEWARE = [
     *_list("BENCH_EXTRA_MIDDLEWARE"),
 ]
 
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    }
+]
+STATIC_URL = "static/"
 ROOT_URLCONF = "bench.project.urls"
 WSGI_APPLICATION = "bench.project.wsgi.application"
 DATABASES = {

@@ -24,3 +24,7 @@ else:
         *router.urls,
         *mcp,
     ]
+if "django.contrib.admin" in settings.INSTALLED_APPS:  # the production profile: startproject's
+    from django.contrib import admin
+
+    urlpatterns.append(path("admin/", admin.site.urls))
