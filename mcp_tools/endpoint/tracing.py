@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import importlib.metadata
 import re
 import sys
 from collections.abc import Mapping
@@ -228,6 +227,9 @@ def _unconfigured() -> bool:
 @functools.cache
 def _tracer() -> Any:
     # A proxy until the project sets its tracer provider, then that provider's tracer.
+    # Imported here, once a tracer records: importlib.metadata costs a worker about 1 MiB.
+    import importlib.metadata
+
     try:
         version: str | None = importlib.metadata.version("django-mcp-tools")
     except importlib.metadata.PackageNotFoundError:  # a checkout that is not installed
