@@ -4,6 +4,7 @@ import threading
 from typing import Any
 
 from django.apps import AppConfig
+from django.core import checks as system_checks
 from django.core.exceptions import ImproperlyConfigured
 from django.db.models import signals
 from django.utils.translation import gettext_lazy as _
@@ -19,12 +20,13 @@ class MCPToolsConfig(AppConfig):
     def ready(self) -> None:
         from django.contrib.auth.models import Group
 
-        from . import checks  # noqa: F401  (checks registers the system checks)
         from .calllog import writer as calllog
         from .catalog import sync
         from .models import ExposedTool, Toolset
         from .signals import tool_called
 
+        system_checks.register(run_checks, "mcp_tools")
+        system_checks.register(run_deployment_checks, "mcp_tools", deploy=True)
         tool_called.connect(calllog.record, dispatch_uid="mcp_tools.calllog.writer")
         if threading.current_thread() is threading.main_thread() and calllog.queue_configured():
             calllog.queue.stop_on(signal.SIGTERM)  # only in front of uvicorn's handler
@@ -36,6 +38,21 @@ class MCPToolsConfig(AppConfig):
         signals.post_save.connect(sync.publish_after_change, sender=Toolset)
         signals.post_delete.connect(sync.publish_after_change, sender=Toolset)
         signals.m2m_changed.connect(sync.toolset_changed, sender=Toolset.tools.through)
+
+
+def run_checks(app_configs: Any = None, **kwargs: Any) -> list[Any]:
+    """The app's system checks (docs/checks.md): their module is imported when Django runs
+    them (``check``, ``runserver``, ``migrate``, the tests), never by a worker that serves."""
+    from . import checks
+
+    return checks.run(checks.CHECKS, app_configs, **kwargs)
+
+
+def run_deployment_checks(app_configs: Any = None, **kwargs: Any) -> list[Any]:
+    """The app's deployment checks (``check --deploy``), as ``run_checks``."""
+    from . import checks
+
+    return checks.run(checks.DEPLOY_CHECKS, app_configs, **kwargs)
 
 
 def sync_after_migrate(sender: AppConfig, **kwargs: Any) -> None:

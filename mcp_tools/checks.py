@@ -7,7 +7,7 @@ in docs/checks.md.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from django.apps import AppConfig
@@ -23,6 +23,29 @@ if TYPE_CHECKING:
 
 #: What Django passes a check: the apps to check, None for all.
 Configs = Sequence[AppConfig] | None
+Check = Callable[..., list[checks.CheckMessage]]
+
+#: The checks, and the deployment checks (``check --deploy``), that the app's two registered
+#: checks run (``MCPToolsConfig.ready``): this module is imported when Django runs checks,
+#: never by a worker that only serves.
+CHECKS: list[Check] = []
+DEPLOY_CHECKS: list[Check] = []
+
+
+def registered(*, deploy: bool = False) -> Callable[[Check], Check]:
+    """Add the decorated function to ``CHECKS``, or to ``DEPLOY_CHECKS``."""
+
+    def add(check: Check) -> Check:
+        (DEPLOY_CHECKS if deploy else CHECKS).append(check)
+        return check
+
+    return add
+
+
+def run(checks_to_run: Sequence[Check], app_configs: Configs, **kwargs: Any) -> list[Any]:
+    """Return the messages of each of ``checks_to_run``, in order."""
+    return [message for check in checks_to_run for message in check(app_configs, **kwargs)]
+
 
 #: Settings that were removed, and what took their place (mcp_tools.W050).
 REMOVED_SETTINGS = {
@@ -144,7 +167,7 @@ def _describe_obj(obj: Any) -> str:
     return getattr(obj, "__qualname__", None) or repr(obj)
 
 
-@checks.register("mcp_tools")
+@registered()
 def check_tools(
     app_configs: Configs = None, registry: ToolRegistry | None = None, **kwargs: object
 ) -> list[checks.CheckMessage]:
@@ -164,7 +187,7 @@ def check_tools(
     return messages
 
 
-@checks.register("mcp_tools", deploy=True)
+@registered(deploy=True)
 def check_tool_notes(
     app_configs: Configs = None, registry: ToolRegistry | None = None, **kwargs: object
 ) -> list[checks.CheckMessage]:
@@ -184,7 +207,7 @@ def _registries(registry: ToolRegistry | None) -> Sequence[ToolRegistry]:
     return (registry,) if registry is not None else served_registries()
 
 
-@checks.register("mcp_tools")
+@registered()
 def check_shared_names(app_configs: Configs = None, **kwargs: object) -> list[checks.CheckMessage]:
     """Report a tool name two registries give to different views: one admin row rules both."""
     from .endpoint.mounts import mounted_endpoints, served_registries
@@ -226,7 +249,7 @@ def _operation(tool: Tool) -> tuple[Any, ...]:
     return (tool.view_class, tool.method, tool.action, tool.route.route)
 
 
-@checks.register("mcp_tools")
+@registered()
 def check_admin_cache(app_configs: Configs = None, **kwargs: object) -> list[checks.CheckMessage]:
     """The admin state's version stamp, spent confirmations and throttles want a shared cache."""
     from django.core.cache import caches
@@ -259,7 +282,7 @@ def check_admin_cache(app_configs: Configs = None, **kwargs: object) -> list[che
     return []
 
 
-@checks.register("mcp_tools")
+@registered()
 def check_permissions(
     app_configs: Configs = None, registry: ToolRegistry | None = None, **kwargs: object
 ) -> list[checks.CheckMessage]:
@@ -328,7 +351,7 @@ def _qualname(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
-@checks.register("mcp_tools")
+@registered()
 def check_endpoint_authentication(
     app_configs: Configs = None, registry: ToolRegistry | None = None, **kwargs: object
 ) -> list[checks.CheckMessage]:
@@ -364,7 +387,7 @@ def _model_permissions(route: str, endpoint: MCPView) -> list[checks.CheckMessag
     ]
 
 
-@checks.register("mcp_tools", deploy=True)
+@registered(deploy=True)
 def check_endpoint_policy(
     app_configs: Configs = None, **kwargs: object
 ) -> list[checks.CheckMessage]:
@@ -447,7 +470,7 @@ def _anonymous_admission(
     return [check_message(ToolProblem("mcp_tools.W041", route, counted))]
 
 
-@checks.register("mcp_tools")
+@registered()
 def check_well_known(app_configs: Configs = None, **kwargs: object) -> list[checks.CheckMessage]:
     """With OAuth metadata configured, the RFC 9728 documents must be served at the root."""
     from django.urls import NoReverseMatch, reverse
@@ -484,7 +507,7 @@ def _reads_oauth_tokens(authenticator: object) -> bool:
     )
 
 
-@checks.register("mcp_tools")
+@registered()
 def check_settings(app_configs: Configs = None, **kwargs: object) -> list[checks.CheckMessage]:
     """Report ``MCP_TOOLS`` keys that are no setting, and values no setting takes."""
     import difflib
@@ -537,7 +560,7 @@ def check_settings(app_configs: Configs = None, **kwargs: object) -> list[checks
     return messages
 
 
-@checks.register("mcp_tools")
+@registered()
 def check_tasks(
     app_configs: Configs = None, registry: ToolRegistry | None = None, **kwargs: object
 ) -> list[checks.CheckMessage]:
@@ -627,7 +650,7 @@ def _search_backend_problems(value: Any) -> list[checks.CheckMessage]:
     return [check_message(ToolProblem("mcp_tools.E055", "SEARCH_BACKEND", params))]
 
 
-@checks.register("mcp_tools")
+@registered()
 def check_discovery_names(
     app_configs: Configs = None, **kwargs: object
 ) -> list[checks.CheckMessage]:
@@ -649,7 +672,7 @@ def check_discovery_names(
     return messages
 
 
-@checks.register("mcp_tools", deploy=True)
+@registered(deploy=True)
 def check_dispatch(app_configs: Configs = None, **kwargs: object) -> list[checks.CheckMessage]:
     """Say which of the project's middleware runs for tool calls, and which doesn't
     (docs/dispatch.md), with ``check --deploy`` only; nothing when only the classes
