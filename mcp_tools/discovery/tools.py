@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Hashable, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
 from django.utils.translation import get_language
@@ -28,7 +28,9 @@ from ..protocol.projection import project_tool
 from ..protocol.results import ToolResult, text_block
 from ..tools.definitions import hide_listings
 from ..tools.tool import Tool
-from .ranking import SearchBackend, entries_of, load_backend
+
+if TYPE_CHECKING:
+    from .ranking import SearchBackend
 
 SEARCH_TOOLS = "search_tools"
 CALL_TOOL = "call_tool"
@@ -199,6 +201,10 @@ def backend_for(catalog: Catalog) -> SearchBackend:
             backends = _backends.setdefault(catalog, {})
             backend = backends.get(key)
             if backend is None:
+                # Imported at the first search: a worker whose callers never search has no
+                # use for the ranker's code and word lists.
+                from .ranking import entries_of, load_backend
+
                 backend_class = load_backend(mcp_settings.SEARCH_BACKEND)
                 backend = backends[key] = backend_class(entries_of(catalog))
     return backend
