@@ -23,11 +23,12 @@ class MCPToolsConfig(AppConfig):
         from .calllog import writer as calllog
         from .catalog import sync
         from .models import ExposedTool, Toolset
-        from .signals import tool_called
+        from .signals import CALL_LOG_UID, tool_called
 
         system_checks.register(run_checks, "mcp_tools")
         system_checks.register(run_deployment_checks, "mcp_tools", deploy=True)
-        tool_called.connect(calllog.record, dispatch_uid="mcp_tools.calllog.writer")
+        tool_called.connect(calllog.record, dispatch_uid=CALL_LOG_UID)
+        tool_called.keeps = calllog.keeps
         if threading.current_thread() is threading.main_thread() and calllog.queue_configured():
             calllog.queue.stop_on(signal.SIGTERM)  # only in front of uvicorn's handler
         signals.post_migrate.connect(sync_after_migrate, sender=self)

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 
     from ..models import ToolCall
 
-__all__ = ["MODES", "flush", "queue", "record"]
+__all__ = ["MODES", "flush", "keeps", "queue", "record"]
 
 logger = logging.getLogger("mcp_tools")
 
@@ -100,14 +100,9 @@ def record(
     searched, and what found nothing, is what it was turned on to show."""
     if outcome is None:  # a sender that predates outcomes
         outcome = "error" if is_error else "ok"
-    mode = mcp_settings.CALL_LOG
-    searched = found is not None and mcp_settings.CALL_LOG_ARGUMENTS
-    if (
-        mode == "off"
-        or (mode == "errors" and outcome == "ok" and not searched)
-        or result_type != "complete"
-    ):
+    if not keeps(outcome=outcome, result_type=result_type, found=found):
         return
+    searched = found is not None and mcp_settings.CALL_LOG_ARGUMENTS
     from ..models import ToolCall
 
     # The row's values, bounded here; the model instance is made where the row is written
@@ -136,6 +131,18 @@ def record(
         write([ToolCall(**values)])
     elif not queue.put(values):  # no queue for this call: written after its response
         pending.append(ToolCall(**values))
+
+
+def keeps(
+    *, outcome: str, result_type: str = "complete", found: object = None, **ended: object
+) -> bool:
+    """Return whether the log keeps a call that ended so (``CALL_LOG``): the endpoint sends
+    no ``tool_called`` for one it doesn't keep while no other receiver listens."""
+    mode = mcp_settings.CALL_LOG
+    if mode == "off" or result_type != "complete":
+        return False
+    searched = found is not None and mcp_settings.CALL_LOG_ARGUMENTS
+    return mode == "all" or outcome != "ok" or searched
 
 
 def _fitted(field: Field[Any, Any], value: str) -> str:

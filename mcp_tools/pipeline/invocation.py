@@ -421,7 +421,9 @@ def send_tool_called(
 ) -> None:
     """Send ``tool_called`` for a round of a call of tool ``name`` (``sender``: its view
     class) begun at ``started_at`` (and ``started``, on ``time.perf_counter``), with how it
-    ``ended`` (docs/calllog.md)."""
+    ``ended`` (docs/calllog.md): not sent where no receiver would act on it."""
+    if not tool_called.wanted(**ended):
+        return
     user = call.caller.user if call.caller.is_authenticated else None
     tool_called.send(
         sender=sender,

@@ -430,3 +430,29 @@ def test_a_call_whose_view_needs_a_capability_the_client_lacks_is_logged(alice):
     assert (row.tool_name, row.outcome, row.refusal) == ("test_missing_capability", "error", "")
     assert row.error_message == "Missing required client capability: sampling"
     assert row.user == alice
+
+
+def test_a_call_no_receiver_acts_on_sends_no_signal(mcp, settings):
+    from unittest import mock
+
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "CALL_LOG": "errors"}
+    others = tool_called.others
+    with mock.patch.object(tool_called, "send", wraps=tool_called.send) as send:
+        mcp.call_tool("todo_list")  # ok: the call log keeps only failures, no one else listens
+        assert send.call_count == 0
+        mcp.call_tool("todo_create", {"title": None})  # refused: the call log keeps it
+        assert send.call_count == 1
+        settings.MCP_TOOLS = {**settings.MCP_TOOLS, "CALL_LOG": "all"}
+        mcp.call_tool("todo_list")
+        assert send.call_count == 2
+        settings.MCP_TOOLS = {**settings.MCP_TOOLS, "CALL_LOG": "off"}
+        heard = []
+        tool_called.connect(lambda **kw: heard.append(kw["tool"]), weak=False, dispatch_uid="t")
+        try:
+            mcp.call_tool("todo_list")  # a project's receiver hears every call
+        finally:
+            assert tool_called.disconnect(dispatch_uid="t")
+        assert heard == ["todo_list"] and send.call_count == 3
+        mcp.call_tool("todo_list")
+        assert send.call_count == 3
+    assert tool_called.others == others
