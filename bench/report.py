@@ -65,6 +65,8 @@ class Memory:
     with_kib: int
     after_kib: int
     calls: int
+    #: The project without mcp_tools, with jsonschema imported and used.
+    jsonschema_kib: int = 0
 
 
 def median(values: Iterable[float]) -> float:
@@ -212,6 +214,9 @@ def memories(items: list[Memory]) -> str:
         "growth without",
         "growth with",
         "with, after calls MiB",
+        "difference after calls MiB",
+        "of which jsonschema MiB",
+        "beyond jsonschema MiB",
     ]
     rows = [
         [
@@ -223,6 +228,9 @@ def memories(items: list[Memory]) -> str:
             growth(item.without_kib, item.without_after_kib),
             growth(item.with_kib, item.after_kib),
             f"{item.after_kib / 1024:.1f}",
+            f"{(item.after_kib - item.without_after_kib) / 1024:+.1f}",
+            f"{(item.jsonschema_kib - item.without_kib) / 1024:+.1f}",
+            f"{(item.with_kib - item.jsonschema_kib) / 1024:+.1f}",
         ]
         for item in items
     ]

@@ -394,12 +394,19 @@ class Bench:
                 self.warm(server, *directs)
                 without = server.rss_kib()
                 without_after = self.calls(server, direct_cycle)
+            # jsonschema's own share, told apart (bench/README.md#how-it-measures).
+            alone = self.ours(kind, BENCH_WITHOUT_MCP_TOOLS="1", BENCH_JSONSCHEMA="1")
+            with self.serving(alone) as server:
+                self.warm(server, *directs)
+                jsonschema = server.rss_kib()
             with self.serving(self.ours(kind)) as server:
                 self.warm(server, *directs, tool_cycle, listing)
                 before = server.rss_kib()
                 after = self.calls(server, tool_cycle)
             items.append(
-                Memory(kind, without, without_after, before, after, self.plan.memory_calls)
+                Memory(
+                    kind, without, without_after, before, after, self.plan.memory_calls, jsonschema
+                )
             )
         self.record("memory", items)
         modules = self.module_difference()

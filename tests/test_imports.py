@@ -1,5 +1,6 @@
 """The server path imports neither the mcp SDK nor pydantic (about 13 MiB per process), nor
-OpenTelemetry until something else in the process has (about 6 MiB: mcp_tools.endpoint.tracing)."""
+OpenTelemetry until something else in the process has (about 6 MiB: mcp_tools.endpoint.tracing),
+nor the system checks or the ranker until they are used."""
 
 import json
 import subprocess
@@ -36,6 +37,10 @@ assert client.call_tool("test_simple_text")["isError"] is False
 assert client.call_tool("test_tool_with_logging")["isError"] is False
 heavy_roots = ("mcp", "mcp_types", "pydantic", "pydantic_core", "opentelemetry")
 heavy = sorted(m for m in sys.modules if m.split(".")[0] in heavy_roots)
+# Imported when used, never by a worker that only serves (docs/performance.md#memory); this
+# project's django_tasks imports importlib.metadata itself (bench/modules.py shows ours don't).
+lazy = ("mcp_tools.checks", "mcp_tools.discovery.ranking")
+heavy += [name for name in lazy if name in sys.modules]
 print(json.dumps(heavy))
 """
 

@@ -1,5 +1,7 @@
 """The bench URLconf: the views, the generated tools (``BENCH_TOOLS``) and /mcp."""
 
+import os
+
 from django.conf import settings
 from django.urls import include, path
 from rest_framework.routers import SimpleRouter
@@ -11,6 +13,13 @@ router = SimpleRouter()
 router.register("api/items", views.ItemViewSet, basename="item")
 
 mcp = [] if settings.BENCH_WITHOUT_MCP_TOOLS else [path("", include("mcp_tools.urls"))]
+
+if settings.BENCH_WITHOUT_MCP_TOOLS and os.environ.get("BENCH_JSONSCHEMA") == "1":
+    # The project without mcp_tools, plus what jsonschema alone costs a worker: imported and
+    # used as the endpoint uses it, so that its share of the difference is told apart.
+    from jsonschema import Draft202012Validator
+
+    Draft202012Validator({"type": "object", "properties": {"a": {"type": "string"}}}).is_valid({})
 
 if settings.BENCH_TOOLS:
     # Only the generated tools, so the catalog holds exactly BENCH_TOOLS tools; /mcp first,
