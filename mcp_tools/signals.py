@@ -42,9 +42,7 @@ class ToolCalled(Signal):
         self, receiver: Any = None, sender: Any = None, dispatch_uid: Any = None
     ) -> bool:
         disconnected = super().disconnect(receiver, sender, dispatch_uid)
-        if dispatch_uid == CALL_LOG_UID:
-            self.keeps = None  # nothing is logged any more
-        elif disconnected and self.others:
+        if disconnected and dispatch_uid != CALL_LOG_UID and self.others:
             self.others -= 1
         return disconnected
 

@@ -220,6 +220,9 @@ class Call:
     trace: tracing.NoTrace = tracing.NO_TRACE
     #: The tool call this request is, once it is one (reported when it is answered).
     invocation: Invocation[Call] | None = None
+    #: Whether ``message`` is the ``tools/call`` a ``call_tool`` call stood for, unwrapped
+    #: (docs/tools.md#large-apis).
+    unwrapped: bool = False
     #: The ``ToolTask`` this call runs as, in a task worker (``task_runs``): reported with
     #: the call (``tool_called``'s ``task_id``), so that its logged row links to the task.
     task_id: str | None = None

@@ -288,6 +288,7 @@ def answer_discovery_tool(call: Call, name: str) -> ToolResult | None:
         report_discovery(call, name, arguments, (started_at, started), result, found=found)
         return result
     call.message = dataclasses.replace(call.message, params=discovery.unwrapped(params))
+    call.unwrapped = True
     inner = call.message.params["name"]
     if inner in discovery.NAMES:
         raise call.exchange.refusal(inner)
@@ -390,17 +391,30 @@ def report_refusal(call: Call, error: JSONRPCError, started: float) -> None:
     with a JSON-RPC error before an ``Invocation`` was made: hidden from the caller (or
     short of scopes), throttled by the endpoint, or with arguments it could not take. A
     name that is no tool of the endpoint is not reported: it is the client's string. A
-    ``call_tool`` refused before it was unwrapped (throttled) is reported under the tool it
-    named, as it would have been called."""
+    discovery tool refused before it was answered (throttled) is reported too: a
+    ``call_tool`` under the tool it names, as it would have been called, when it names one
+    (docs/tools.md#large-apis)."""
+    if call.invocation is not None:
+        return  # reported by the invocation
     params = call.message.params
-    if params.get("name") == discovery.CALL_TOOL and discovery.mode_of(call.endpoint) != "never":
-        if discovery.argument_problems(discovery.CALL_TOOL, params.get("arguments") or {}):
-            return  # answered as call_tool's result, and reported there
-        params = discovery.unwrapped(params)
     name = params.get("name")
-    tool = call.exchange.catalog.tools.get(name) if isinstance(name, str) else None
-    if tool is None or not call.exchange.serves(tool) or call.invocation is not None:
-        return
+    sender: type | None = None
+    if (
+        name in discovery.NAMES
+        and not call.unwrapped
+        and discovery.mode_of(call.endpoint) != "never"
+    ):
+        arguments = params.get("arguments") or {}
+        if name == discovery.CALL_TOOL and not discovery.argument_problems(name, arguments):
+            params = discovery.unwrapped(params)
+            name = params["name"]
+        else:
+            sender = type(call.endpoint)  # search_tools, or a call_tool it can't unwrap
+    if sender is None:
+        tool = call.exchange.catalog.tools.get(name) if isinstance(name, str) else None
+        if tool is None or not call.exchange.serves(tool):
+            return
+        sender, name = tool.view_class, tool.name
     if error.code == THROTTLED:
         refusal = "throttled"
     elif error.code == UNAUTHORIZED or error.message.startswith("Unknown tool"):
@@ -410,8 +424,8 @@ def report_refusal(call: Call, error: JSONRPCError, started: float) -> None:
     args = params.get("arguments")
     send_tool_called(
         call,
-        tool.view_class,
-        tool.name,
+        sender,
+        str(name),
         args if isinstance(args, dict) else {},
         timezone.now(),
         started,

@@ -444,7 +444,7 @@ def ending(sent: ToolResult, refusal: str | None) -> dict[str, Any]:
     """Return how a call answered ``sent`` ended, as ``tool_called`` reports it: its
     ``outcome``, the ``error_message`` the model read, and the ``refusal``."""
     if refusal is None and not sent.is_error:
-        return {"outcome": "ok"}
+        return {"outcome": "ok", "error_message": "", "refusal": None}
     message = "\n".join(sent.texts())
     if sent.error_reference is not None:
         message = f"{message} (reference {sent.error_reference})"

@@ -327,8 +327,18 @@ def test_an_answer_refused_as_too_large_is_logged_as_an_error(mcp, settings):
     assert [call["is_error"] for call in calls] == [True]
 
 
-@pytest.mark.parametrize("through", ["tools/call", "call_tool"])
-def test_the_calls_of_a_batch_the_endpoints_throttles_refuse_are_logged(settings, alice, through):
+@pytest.mark.parametrize(
+    ("through", "logged_as"),
+    [
+        ("tools/call", "todo_list"),
+        ("call_tool", "todo_list"),  # as the tool it names would have been called
+        ("search_tools", "search_tools"),
+        ("bad call_tool", "call_tool"),  # it names no tool: as itself
+    ],
+)
+def test_the_calls_of_a_batch_the_endpoints_throttles_refuse_are_logged(
+    settings, alice, through, logged_as
+):
     import json
     import types
 
@@ -348,10 +358,14 @@ def test_the_calls_of_a_batch_the_endpoints_throttles_refuse_are_logged(settings
         path("mcp-batched", MCPView.as_view(throttle_classes=[OncePerMinute])),
     ]
     settings.ROOT_URLCONF = module
-    params = {"name": "todo_list"}
-    if through == "call_tool":  # logged under the tool it names, as it would have run
+    params = {
+        "tools/call": {"name": "todo_list"},
+        "call_tool": {"name": "call_tool", "arguments": {"name": "todo_list"}},
+        "search_tools": {"name": "search_tools", "arguments": {"query": "todo"}},
+        "bad call_tool": {"name": "call_tool", "arguments": {"tool": "todo_list"}},
+    }[through]
+    if through != "tools/call":
         settings.MCP_TOOLS = {**settings.MCP_TOOLS, "DISCOVERY": "always"}
-        params = {"name": "call_tool", "arguments": params}
     cache.clear()
     client = MCPClient(mcp_path="/mcp-batched", headers={"Authorization": f"Token {alice.token}"})
     batch = [client.message("tools/call", params) for _ in range(3)]
@@ -359,10 +373,10 @@ def test_the_calls_of_a_batch_the_endpoints_throttles_refuse_are_logged(settings
     codes = [answer.get("error", {}).get("code") for answer in json.loads(response.content)]
     assert codes == [None, -32029, -32029]
     rows = ToolCall.objects.all()
-    assert [(row.tool_name, row.outcome, row.refusal) for row in rows] == [
-        ("todo_list", "refused", "throttled")
-    ] * 2
-    assert all(row.error_message.startswith("Request was throttled") for row in rows)
+    throttled = [row for row in rows if row.refusal == "throttled"]
+    assert [(row.tool_name, row.outcome) for row in throttled] == [(logged_as, "refused")] * 2
+    assert len(rows) == (3 if through == "bad call_tool" else 2)  # its first: its arguments
+    assert all(row.error_message.startswith("Request was throttled") for row in throttled)
 
 
 @pytest.mark.django_db(transaction=True)

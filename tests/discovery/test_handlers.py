@@ -239,3 +239,59 @@ def test_a_call_tool_with_bad_arguments_is_logged_as_refused(discovery, mcp):
     row = ToolCall.objects.get()
     assert (row.tool_name, row.outcome, row.refusal) == (CALL_TOOL, "refused", "invalid_arguments")
     assert row.error_message == result["content"][0]["text"]
+
+
+@pytest.mark.django_db
+def test_a_search_is_logged_in_the_errors_mode_with_no_receiver_of_ones_own(
+    discovery, mcp, settings
+):
+    from mcp_tools.signals import tool_called
+
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "CALL_LOG": "errors", "CALL_LOG_ARGUMENTS": True}
+    assert tool_called.others == 0
+    mcp.call_tool(SEARCH_TOOLS, {"query": "xyzzy"})
+    assert [row["found"] for row in logged_searches()] == [[]]
+
+
+@pytest.mark.django_db
+def test_a_receiver_as_the_docs_write_it_hears_a_search(discovery, mcp):
+    from mcp_tools.signals import tool_called
+
+    heard = []
+
+    def count_calls(sender, tool, user, duration_ms, status, outcome, refusal, **kwargs):
+        heard.append((tool, outcome, refusal, kwargs["error_message"]))
+
+    tool_called.connect(count_calls)
+    try:
+        assert mcp.call_tool(SEARCH_TOOLS, {"query": "todo"})["isError"] is False
+    finally:
+        tool_called.disconnect(count_calls)
+    assert heard == [(SEARCH_TOOLS, "ok", None, "")]
+
+
+@pytest.mark.django_db
+def test_a_call_tool_of_call_tool_is_refused_and_logs_no_other_tool(discovery, mcp, settings):
+    from mcp_tools.calllog import flush
+
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "CALL_LOG": "all"}
+    nested = {"name": CALL_TOOL, "arguments": {"name": "todo_list", "arguments": {}}}
+    assert refused(mcp, CALL_TOOL, nested) == (-32602, "Unknown tool: call_tool")
+    flush()
+    assert not ToolCall.objects.filter(tool_name="todo_list").exists()
+
+
+@pytest.mark.django_db
+def test_the_call_log_keeps_logging_once_its_receiver_is_connected_again(mcp, settings):
+    from mcp_tools.calllog import flush, writer
+    from mcp_tools.signals import CALL_LOG_UID, tool_called
+
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "CALL_LOG": "all"}
+    assert tool_called.disconnect(dispatch_uid=CALL_LOG_UID)
+    try:
+        mcp.call_tool("todo_list")  # no receiver: nothing logged
+    finally:
+        tool_called.connect(writer.record, dispatch_uid=CALL_LOG_UID)
+    mcp.call_tool("todo_list")
+    flush()
+    assert ToolCall.objects.count() == 1
