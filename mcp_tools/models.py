@@ -241,6 +241,13 @@ class ToolCall(models.Model):
             models.Index(fields=["tool_name", "-started_at"]),
             # The overview's latest errors: read backwards from the newest, ten rows.
             models.Index(fields=["is_error", "-started_at"], name="mcp_toolcall_errors"),
+            # The overview's searches that found nothing: the logged searches alone, newest
+            # first (a partial index; a full one where the database has none: MySQL).
+            models.Index(
+                fields=["tool_name", "-started_at"],
+                condition=models.Q(found__isnull=False),
+                name="mcp_toolcall_searches",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -18,12 +18,17 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
-from ..calllog import overview
 from ..conf import mcp_settings
 from ..discovery.tools import SEARCH_TOOLS
 from ..models import ToolCall, ToolTask
 from ..protocol.jsonrpc import clip
-from .display import exposed_tool_link, exposed_tool_links, local_time, window_start
+from .display import (
+    exposed_tool_link,
+    exposed_tool_links,
+    local_time,
+    outcome_badge,
+    window_start,
+)
 
 
 class OutcomeFilter(admin.SimpleListFilter):
@@ -125,7 +130,8 @@ class ToolCallAdmin(admin.ModelAdmin):
     def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         fields = list(super().get_fields(request, obj))
         if obj is not None and obj.found is not None:  # a search, logged with its results
-            fields.insert(fields.index("arguments") + 1, "shown_found")
+            after = fields.index("arguments") + 1 if "arguments" in fields else len(fields)
+            fields.insert(after, "shown_found")
         return fields
 
     def get_form(
@@ -144,8 +150,14 @@ class ToolCallAdmin(admin.ModelAdmin):
         """The call log at a glance: calls per day, latency per tool, clients, errors."""
         if not self.has_view_permission(request):
             raise PermissionDenied
+        # Imported here: the overview's code serves this page alone, not a worker's calls.
+        from ..calllog import overview
+
         figures = overview.figures(request.GET.get("days"))
         since = cast(datetime, figures["since"])
+        logged = mcp_settings.CALL_LOG != "off" and mcp_settings.CALL_LOG_ARGUMENTS
+        for call in cast(list[ToolCall], figures["latest_errors"]):
+            call.badge = outcome_badge(call)  # type: ignore[attr-defined]
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
@@ -153,8 +165,9 @@ class ToolCallAdmin(admin.ModelAdmin):
             "call_log": mcp_settings.CALL_LOG,
             **figures,
             # What models searched for in vain (docs/tools.md#what-was-searched).
-            "unfound": overview.unfound_queries(since, SEARCH_TOOLS),
-            "searches_logged": mcp_settings.CALL_LOG != "off" and mcp_settings.CALL_LOG_ARGUMENTS,
+            "unfound": overview.unfound_queries(since, SEARCH_TOOLS) if logged else [],
+            "searches_read": overview.SEARCHES_READ,
+            "searches_logged": logged,
             "discovery": mcp_settings.DISCOVERY != "never",
         }
         return TemplateResponse(request, "admin/mcp_tools/overview.html", context)
@@ -178,7 +191,7 @@ class ToolCallAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("outcome"), ordering="outcome")
     def shown_outcome(self, obj: ToolCall) -> str:
-        return overview.outcome_badge(obj)
+        return outcome_badge(obj)
 
     @admin.display(description=_("HTTP status"), ordering="http_status")
     def shown_status(self, obj: ToolCall) -> Any:

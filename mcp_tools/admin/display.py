@@ -9,9 +9,10 @@ from typing import Any
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
+from django.utils.translation import gettext as _
 
 from ..conf import mcp_settings
-from ..models import ExposedTool
+from ..models import ExposedTool, ToolCall
 
 
 def pretty(value: Any) -> str:
@@ -46,3 +47,26 @@ def exposed_tool_links(names: list[str]) -> list[str]:
         else name
         for name in names
     ]
+
+
+#: How each outcome looks: words on a background of the admin's own message colours, which
+#: its dark theme redefines (readable in both).
+OUTCOME_BACKGROUNDS = {
+    ToolCall.OK: "var(--message-success-bg)",
+    ToolCall.ERROR: "var(--message-error-bg)",
+    ToolCall.REFUSED: "var(--message-warning-bg)",
+}
+
+
+def outcome_badge(call: ToolCall) -> str:
+    """Return the outcome of ``call`` as words on its colour: "refused: throttled"."""
+    words: str = call.get_outcome_display()
+    if call.refusal:
+        words = _("%(outcome)s: %(why)s") % {"outcome": words, "why": call.get_refusal_display()}
+    return format_html(
+        '<span class="mcp-outcome mcp-outcome-{}" style="background: {}; color: var(--body-fg);'
+        ' padding: 1px 6px; border-radius: 4px; display: inline-block; max-width: 9em">{}</span>',
+        call.outcome,
+        OUTCOME_BACKGROUNDS.get(call.outcome, "var(--darkened-bg)"),
+        words,
+    )

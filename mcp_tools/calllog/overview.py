@@ -143,15 +143,12 @@ def figures(days_asked: str | None) -> dict[str, object]:
 
 
 def latest_errors(since: datetime) -> list[ToolCall]:
-    """Return the latest calls of the window that were not ok, each with its ``badge``."""
-    calls = list(
+    """Return the latest calls of the window that were not ok."""
+    return list(
         ToolCall.objects.filter(is_error=True, started_at__gte=since)
         .order_by("-started_at")
         .only("pk", "tool_name", "started_at", "outcome", "refusal", "error_message")[:TOP]
     )
-    for call in calls:
-        call.badge = outcome_badge(call)  # type: ignore[attr-defined]
-    return calls
 
 
 @dataclass
@@ -261,29 +258,6 @@ def clients(window: QuerySet[ToolCallDay]) -> list[ClientFigures]:
             last=Max("last_at"),
         )
         .order_by("-calls", "client_name", "protocol_version")[:TOP]
-    )
-
-
-#: How each outcome looks: words on a background of the admin's own message colours, which
-#: its dark theme redefines (readable in both).
-OUTCOME_BACKGROUNDS = {
-    ToolCall.OK: "var(--message-success-bg)",
-    ToolCall.ERROR: "var(--message-error-bg)",
-    ToolCall.REFUSED: "var(--message-warning-bg)",
-}
-
-
-def outcome_badge(call: ToolCall) -> str:
-    """Return the outcome of ``call`` as words on its colour: "refused: throttled"."""
-    words: str = call.get_outcome_display()
-    if call.refusal:
-        words = _("%(outcome)s: %(why)s") % {"outcome": words, "why": call.get_refusal_display()}
-    return format_html(
-        '<span class="mcp-outcome mcp-outcome-{}" style="background: {}; color: var(--body-fg);'
-        ' padding: 1px 6px; border-radius: 4px; display: inline-block; max-width: 9em">{}</span>',
-        call.outcome,
-        OUTCOME_BACKGROUNDS.get(call.outcome, "var(--darkened-bg)"),
-        words,
     )
 
 
