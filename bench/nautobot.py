@@ -522,11 +522,10 @@ def main() -> int:
                             discovery(url, seed["admin_token"], seed["limited_token"])
                         )
                         hid = report["discovery"]["hidden_from_limited"]
-                        failed = (
-                            failed
-                            or not hid["hidden"]
-                            or report["discovery"]["device_list_by_name_is_error"]
-                        )
+                        found = report["discovery"]
+                        failed = failed or not hid["hidden"]
+                        failed = failed or found["call_tool_device_list_is_error"]
+                        failed = failed or found["device_list_by_name_is_error"]
                     except Exception as error:
                         failed = True
                         report["discovery"] = {"exception": f"{type(error).__name__}: {error}"}

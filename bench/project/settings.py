@@ -70,20 +70,21 @@ MIDDLEWARE = [
     *_list("BENCH_EXTRA_MIDDLEWARE"),
 ]
 
-TEMPLATES = [
-    {
-        "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "APP_DIRS": True,
-        "OPTIONS": {
-            "context_processors": [
-                "django.template.context_processors.request",
-                "django.contrib.auth.context_processors.auth",
-                "django.contrib.messages.context_processors.messages",
-            ],
-        },
-    }
-]
-STATIC_URL = "static/"
+if PRODUCTION:  # the admin's templates and static files, as startproject has them
+    TEMPLATES = [
+        {
+            "BACKEND": "django.template.backends.django.DjangoTemplates",
+            "APP_DIRS": True,
+            "OPTIONS": {
+                "context_processors": [
+                    "django.template.context_processors.request",
+                    "django.contrib.auth.context_processors.auth",
+                    "django.contrib.messages.context_processors.messages",
+                ],
+            },
+        }
+    ]
+    STATIC_URL = "static/"
 ROOT_URLCONF = "bench.project.urls"
 WSGI_APPLICATION = "bench.project.wsgi.application"
 DATABASES = {
