@@ -17,11 +17,9 @@ import dataclasses
 import logging
 import time
 from collections.abc import Callable, Container, Hashable
-from datetime import datetime
 from typing import Any
 
 from django.http import HttpRequest
-from django.utils import timezone
 from django.utils.translation import get_language
 
 from ..conf import mcp_settings
@@ -273,19 +271,19 @@ def answer_discovery_tool(call: Call, name: str) -> ToolResult | None:
     """Answer ``search_tools``, or a call of either discovery tool with invalid arguments;
     for ``call_tool``, make ``call`` the ``tools/call`` it stands for, from here on in every
     respect, and return None (docs/tools.md#large-apis)."""
-    started_at, started = timezone.now(), time.perf_counter()
+    began, started = time.time(), time.perf_counter()
     params = call.message.params
     arguments: Any = params.get("arguments")
     arguments = {} if arguments is None else arguments
     problems = discovery.argument_problems(name, arguments)
     if problems:
         refused = ToolResult.error("\n".join(problems))
-        report_discovery(call, name, arguments, (started_at, started), refused, "invalid_arguments")
+        report_discovery(call, name, arguments, (began, started), refused, "invalid_arguments")
         return refused
     if name == discovery.SEARCH_TOOLS:
         tools, _ = call.exchange.tools()
         result, found = discovery.search(call.exchange.catalog, tools, arguments, call.version)
-        report_discovery(call, name, arguments, (started_at, started), result, found=found)
+        report_discovery(call, name, arguments, (began, started), result, found=found)
         return result
     call.message = dataclasses.replace(call.message, params=discovery.unwrapped(params))
     call.unwrapped = True
@@ -300,7 +298,7 @@ def report_discovery(
     call: Call,
     name: str,
     arguments: object,
-    began: tuple[datetime, float],
+    began: tuple[float, float],
     result: ToolResult,
     refusal: str | None = None,
     *,
@@ -427,7 +425,7 @@ def report_refusal(call: Call, error: JSONRPCError, started: float) -> None:
         sender,
         str(name),
         args if isinstance(args, dict) else {},
-        timezone.now(),
+        time.time(),
         started,
         result_type="complete",
         status=None,

@@ -103,6 +103,11 @@ def _first_given(*choices: Any) -> Sequence[Any]:
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
+def too_large(limit: int) -> JSONRPCError:
+    """Return the refusal of a body of more than ``limit`` bytes."""
+    return JSONRPCError(INVALID_REQUEST, f"Payload Too Large: more than {limit} bytes", status=413)
+
+
 def _origin_of(text: str) -> tuple[str, str, int] | None:
     """Return the scheme, host and port of a serialized origin, or None when it is none."""
     try:
@@ -559,14 +564,11 @@ class MCPView(View):
             declared = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:
             declared = 0
-        too_large = JSONRPCError(
-            INVALID_REQUEST, f"Payload Too Large: more than {limit} bytes", status=413
-        )
         if declared > limit:
-            raise too_large
+            raise too_large(limit)
         body = request.read(limit + 1)
         if len(body) > limit:
-            raise too_large
+            raise too_large(limit)
         # What HttpRequest.body caches after reading: DRF's CSRF check reads request.POST.
         request._body = body
         return body

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import time
 import weakref
+from datetime import UTC, datetime
 from typing import Any, Generic, Protocol, TypeVar
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponseBase
-from django.utils import timezone
 
 from ..auth.caller import Caller
 from ..core.context import Notifier, ToolCallContext, attach_notifier, get_context
@@ -119,7 +120,9 @@ class Invocation(Generic[CallT]):
         #: What this round may ask the client; None where it can ask nothing.
         self.inputs = inputs
         self.formatter: BaseFormatter = call.endpoint.get_formatter()
-        self.started_at = timezone.now()
+        # When the call began: on the wall clock (made a datetime only if it is reported) and
+        # on the performance counter (its duration).
+        self._began = time.time()
         self._started = time.perf_counter()
         #: The question a handshake-era call puts to the user on its stream, before the
         #: view runs (``run``); None when none is due there.
@@ -391,7 +394,7 @@ class Invocation(Generic[CallT]):
             self.tool.view_class,
             self.tool.name,
             self.args,
-            self.started_at,
+            self._began,
             self._started,
             result_type=result_type,
             status=status,
@@ -415,13 +418,13 @@ def send_tool_called(
     sender: type,
     name: str,
     args: dict[str, Any],
-    started_at: Any,
+    began: float,
     started: float,
     **ended: Any,
 ) -> None:
     """Send ``tool_called`` for a round of a call of tool ``name`` (``sender``: its view
-    class) begun at ``started_at`` (and ``started``, on ``time.perf_counter``), with how it
-    ``ended`` (docs/calllog.md): not sent where no receiver would act on it."""
+    class) begun at ``began`` (``time.time()``; and ``started``, on ``time.perf_counter``),
+    with how it ``ended`` (docs/calllog.md): not sent where no receiver would act on it."""
     if not tool_called.wanted(**ended):
         return
     user = call.caller.user if call.caller.is_authenticated else None
@@ -429,7 +432,8 @@ def send_tool_called(
         sender=sender,
         tool=name,
         user=user,
-        started_at=started_at,
+        # As timezone.now() gives it: aware (UTC) where USE_TZ is on.
+        started_at=datetime.fromtimestamp(began, tz=UTC if settings.USE_TZ else None),
         duration_ms=(time.perf_counter() - started) * 1000,
         arguments=args,
         protocol_version=call.version,
