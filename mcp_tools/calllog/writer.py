@@ -42,7 +42,6 @@ from django.http import HttpRequest, HttpResponseBase
 
 from ..conf import mcp_settings
 from ..protocol.jsonrpc import clip
-from . import summary
 
 if TYPE_CHECKING:
     from django.db.backends.base.base import BaseDatabaseWrapper
@@ -308,7 +307,10 @@ def insert(rows: list[ToolCall]) -> None:
         with connection.cursor() as cursor:
             cursor.executemany(sql, params)
         # The daily summary the overview reads, in the same transaction: it counts the
-        # calls the log holds, no more (a batch refused) and no fewer.
+        # calls the log holds, no more (a batch refused) and no fewer. Imported with the
+        # first rows written: a worker that writes none never loads it.
+        from . import summary
+
         summary.add(rows, using)
 
 
