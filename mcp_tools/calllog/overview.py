@@ -5,10 +5,11 @@ day, kept by the log's writer), not from the log's rows: calls by tool, day and 
 (the chart, the busiest tools); the latency histograms, from which p50 and p95 per tool are
 interpolated; the clients. So the page's time grows with the tools and days of the window,
 not with its calls. The latest failures are the log's own, ten rows read backwards by the
-``is_error, -started_at`` index; one more row of the log, by ``started_at``, says whether
-the summary lacks days the log holds (a site that has not run ``mcp_summarize``). The chart
-is SVG drawn here, coloured by the admin's CSS variables (its dark theme redefines them): no
-script, no CDN.
+``is_error, -started_at`` index; the searches that found nothing, at most ``SEARCHES_READ``
+rows of the logged searches' partial index; one more row of the log, by ``started_at``,
+says whether the summary lacks days the log holds (a site that has not run
+``mcp_summarize``). The chart is SVG drawn here, coloured by the admin's CSS variables (its
+dark theme redefines them): no script, no CDN.
 """
 
 from __future__ import annotations
