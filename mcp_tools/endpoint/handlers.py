@@ -229,6 +229,8 @@ def call_tool(
 def _call_tool(
     call: Call,
 ) -> ToolResult | InputRequiredResult | Invocation[Call] | dict[str, Any]:
+    # A call_tool stands for the call of the tool it names, its throttling included.
+    unwrap_call_tool(call)
     call.exchange.count_call()  # before anything of the tool is looked at
     # Before the tool is looked up: the refusal is the same for every tool, known or not.
     call.message.check_progress_token()
@@ -236,12 +238,8 @@ def _call_tool(
     name = params.get("name")
     if not isinstance(name, str):
         raise JSONRPCError(INVALID_PARAMS, "Invalid params: name must be a string")
-    unwrapped = name in discovery.NAMES and discovery.mode_of(call.endpoint) != "never"
-    if unwrapped:
-        answered = answer_discovery_tool(call, name)
-        if answered is not None:
-            return answered
-        params, name = call.message.params, call.message.params["name"]
+    if discovering(call, name):
+        return answer_discovery_tool(call, name)
     plan = call.exchange.plan(name)
     if plan is None:  # unknown, or hidden from this caller: the same answer
         raise call.exchange.refusal(name)
@@ -252,7 +250,7 @@ def _call_tool(
     if not isinstance(arguments, dict):
         raise JSONRPCError(INVALID_PARAMS, "Invalid params: arguments must be an object")
     if call.era.modern and tool.headers:
-        if unwrapped:  # an intermediary routes on the headers of the tool it sees called
+        if call.unwrapped:  # an intermediary routes on the headers of the tool it sees called
             raise JSONRPCError(
                 INVALID_PARAMS,
                 f"Tool {name} takes argument headers (Mcp-Param-*): call it by its name with "
@@ -267,31 +265,45 @@ def _call_tool(
     return invocation
 
 
-def answer_discovery_tool(call: Call, name: str) -> ToolResult | None:
-    """Answer ``search_tools``, or a call of either discovery tool with invalid arguments;
-    for ``call_tool``, make ``call`` the ``tools/call`` it stands for, from here on in every
-    respect, and return None (docs/tools.md#large-apis)."""
-    began, started = time.time(), time.perf_counter()
+def discovering(call: Call, name: object) -> bool:
+    """Return whether ``name`` is a discovery tool this call answers itself: one of the
+    two, while discovery can turn on, not named by a ``call_tool`` (an unknown tool)."""
+    return (
+        name in discovery.NAMES
+        and not call.unwrapped
+        and discovery.mode_of(call.endpoint) != "never"
+    )
+
+
+def unwrap_call_tool(call: Call) -> None:
+    """Make a ``call_tool`` call with valid arguments the ``tools/call`` it stands for, from
+    here on in every respect (docs/tools.md#large-apis); leave any other call as it is."""
     params = call.message.params
-    arguments: Any = params.get("arguments")
+    if params.get("name") != discovery.CALL_TOOL or not discovering(call, discovery.CALL_TOOL):
+        return
+    arguments = params.get("arguments")
+    if discovery.argument_problems(discovery.CALL_TOOL, {} if arguments is None else arguments):
+        return  # answered as call_tool's own refusal
+    call.message = dataclasses.replace(call.message, params=discovery.unwrapped(params))
+    call.unwrapped = True
+    call.trace.tool(call.message.params["name"])  # its span is the named tool's
+
+
+def answer_discovery_tool(call: Call, name: str) -> ToolResult:
+    """Answer ``search_tools``, or a call of either discovery tool with invalid arguments
+    (a valid ``call_tool`` was unwrapped: ``unwrap_call_tool``)."""
+    began, started = time.time(), time.perf_counter()
+    arguments: Any = call.message.params.get("arguments")
     arguments = {} if arguments is None else arguments
     problems = discovery.argument_problems(name, arguments)
     if problems:
         refused = ToolResult.error("\n".join(problems))
         report_discovery(call, name, arguments, (began, started), refused, "invalid_arguments")
         return refused
-    if name == discovery.SEARCH_TOOLS:
-        tools, _ = call.exchange.tools()
-        result, found = discovery.search(call.exchange.catalog, tools, arguments, call.version)
-        report_discovery(call, name, arguments, (began, started), result, found=found)
-        return result
-    call.message = dataclasses.replace(call.message, params=discovery.unwrapped(params))
-    call.unwrapped = True
-    inner = call.message.params["name"]
-    if inner in discovery.NAMES:
-        raise call.exchange.refusal(inner)
-    call.trace.tool(inner)  # the span is the named tool's, as its call log row is
-    return None
+    tools, _ = call.exchange.tools()
+    result, found = discovery.search(call.exchange.catalog, tools, arguments, call.version)
+    report_discovery(call, name, arguments, (began, started), result, found=found)
+    return result
 
 
 def report_discovery(
@@ -389,26 +401,15 @@ def report_refusal(call: Call, error: JSONRPCError, started: float) -> None:
     with a JSON-RPC error before an ``Invocation`` was made: hidden from the caller (or
     short of scopes), throttled by the endpoint, or with arguments it could not take. A
     name that is no tool of the endpoint is not reported: it is the client's string. A
-    discovery tool refused before it was answered (throttled) is reported too: a
-    ``call_tool`` under the tool it names, as it would have been called, when it names one
-    (docs/tools.md#large-apis)."""
+    discovery tool refused before it answered (throttled) is reported too, and a
+    ``call_tool`` is by then the call of the tool it names (docs/tools.md#large-apis)."""
     if call.invocation is not None:
         return  # reported by the invocation
     params = call.message.params
     name = params.get("name")
-    sender: type | None = None
-    if (
-        name in discovery.NAMES
-        and not call.unwrapped
-        and discovery.mode_of(call.endpoint) != "never"
-    ):
-        arguments = params.get("arguments") or {}
-        if name == discovery.CALL_TOOL and not discovery.argument_problems(name, arguments):
-            params = discovery.unwrapped(params)
-            name = params["name"]
-        else:
-            sender = type(call.endpoint)  # search_tools, or a call_tool it can't unwrap
-    if sender is None:
+    if discovering(call, name):  # refused before it answered (throttled): as itself
+        sender: type = type(call.endpoint)
+    else:
         tool = call.exchange.catalog.tools.get(name) if isinstance(name, str) else None
         if tool is None or not call.exchange.serves(tool):
             return
