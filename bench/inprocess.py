@@ -345,11 +345,17 @@ def main() -> None:
     parser.add_argument(
         "--production", action="store_true", help="the production profile (Redis, a token)"
     )
+    parser.add_argument(
+        "--without",
+        default="",
+        help="parts of the production profile left out: redis,middleware,admin,auth",
+    )
     options = parser.parse_args()
     with contextlib.ExitStack() as stack:
         if options.production:
             os.environ["BENCH_PROFILE"] = "production"
-            if not os.environ.get("BENCH_REDIS_URL"):
+            os.environ["BENCH_PRODUCTION_WITHOUT"] = options.without
+            if "redis" not in options.without and not os.environ.get("BENCH_REDIS_URL"):
                 from bench import services
 
                 os.environ["BENCH_REDIS_URL"] = stack.enter_context(services.redis()).url

@@ -12,6 +12,10 @@ project serves them all (bench/README.md, "Adding a feature variant"):
 - ``BENCH_PROFILE=production``: the project as a production site runs it (below), its shared
   cache the Redis at ``BENCH_REDIS_URL`` (bench/services.py starts one); ``current`` (the
   default) is the set-up every earlier figure was measured on.
+- ``BENCH_PRODUCTION_WITHOUT``: comma-separated parts of the production profile left out, to
+  tell apart what each costs: ``redis`` (the cache is ``LocMemCache``), ``middleware``
+  (the current profile's five), ``admin`` (no admin, messages or static files apps),
+  ``auth`` (the endpoint authenticates nobody: the view authenticates the token itself).
 """
 
 import hashlib
@@ -32,6 +36,9 @@ BENCH_PROFILE = os.environ.get("BENCH_PROFILE") or "current"
 if BENCH_PROFILE not in ("current", "production"):
     raise ImproperlyConfigured(f"BENCH_PROFILE is 'current' or 'production', not {BENCH_PROFILE!r}")
 PRODUCTION = BENCH_PROFILE == "production"
+WITHOUT = set(_list("BENCH_PRODUCTION_WITHOUT"))
+if WITHOUT - {"redis", "middleware", "admin", "auth"}:
+    raise ImproperlyConfigured(f"BENCH_PRODUCTION_WITHOUT: unknown parts {WITHOUT}")
 
 SECRET_KEY = "bench-only-secret-key"
 DEBUG = False
@@ -40,11 +47,15 @@ ALLOWED_HOSTS = ["127.0.0.1", "localhost", "testserver"]
 INSTALLED_APPS = [
     # The production profile has the whole of `django-admin startproject`'s list: the admin
     # imports every app's admin module as the worker starts.
-    *(["django.contrib.admin"] if PRODUCTION else []),
+    *(["django.contrib.admin"] if PRODUCTION and "admin" not in WITHOUT else []),
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
-    *(["django.contrib.messages", "django.contrib.staticfiles"] if PRODUCTION else []),
+    *(
+        ["django.contrib.messages", "django.contrib.staticfiles"]
+        if PRODUCTION and "admin" not in WITHOUT
+        else []
+    ),
     "rest_framework",
     "rest_framework.authtoken",
     *([] if BENCH_WITHOUT_MCP_TOOLS else ["mcp_tools"]),
@@ -64,13 +75,13 @@ MIDDLEWARE = [
             "django.contrib.messages.middleware.MessageMiddleware",
             "django.middleware.clickjacking.XFrameOptionsMiddleware",
         ]
-        if PRODUCTION
+        if PRODUCTION and not WITHOUT & {"middleware", "admin"}
         else []
     ),
     *_list("BENCH_EXTRA_MIDDLEWARE"),
 ]
 
-if PRODUCTION:  # the admin's templates and static files, as startproject has them
+if PRODUCTION and "admin" not in WITHOUT:  # the admin's templates and static files
     TEMPLATES = [
         {
             "BACKEND": "django.template.backends.django.DjangoTemplates",
@@ -100,10 +111,10 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # server of the current profile runs one worker, so a per-process cache is the one every
 # worker shares (E030).
 SILENCED_SYSTEM_CHECKS = [
-    *([] if PRODUCTION else ["mcp_tools.E030"]),
+    *([] if PRODUCTION and "redis" not in WITHOUT else ["mcp_tools.E030"]),
     *(["mcp_tools.W001"] if BENCH_TOOLS else []),
 ]
-if PRODUCTION:
+if PRODUCTION and "redis" not in WITHOUT:
     if not os.environ.get("BENCH_REDIS_URL"):
         raise ImproperlyConfigured("BENCH_PROFILE=production needs BENCH_REDIS_URL (a Redis)")
     CACHES = {
@@ -127,6 +138,9 @@ if PRODUCTION:
     }
     # DISPATCH, CALL_LOG and the rest at their defaults; the endpoint takes DRF's.
     MCP_TOOLS = {"SERVER_NAME": "mcp-tools-bench"}
+    if "auth" in WITHOUT:
+        MCP_TOOLS["AUTHENTICATION_CLASSES"] = []
+        MCP_TOOLS["PERMISSION_CLASSES"] = ["rest_framework.permissions.AllowAny"]
 else:
     REST_FRAMEWORK = {
         # Anonymous by default, as the trivial view is called; the item views name token
