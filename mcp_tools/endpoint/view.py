@@ -136,6 +136,10 @@ POLICY_HOOKS = (
 )
 
 
+#: The hooks that choose the policy's classes: a subclass's own may choose per request.
+CHOOSING_HOOKS = ("get_authenticators", "get_permissions", "get_throttles")
+
+
 #: What a toolset's name is (``Toolset.name``, a slug).
 SLUG = re.compile(r"[-a-zA-Z0-9_]+")
 
@@ -161,6 +165,8 @@ class MCPView(View):
     #: The toolset it serves (a ``Toolset``'s name), or None: every tool; a URL's
     #: ``<toolset>`` (``mcp_tools.urls``: ``/mcp/toolsets/<name>``) names it per request.
     toolset: str | None = None
+    #: What ``_admits_anyone()`` concluded, and from which choice of classes.
+    _admitted: tuple[tuple[Any, ...], bool | None] | None = None
 
     @classmethod
     def as_view(cls, **initkwargs: Any) -> Any:
@@ -237,14 +243,14 @@ class MCPView(View):
         served as an anonymous call; an endpoint with no classes at all leaves credentials
         to the views.
         """
-        authenticators = self.get_authenticators()
         too_long = len(request.META.get("HTTP_AUTHORIZATION", "")) > MAX_AUTHORIZATION_BYTES
         # APIClient.force_authenticate() hands DRF's Request a user through these.
         forced = hasattr(request, "_force_auth_user") or hasattr(request, "_force_auth_token")
-        if not (authenticators or too_long or forced) and self._plain_policy() and self._open():
+        if not (too_long or forced) and self._admits_anyone():
             # What DRF would conclude, without building its request: the views
             # authenticate the copied credentials themselves.
             return Caller(user=unauthenticated_user(), auth=None, authentication_classes=())
+        authenticators = self.get_authenticators()
         # DRF's Request writes the user it authenticated onto the HttpRequest. Keep the one
         # the middleware set: the view's request copies it, and a view with other classes
         # (SessionAuthentication alone, say) must not see a token user as its session's.
@@ -270,6 +276,31 @@ class MCPView(View):
             authenticator=drf_request.successful_authenticator,
             scopes=scopes_of(drf_request.auth),
         )
+
+    def _admits_anyone(self) -> bool:
+        """Whether the policy reads no credentials, throttles nothing and admits anyone.
+
+        Worked out once per class and choice of policy classes (as ``as_view()`` arguments
+        or settings), not per request, where the class chooses them by DRF's hooks as
+        ``MCPView`` does: a subclass's own ``get_*()`` hooks may choose per request.
+        """
+        chosen = (
+            mcp_settings.generation,
+            self.authentication_classes,
+            self.permission_classes,
+            self.throttle_classes,
+            api_settings.DEFAULT_AUTHENTICATION_CLASSES,
+            api_settings.DEFAULT_PERMISSION_CLASSES,
+        )
+        cls = type(self)
+        known = cls.__dict__.get("_admitted")
+        if known is None or known[0] != chosen:
+            fixed = all(getattr(cls, name) is getattr(MCPView, name) for name in CHOOSING_HOOKS)
+            known = cls._admitted = (chosen, self._admits() if fixed else None)
+        return self._admits() if known[1] is None else known[1]
+
+    def _admits(self) -> bool:
+        return not self.get_authenticators() and self._plain_policy() and self._open()
 
     def _plain_policy(self) -> bool:
         """Whether the policy hooks are this class's own (a subclass may refuse by itself)."""
