@@ -101,6 +101,31 @@ def test_the_tracing_benchmark_runs_each_configuration():
     assert all(value > 0 for value in figures.values()), figures
 
 
+def test_the_steps_benchmark_times_each_step_and_counts_the_calls():
+    # bench/steps.py wraps the steps of a trivial call in timers and counts the Python and
+    # C calls of each request, which the same code makes alike on every run.
+    done = subprocess.run(
+        [sys.executable, "bench/steps.py", "--rounds", "1", "--calls", "20", "--json"],
+        cwd=REPO,
+        env={key: value for key, value in os.environ.items() if key != "DJANGO_SETTINGS_MODULE"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    figures = json.loads(done.stdout)
+    steps = figures["steps"]
+    # Each step ran once per call, and a step's own time is part of its total.
+    assert steps["the view's request"][2] == 1.0, steps
+    assert all(0 <= own <= total for total, own, _ in steps.values()), steps
+    view, middleware = steps["the /mcp view"][0], steps["the middleware chain and the view"][0]
+    assert view > middleware, steps
+    calls = figures["calls"]
+    assert "mcp_tools" not in calls["direct"], calls
+    assert calls["tool"]["mcp_tools"] > 0, calls
+    assert sum(calls["tool"].values()) > sum(calls["direct"].values()), calls
+
+
 def test_the_bench_redis_is_stopped_by_its_pid_whatever_ends_the_block():
     with pytest.raises(RuntimeError, match="interrupted"), services.redis() as server:
         assert services.answers_ping(server.port)
