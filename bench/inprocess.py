@@ -351,15 +351,24 @@ def main() -> None:
         help="parts of the production profile left out: redis,middleware,admin,auth",
     )
     options = parser.parse_args()
+    with profile(options.production, options.without):
+        measure(options)
+
+
+@contextlib.contextmanager
+def profile(production: bool, without: str = "") -> Iterator[None]:
+    """Set the bench project's profile for the block: with ``production``, its Redis (a
+    private one, started and stopped here, unless ``BENCH_REDIS_URL`` names one) and the
+    parts of it left out (``without``)."""
     with contextlib.ExitStack() as stack:
-        if options.production:
+        if production:
             os.environ["BENCH_PROFILE"] = "production"
-            os.environ["BENCH_PRODUCTION_WITHOUT"] = options.without
-            if "redis" not in options.without and not os.environ.get("BENCH_REDIS_URL"):
+            os.environ["BENCH_PRODUCTION_WITHOUT"] = without
+            if "redis" not in without and not os.environ.get("BENCH_REDIS_URL"):
                 from bench import services
 
                 os.environ["BENCH_REDIS_URL"] = stack.enter_context(services.redis()).url
-        measure(options)
+        yield
 
 
 def measure(options: argparse.Namespace) -> None:

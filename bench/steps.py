@@ -251,14 +251,7 @@ def main() -> None:
     parser.add_argument("--without", default="")
     parser.add_argument("--json", action="store_true")
     options = parser.parse_args()
-    with contextlib.ExitStack() as stack:
-        if options.production:
-            os.environ["BENCH_PROFILE"] = "production"
-            os.environ["BENCH_PRODUCTION_WITHOUT"] = options.without
-            if "redis" not in options.without and not os.environ.get("BENCH_REDIS_URL"):
-                from bench import services
-
-                os.environ["BENCH_REDIS_URL"] = stack.enter_context(services.redis()).url
+    with inprocess.profile(options.production, options.without):
         figures = measure(options)
     print(json.dumps(figures) if options.json else describe(figures))
 

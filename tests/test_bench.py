@@ -83,11 +83,10 @@ def test_a_smoke_run_of_the_benchmark_measures_each_side_and_checks_every_answer
     assert len(side) == 12, both
 
 
-def test_the_tracing_benchmark_runs_each_configuration():
-    # bench/tracing.py runs the same in-process call in four processes (OpenTelemetry
-    # absent, the API alone, the SDK, the SDK with a client's traceparent).
+def bench_json(script: str, *args: str) -> dict:
+    """Run an in-process bench script with ``--json`` and return what it printed."""
     done = subprocess.run(
-        [sys.executable, "bench/tracing.py", "--turns", "1", "--calls", "20", "--json"],
+        [sys.executable, script, *args, "--json"],
         cwd=REPO,
         # The bench project's settings, not the suite's (pytest-django sets those).
         env={key: value for key, value in os.environ.items() if key != "DJANGO_SETTINGS_MODULE"},
@@ -96,7 +95,13 @@ def test_the_tracing_benchmark_runs_each_configuration():
         timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    figures = json.loads(done.stdout)["us_per_call"]
+    return json.loads(done.stdout)
+
+
+def test_the_tracing_benchmark_runs_each_configuration():
+    # bench/tracing.py runs the same in-process call in four processes (OpenTelemetry
+    # absent, the API alone, the SDK, the SDK with a client's traceparent).
+    figures = bench_json("bench/tracing.py", "--turns", "1", "--calls", "20")["us_per_call"]
     assert set(figures) == {"absent", "api", "sdk", "sdk+context"}
     assert all(value > 0 for value in figures.values()), figures
 
@@ -104,16 +109,7 @@ def test_the_tracing_benchmark_runs_each_configuration():
 def test_the_steps_benchmark_times_each_step_and_counts_the_calls():
     # bench/steps.py wraps the steps of a trivial call in timers and counts the Python and
     # C calls of each request, which the same code makes alike on every run.
-    done = subprocess.run(
-        [sys.executable, "bench/steps.py", "--rounds", "1", "--calls", "20", "--json"],
-        cwd=REPO,
-        env={key: value for key, value in os.environ.items() if key != "DJANGO_SETTINGS_MODULE"},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    figures = json.loads(done.stdout)
+    figures = bench_json("bench/steps.py", "--rounds", "1", "--calls", "20")
     steps = figures["steps"]
     # Each step ran once per call, and a step's own time is part of its total.
     assert steps["the view's request"][2] == 1.0, steps
