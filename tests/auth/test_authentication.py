@@ -22,7 +22,7 @@ from rest_framework.authentication import (
     SessionAuthentication,
     TokenAuthentication,
 )
-from rest_framework.permissions import AllowAny
+from rest_framework.permissions import AllowAny, IsAuthenticated
 
 from mcp_tools.auth.refusals import MAX_AUTHORIZATION_BYTES
 from mcp_tools.authentication import BearerTokenAuthentication
@@ -185,6 +185,41 @@ def test_an_endpoint_that_reads_no_credentials_still_bounds_the_header(settings)
     response, body = answer("/mcp", "Token " + "x" * MAX_AUTHORIZATION_BYTES)
     assert response.status_code == 403  # DRF's answer when no class has a challenge to send
     assert "longer than 8192 bytes" in body["error"]["message"]
+
+
+def test_an_open_endpoint_follows_a_settings_change_at_once(settings):
+    # Whether the policy admits anyone is worked out once per choice of classes: a change
+    # of DRF's defaults or of MCP_TOOLS is a new choice, seen at the next request.
+    allow_any, authenticated = (
+        f"rest_framework.permissions.{name}" for name in ("AllowAny", "IsAuthenticated")
+    )
+    settings.MCP_TOOLS = {"AUTHENTICATION_CLASSES": []}
+    settings.REST_FRAMEWORK = {"DEFAULT_PERMISSION_CLASSES": [allow_any]}
+    assert answer("/mcp")[0].status_code == 200
+    settings.REST_FRAMEWORK = {"DEFAULT_PERMISSION_CLASSES": [authenticated]}
+    assert answer("/mcp")[0].status_code == 403
+    settings.REST_FRAMEWORK = {"DEFAULT_PERMISSION_CLASSES": [allow_any]}
+    assert answer("/mcp")[0].status_code == 200
+    settings.MCP_TOOLS = {"AUTHENTICATION_CLASSES": [], "PERMISSION_CLASSES": [authenticated]}
+    assert answer("/mcp")[0].status_code == 403
+
+
+def test_a_subclass_choosing_its_policy_per_request_is_asked_per_request(settings):
+    class ByHeader(MCPView):
+        authentication_classes = []
+
+        def get_permissions(self):
+            if self.request.headers.get("X-Closed"):
+                return [IsAuthenticated()]
+            return [AllowAny()]
+
+    module = types.ModuleType("auth_urls")
+    module.urlpatterns = [path("mcp", ByHeader.as_view())]
+    settings.ROOT_URLCONF = module
+    assert answer("/mcp")[0].status_code == 200
+    client = MCPClient(mcp_path="/mcp", headers={"X-Closed": "1"})
+    assert client.send(client.message("tools/list")).status_code == 403
+    assert answer("/mcp")[0].status_code == 200
 
 
 def test_errors_never_echo_the_credentials(alice):
