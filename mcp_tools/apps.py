@@ -7,6 +7,7 @@ from django.apps import AppConfig
 from django.core import checks as system_checks
 from django.core.exceptions import ImproperlyConfigured
 from django.db.models import signals
+from django.utils.module_loading import autodiscover_modules
 from django.utils.translation import gettext_lazy as _
 
 logger = logging.getLogger("mcp_tools")
@@ -25,6 +26,8 @@ class MCPToolsConfig(AppConfig):
         from .models import ExposedTool, Toolset
         from .signals import CALL_LOG_UID, tool_called
 
+        # Each app's prompts declared in code, as admin.autodiscover() imports admin modules.
+        autodiscover_modules("mcp_prompts")
         system_checks.register(run_checks, "mcp_tools")
         system_checks.register(run_deployment_checks, "mcp_tools", deploy=True)
         tool_called.connect(calllog.record, dispatch_uid=CALL_LOG_UID)

@@ -1,0 +1,92 @@
+"""A prompt's ``prompts/get``: a row's messages filled in, or a code prompt's function run.
+
+A code prompt asks for input as a view does (``mcp_tools.inputs.asks``): its request
+carries a ``ToolCallContext`` with this round's ``Inputs``, and an ask without its answer
+ends the run with an input-required result whose signed state is bound to the prompt, its
+arguments and the caller (docs/input.md). The handshake era has no stream for a
+``prompts/get``: an ask there raises ``InputUnavailable``, answered as an error.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+from django.http import HttpRequest
+
+from ..auth.caller import Caller
+from ..core.context import ToolCallContext, attach_context
+from ..exceptions import InputUnavailable, ToolError
+from ..inputs import request_state
+from ..inputs.asks import InputRequired, receive
+from ..inputs.request_state import Binding
+from ..protocol.jsonrpc import INVALID_PARAMS, MISSING_CAPABILITY, JSONRPCError
+from ..protocol.results import InputRequiredResult
+from . import messages
+from .served import ServedPrompt
+from .static import read_static
+
+__all__ = ["BINDING_PREFIX", "get_messages"]
+
+#: What a prompt's signed state is bound to: never a tool's name, which has no colon.
+BINDING_PREFIX = "prompt:"
+
+
+def get_messages(
+    prompt: ServedPrompt,
+    values: dict[str, str],
+    *,
+    request: HttpRequest,
+    caller: Caller,
+    params: Mapping[str, Any],
+    capabilities: Mapping[str, object] | None,
+) -> list[dict[str, Any]] | InputRequiredResult:
+    """Return ``prompt``'s wire messages for ``values``, or the input its function asks for.
+
+    ``capabilities`` is the client's ``clientCapabilities`` (2026-07-28), None in the
+    handshake era, where a prompt can't ask.
+    """
+    if prompt.row is not None:
+        return messages.render(prompt.row.messages, prompt.arguments, values, _image)
+    assert prompt.code is not None
+    inputs = None
+    if capabilities is not None:
+        binding = Binding.of(BINDING_PREFIX + prompt.name, values, caller)
+        inputs = receive(params, capabilities, binding)
+    own = copy.copy(request)  # the /mcp request is shared by a batch's messages
+    context = ToolCallContext(
+        params=dict(params), tool_name=prompt.name, endpoint_path=request.path_info, inputs=inputs
+    )
+    attach_context(own, context)
+    try:
+        returned = prompt.code.function(own, **values)
+    except InputRequired as asked:
+        assert inputs is not None, "only a round that can ask raises InputRequired"
+        state = request_state.issue(inputs.binding, inputs.used, list(asked.requests))
+        return InputRequiredResult(asked.requests, state)
+    except InputUnavailable as exc:
+        required = exc.required_capabilities
+        if required is not None:
+            raise JSONRPCError(
+                MISSING_CAPABILITY,
+                f"Missing required client capability: {', '.join(required)}",
+                data={"requiredCapabilities": required},
+                status=400,
+            ) from None
+        raise JSONRPCError(
+            INVALID_PARAMS,
+            f"Prompt {prompt.name} asks the user for input, which this request can't: {exc.detail}",
+        ) from None
+    except ToolError as exc:
+        raise JSONRPCError(INVALID_PARAMS, f"Prompt {prompt.name}: {exc.detail}") from None
+    items = [returned] if isinstance(returned, str) else list(returned)
+    return [messages.wire_message(item) for item in items]
+
+
+def _image(path: str) -> bytes:
+    data = read_static(path)
+    if data is None:
+        # The site's fault, not the client's: logged under a reference (an internal error).
+        raise FileNotFoundError(f"A prompt's image, the static file {path}, is gone")
+    return data
