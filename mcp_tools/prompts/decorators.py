@@ -56,7 +56,7 @@ def mcp_prompt(
                     f"@mcp_prompt {prompt_name}: complete names {argument!r}, no argument of it"
                 )
         doc = inspect.getdoc(function) or ""
-        (registry or prompt_registry).register(
+        (prompt_registry if registry is None else registry).register(
             CodePrompt(
                 name=prompt_name,
                 function=function,

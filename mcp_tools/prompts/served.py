@@ -59,7 +59,7 @@ def served_prompts(
 ) -> tuple[list[ServedPrompt], bool]:
     """Return the prompts ``admits`` lets a caller see, by name, and whether any was hidden
     from this caller (the list then depends on who asks)."""
-    registry = registry or prompt_registry
+    registry = prompt_registry if registry is None else registry
     found: dict[str, ServedPrompt] = {code.name: of_code(code) for code in registry}
     hidden = False
     for row in Prompt.objects.prefetch_related("allowed_groups"):

@@ -1,0 +1,145 @@
+"""``@mcp_prompt`` (``mcp_tools.prompts.decorators``): prompts in code, their arguments,
+and the input they ask for through ``mcp_tools.inputs`` as a view does."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from mcp_tools import ToolError, elicit, mcp_prompt
+from mcp_tools.models import Prompt
+from mcp_tools.prompts.messages import Argument
+from mcp_tools.prompts.registry import PromptRegistry
+
+pytestmark = pytest.mark.django_db
+
+ELICITING = {"elicitation": {}}
+SCHEMA = {"type": "object", "properties": {"goal": {"type": "string"}}, "required": ["goal"]}
+
+
+@pytest.fixture
+def plan(code_prompts):
+    @mcp_prompt(title="Plan a trip")
+    def plan_trip(request, city, days="3"):
+        """Plan a trip to a city.
+
+        Second paragraph, not shown."""
+        return [
+            f"Plan {days} days in {city}.",
+            {"role": "assistant", "content": {"type": "text", "text": "Sure."}},
+        ]
+
+    return plan_trip
+
+
+@pytest.fixture
+def asking(code_prompts):
+    @mcp_prompt("asking")
+    def ask_first(request, topic):
+        answer = elicit(request, "goal", f"What is your goal for {topic}?", SCHEMA)
+        if answer["action"] != "accept":
+            raise ToolError("The user did not say")
+        return f"Write about {topic} for this goal: {answer['content']['goal']}"
+
+    return ask_first
+
+
+def test_the_arguments_are_the_functions_parameters(client_for, plan):
+    listed = client_for("2025-06-18").exchange("prompts/list")["result"]["prompts"]
+    assert {
+        "name": "plan_trip",
+        "title": "Plan a trip",
+        "description": "Plan a trip to a city.",
+        "arguments": [{"name": "city", "required": True}, {"name": "days", "required": False}],
+    } in listed
+
+
+def test_get_runs_the_function_with_the_given_arguments(client_for, plan):
+    params = {"name": "plan_trip", "arguments": {"city": "Lyon"}}
+    result = client_for().exchange("prompts/get", params)["result"]
+    assert result["messages"] == [
+        {"role": "user", "content": {"type": "text", "text": "Plan 3 days in Lyon."}},
+        {"role": "assistant", "content": {"type": "text", "text": "Sure."}},
+    ]
+
+
+def test_a_row_of_the_same_name_stands_in_for_the_code_prompt(client_for, plan):
+    Prompt.objects.create(name="plan_trip", messages=[{"role": "user", "text": "From the admin"}])
+    result = client_for().exchange("prompts/get", {"name": "plan_trip"})["result"]
+    assert result["messages"][0]["content"]["text"] == "From the admin"
+
+
+def test_a_prompt_asks_with_an_input_required_result_and_answers_the_retry(client_for, asking):
+    client = client_for("2026-07-28", client_capabilities=ELICITING)
+    params = {"name": "asking", "arguments": {"topic": "bees"}}
+    first = client.exchange("prompts/get", params)["result"]
+    assert first["resultType"] == "input_required"
+    assert first["inputRequests"] == {
+        "goal": {
+            "method": "elicitation/create",
+            "params": {"message": "What is your goal for bees?", "requestedSchema": SCHEMA},
+        }
+    }
+    retry = {
+        **params,
+        "inputResponses": {"goal": {"action": "accept", "content": {"goal": "honey"}}},
+        "requestState": first["requestState"],
+    }
+    done = client.exchange("prompts/get", retry)["result"]
+    assert done["resultType"] == "complete"
+    assert done["messages"][0]["content"]["text"] == "Write about bees for this goal: honey"
+    # The state is bound to the prompt's arguments: another topic can't reuse it.
+    moved = {**retry, "arguments": {"topic": "wasps"}}
+    assert client.exchange("prompts/get", moved)["error"]["code"] == -32602
+    declined = {**retry, "inputResponses": {"goal": {"action": "decline"}}}
+    error = client.exchange("prompts/get", declined)["error"]
+    assert error == {"code": -32602, "message": "Prompt asking: The user did not say"}
+
+
+def test_a_client_without_elicitation_gets_missing_capability(client_for, asking):
+    client = client_for("2026-07-28", client_capabilities={})
+    answer = client.exchange("prompts/get", {"name": "asking", "arguments": {"topic": "bees"}})
+    assert answer["error"]["code"] == -32021
+    assert answer["error"]["data"] == {"requiredCapabilities": {"elicitation": {}}}
+
+
+def test_in_the_handshake_era_a_prompt_that_asks_is_refused_clearly(client_for, asking):
+    answer = client_for("2025-11-25").exchange(
+        "prompts/get", {"name": "asking", "arguments": {"topic": "bees"}}
+    )
+    assert answer["error"]["code"] == -32602
+    assert answer["error"]["message"].startswith("Prompt asking asks the user for input")
+
+
+def test_the_decorator_refuses_misuse():
+    registry = PromptRegistry()
+    with pytest.raises(TypeError, match="needs parentheses"):
+        mcp_prompt(lambda request: "x")
+    with pytest.raises(ValueError, match="no prompt name"):
+        mcp_prompt("has space", registry=registry)(lambda request: "x")
+    with pytest.raises(ValueError, match="complete names 'nope'"):
+        mcp_prompt("p", complete={"nope": lambda v, a: []}, registry=registry)(
+            lambda request, topic: "x"
+        )
+
+    def first(request):
+        return "x"
+
+    def second(request):
+        return "y"
+
+    mcp_prompt("same", registry=registry)(first)
+    with pytest.raises(ImproperlyConfigured, match="declared twice"):
+        mcp_prompt("same", registry=registry)(second)
+
+
+def test_declared_arguments_replace_the_signatures():
+    registry = PromptRegistry()
+
+    @mcp_prompt(
+        arguments=[{"name": "lang", "required": True, "choices": ["py"]}], registry=registry
+    )
+    def code(request, **arguments):
+        return str(arguments)
+
+    assert registry.get("code").arguments == (Argument("lang", "", True, ("py",)),)
