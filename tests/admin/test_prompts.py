@@ -88,7 +88,9 @@ def test_a_valid_prompt_is_saved(admin_client):
         ),
         (
             {
-                "messages": '[{"role": "user", "resource": {"uri": "file:///etc/passwd", "text": "x"}}]'
+                "messages": (
+                    '[{"role": "user", "resource": {"uri": "file:///etc/passwd", "text": "x"}}]'
+                )
             },
             "messages",
             "Message 1: a resource of this site is never a file:// URI.",
