@@ -111,3 +111,17 @@ def test_a_hidden_prompt_is_not_completed(client_for, bob):
     prompt.allowed_groups.add(Group.objects.create(name="staff"))
     answer = complete(client_for(user=bob), prompt_ref(prompt.name), "arg1", "t")
     assert answer["error"]["message"] == "Unknown prompt: test_prompt_with_arguments"
+
+
+def test_the_demos_prompt_is_served_and_completes(client_for):
+    client = client_for("2026-07-28")
+    listed = client.exchange("prompts/list")["result"]["prompts"]
+    assert {"name": "todo_breakdown", "title": "Break a task into todos"}.items() <= next(
+        prompt for prompt in listed if prompt["name"] == "todo_breakdown"
+    ).items()
+    answer = complete(client, prompt_ref("todo_breakdown"), "size", "M")
+    assert answer["result"]["completion"] == {"values": ["medium"], "total": 1, "hasMore": False}
+    got = client.exchange("prompts/get", {"name": "todo_breakdown", "arguments": {"task": "move"}})
+    assert got["result"]["messages"][0]["content"]["text"].startswith(
+        "Break this task into small steps: move."
+    )
