@@ -48,6 +48,9 @@ def get_messages(
     handshake era, where a prompt can't ask.
     """
     if prompt.row is not None:
+        # A row saved past the admin's form (a shell, a fixture) is checked as it is served:
+        # the site's fault, logged under a reference, not a KeyError deep in the rendering.
+        messages.check_messages(prompt.row.messages)
         return messages.render(prompt.row.messages, prompt.arguments, values, _image)
     assert prompt.code is not None
     inputs = None
@@ -55,6 +58,9 @@ def get_messages(
         binding = Binding.of(BINDING_PREFIX + prompt.name, values, caller)
         inputs = receive(params, capabilities, binding)
     own = copy.copy(request)  # the /mcp request is shared by a batch's messages
+    # The endpoint's caller, as its authentication found them (a token's user, not the
+    # session's): what the function reads as request.user and request.auth.
+    own.user, own.auth = caller.user, caller.auth  # type: ignore[attr-defined]
     context = ToolCallContext(
         params=dict(params), tool_name=prompt.name, endpoint_path=request.path_info, inputs=inputs
     )

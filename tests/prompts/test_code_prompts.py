@@ -143,3 +143,19 @@ def test_declared_arguments_replace_the_signatures():
         return str(arguments)
 
     assert registry.get("code").arguments == (Argument("lang", "", True, ("py",)),)
+
+
+def test_the_function_sees_the_endpoints_caller(client_for, code_prompts, alice):
+    @mcp_prompt()
+    def whoami(request):
+        return f"{request.user.username} {request.auth is not None}"
+
+    result = client_for().exchange("prompts/get", {"name": "whoami"})["result"]
+    assert result["messages"][0]["content"]["text"] == "alice True"
+
+
+def test_a_row_saved_past_the_form_is_an_internal_error_not_a_crash(client_for, caplog):
+    Prompt.objects.create(name="broken", messages=[{"role": "user"}])
+    error = client_for().exchange("prompts/get", {"name": "broken"})["error"]
+    assert error["code"] == -32603
+    assert "errorRef" in error["data"]
