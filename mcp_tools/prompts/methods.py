@@ -80,12 +80,12 @@ def visible(call: PromptCall) -> tuple[list[ServedPrompt], bool]:
 def find(call: PromptCall, name: object) -> ServedPrompt:
     """Return the prompt ``name`` if ``call``'s caller may get it; else -32602, the same for
     an unknown prompt and a hidden one."""
-    if isinstance(name, str):
-        for prompt in visible(call)[0]:
-            if prompt.name == name:
-                return prompt
-    shown = clip(name) if isinstance(name, str) else repr(name)
-    raise JSONRPCError(INVALID_PARAMS, f"Unknown prompt: {shown}")
+    if not isinstance(name, str):
+        raise JSONRPCError(INVALID_PARAMS, "Invalid params: name must be a string")
+    for prompt in visible(call)[0]:
+        if prompt.name == name:
+            return prompt
+    raise JSONRPCError(INVALID_PARAMS, f"Unknown prompt: {clip(name)}")
 
 
 def list_prompts(call: PromptCall) -> dict[str, Any]:

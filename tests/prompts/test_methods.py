@@ -113,6 +113,11 @@ def test_an_unknown_prompt_is_invalid_params(client_for, version):
     assert error == {"code": -32602, "message": "Unknown prompt: nope"}
 
 
+def test_a_name_that_is_no_string_is_invalid_params(client_for):
+    error = client_for().exchange("prompts/get", {"arguments": {}})["error"]
+    assert error == {"code": -32602, "message": "Invalid params: name must be a string"}
+
+
 def test_a_disabled_prompt_is_unknown_and_unlisted(client_for, review):
     review.enabled = False
     review.save()
