@@ -52,6 +52,7 @@ from ..discovery import tools as discovery
 from ..inputs.asks import StreamNeeded
 from ..pipeline.formatters import BaseFormatter
 from ..pipeline.invocation import Invocation
+from ..prompts.registry import PromptRegistry
 from ..protocol import jsonrpc, mediatypes, versions
 from ..protocol.jsonrpc import INVALID_REQUEST, JSONRPCError
 from ..tools.registry import ToolRegistry
@@ -165,6 +166,9 @@ class MCPView(View):
     #: The toolset it serves (a ``Toolset``'s name), or None: every tool; a URL's
     #: ``<toolset>`` (``mcp_tools.urls``: ``/mcp/toolsets/<name>``) names it per request.
     toolset: str | None = None
+    #: The registry of the prompts declared in code it serves (None: ``@mcp_prompt``'s
+    #: default), docs/prompts.md#prompts-in-code.
+    prompt_registry: PromptRegistry | None = None
     #: What ``_admits_anyone()`` concluded, and from which choice of classes.
     _admitted: tuple[tuple[Any, ...], bool | None] | None = None
 
