@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..protocol.content import check_block
 from .substitution import fill
 
 __all__ = [
@@ -186,7 +187,13 @@ def wire_message(item: object) -> dict[str, Any]:
         and item.get("role") in ROLES
         and isinstance(item.get("content"), Mapping)
     ):
-        return {"role": item["role"], "content": dict(item["content"])}
+        content = dict(item["content"])
+        try:
+            check_block(content)
+        except ValueError as exc:  # the content check's wording, said of a prompt
+            shown = str(exc).removeprefix("mcp_output: ")
+            raise TypeError(f"A prompt's message: {shown}") from None
+        return {"role": item["role"], "content": content}
     raise TypeError(
         "A prompt function returns a string, or a list of strings and "
         '{"role": "user" | "assistant", "content": {...}} messages'

@@ -173,3 +173,13 @@ def test_an_endpoint_serves_the_prompt_registry_it_is_given(client_for):
     }
     error = default.exchange("prompts/get", {"name": "own_prompt"})["error"]
     assert error["message"] == "Unknown prompt: own_prompt"
+
+
+def test_a_message_the_function_makes_up_is_an_internal_error(client_for, code_prompts, caplog):
+    @mcp_prompt()
+    def malformed(request):
+        return [{"role": "user", "content": {"type": "image", "data": "not base64!"}}]
+
+    error = client_for().exchange("prompts/get", {"name": "malformed"})["error"]
+    assert error["code"] == -32603
+    assert "A prompt's message: a 'image' content block needs 'mimeType'" in caplog.text
