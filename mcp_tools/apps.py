@@ -24,6 +24,7 @@ class MCPToolsConfig(AppConfig):
         from .calllog import writer as calllog
         from .catalog import sync
         from .models import ExposedTool, Toolset
+        from .prompts import groups as prompt_groups
         from .signals import CALL_LOG_UID, tool_called
 
         # Each app's prompts declared in code, as admin.autodiscover() imports admin modules.
@@ -39,6 +40,7 @@ class MCPToolsConfig(AppConfig):
         signals.post_delete.connect(sync.publish_after_change, sender=ExposedTool)
         signals.m2m_changed.connect(sync.groups_changed, sender=ExposedTool.allowed_groups.through)
         signals.pre_delete.connect(sync.group_deleted, sender=Group)
+        signals.pre_delete.connect(prompt_groups.group_deleted, sender=Group)
         signals.post_save.connect(sync.publish_after_change, sender=Toolset)
         signals.post_delete.connect(sync.publish_after_change, sender=Toolset)
         signals.m2m_changed.connect(sync.toolset_changed, sender=Toolset.tools.through)

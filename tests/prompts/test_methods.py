@@ -178,3 +178,16 @@ def test_a_toolsets_endpoint_serves_no_prompts(client_for, version):
     assert client.exchange("prompts/list")["result"]["prompts"] == []
     error = client.exchange("prompts/get", {"name": "test_simple_prompt"})["error"]
     assert error["message"] == "Unknown prompt: test_simple_prompt"
+
+
+def test_deleting_its_only_group_disables_a_prompt_rather_than_opening_it(review, caplog):
+    hr, staff = Group.objects.create(name="hr"), Group.objects.create(name="staff")
+    review.allowed_groups.add(hr)
+    shared = Prompt.objects.create(name="shared", messages=[{"role": "user", "text": "x"}])
+    shared.allowed_groups.add(hr, staff)
+    hr.delete()
+    review.refresh_from_db()
+    shared.refresh_from_db()
+    assert review.enabled is False and list(review.allowed_groups.all()) == []
+    assert shared.enabled is True and list(shared.allowed_groups.all()) == [staff]
+    assert "prompts restricted to it alone disabled: review" in caplog.text
