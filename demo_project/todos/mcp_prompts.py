@@ -5,7 +5,7 @@ from mcp_tools import mcp_prompt
 SIZES = ["small", "medium", "large"]
 
 
-def sizes(value, arguments):
+def sizes(request, value, arguments):
     return [size for size in SIZES if size.startswith(value.lower())]
 
 

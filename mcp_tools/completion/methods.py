@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sized
 from typing import Any
 
 from ..prompts.methods import PromptCall, find
+from ..prompts.runs import caller_request
 from ..protocol.jsonrpc import INVALID_PARAMS, JSONRPCError, clip
 from .resources import resource_values
 from .values import Completion, matching
@@ -58,5 +59,7 @@ def prompt_completion(
     completer = prompt.code.completers.get(name) if prompt.code is not None else None
     if completer is None:
         return matching(argument.choices, typed)
-    found: Iterable[object] = completer(typed, dict(others))
+    found: Iterable[object] = completer(
+        caller_request(call.request, call.caller), typed, dict(others)
+    )
     return Completion.bounded(found, counted=isinstance(found, Sized))

@@ -32,7 +32,7 @@ def mcp_prompt(
     ``mcp_tools.elicit``/``request_input`` on its ``request``, as a view does. Its
     arguments are its keyword parameters (required where they have no default), unless
     ``arguments`` declares them as a ``Prompt`` row does; ``complete`` maps an argument
-    to a completion function ``(value, other_arguments) → values``.
+    to a completion function ``(request, value, other_arguments) → values``.
     """
     if callable(name):
         raise TypeError("@mcp_prompt needs parentheses: @mcp_prompt() or @mcp_prompt('name')")

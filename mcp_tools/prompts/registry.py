@@ -17,8 +17,9 @@ from .messages import Argument
 
 __all__ = ["CodePrompt", "PromptRegistry", "prompt_registry"]
 
-#: A completion function: (the argument's value so far, the other arguments) → values.
-Completer = Callable[[str, dict[str, str]], Any]
+#: A completion function: (the caller's request, the argument's value so far, the other
+#: arguments) → values.
+Completer = Callable[[Any, str, dict[str, str]], Any]
 
 
 @dataclass(frozen=True)

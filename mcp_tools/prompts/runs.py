@@ -27,7 +27,7 @@ from . import messages
 from .served import ServedPrompt
 from .static import read_static
 
-__all__ = ["BINDING_PREFIX", "get_messages"]
+__all__ = ["BINDING_PREFIX", "caller_request", "get_messages"]
 
 #: What a prompt's signed state is bound to: never a tool's name, which has no colon.
 BINDING_PREFIX = "prompt:"
@@ -57,10 +57,7 @@ def get_messages(
     if capabilities is not None:
         binding = Binding.of(BINDING_PREFIX + prompt.name, values, caller)
         inputs = receive(params, capabilities, binding)
-    own = copy.copy(request)  # the /mcp request is shared by a batch's messages
-    # The endpoint's caller, as its authentication found them (a token's user, not the
-    # session's): what the function reads as request.user and request.auth.
-    own.user, own.auth = caller.user, caller.auth  # type: ignore[attr-defined]
+    own = caller_request(request, caller)
     context = ToolCallContext(
         params=dict(params), tool_name=prompt.name, endpoint_path=request.path_info, inputs=inputs
     )
@@ -88,6 +85,15 @@ def get_messages(
         raise JSONRPCError(INVALID_PARAMS, f"Prompt {prompt.name}: {exc.detail}") from None
     items = [returned] if isinstance(returned, str) else list(returned)
     return [messages.wire_message(item) for item in items]
+
+
+def caller_request(request: HttpRequest, caller: Caller) -> HttpRequest:
+    """Return the request a prompt's function (or completion function) is given: the /mcp
+    request, copied (a batch's messages share it), with the endpoint's caller as its
+    authentication found them (a token's user, not the session's) as ``user`` and ``auth``."""
+    own = copy.copy(request)
+    own.user, own.auth = caller.user, caller.auth  # type: ignore[attr-defined]
+    return own
 
 
 def _image(path: str) -> bytes:

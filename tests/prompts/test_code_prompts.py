@@ -118,7 +118,7 @@ def test_the_decorator_refuses_misuse():
     with pytest.raises(ValueError, match="no prompt name"):
         mcp_prompt("has space", registry=registry)(lambda request: "x")
     with pytest.raises(ValueError, match="complete names 'nope'"):
-        mcp_prompt("p", complete={"nope": lambda v, a: []}, registry=registry)(
+        mcp_prompt("p", complete={"nope": lambda r, v, a: []}, registry=registry)(
             lambda request, topic: "x"
         )
 

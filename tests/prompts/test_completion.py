@@ -54,13 +54,14 @@ def test_an_argument_without_choices_completes_to_nothing(client_for):
 
 
 def test_a_completion_function_of_mcp_prompt_sees_the_other_arguments(client_for, code_prompts):
-    def cities(value, arguments):
+    def cities(request, value, arguments):
+        assert request.user.username == "alice"  # the caller, for values that are theirs
         country = arguments.get("country", "")
         return [
             city for city in {"fr": ["Lyon", "Lille"]}.get(country, []) if city.startswith(value)
         ]
 
-    def endless(value, arguments):
+    def endless(request, value, arguments):
         index = 0
         while True:  # a generator: read only past the bound
             yield f"{value}{index}"
