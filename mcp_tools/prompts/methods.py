@@ -14,12 +14,13 @@ from django.http import HttpRequest
 
 from ..auth.caller import Caller
 from ..conf import mcp_settings
+from ..inputs.asks import StreamNeeded
 from ..protocol import versions
 from ..protocol.cursors import decode_cursor, encode_cursor
 from ..protocol.jsonrpc import INVALID_PARAMS, JSONRPCError, clip
 from ..protocol.results import InputRequiredResult
 from .registry import PromptRegistry
-from .runs import get_messages
+from .runs import PromptRun, get_messages, result_of
 from .served import ServedPrompt, served_prompts
 
 __all__ = ["PromptCall", "capabilities", "find", "get_prompt", "list_prompts", "serves_prompts"]
@@ -106,7 +107,9 @@ def list_prompts(call: PromptCall) -> dict[str, Any]:
     return result
 
 
-def get_prompt(call: PromptCall) -> dict[str, Any] | InputRequiredResult:
+def get_prompt(call: PromptCall) -> dict[str, Any] | InputRequiredResult | PromptRun:
+    """Answer ``prompts/get``: its result, the input a code prompt asks for (2026-07-28), or
+    the ``PromptRun`` to stream when it asked in the handshake era (docs/prompts.md)."""
     params = call.message.params
     prompt = find(call, params.get("name"))
     values = argument_values(prompt, params.get("arguments"))
@@ -114,20 +117,22 @@ def get_prompt(call: PromptCall) -> dict[str, Any] | InputRequiredResult:
     if call.era.modern:
         declared = call.message.meta.get(versions.CLIENT_CAPABILITIES_META_KEY)
         capabilities = declared if isinstance(declared, dict) else {}
-    messages = get_messages(
-        prompt,
-        values,
-        request=call.request,
-        caller=call.caller,
-        params=params,
-        capabilities=capabilities,
-    )
+    try:
+        messages = get_messages(
+            prompt,
+            values,
+            request=call.request,
+            caller=call.caller,
+            params=params,
+            capabilities=capabilities,
+            # A handshake-era client that reads streams is asked on one (endpoint.streaming).
+            stream_on_ask=call.version if call.exchange.asks and not call.era.modern else None,
+        )
+    except StreamNeeded:
+        return PromptRun(call, prompt, values, params)
     if isinstance(messages, InputRequiredResult):
         return messages
-    result: dict[str, Any] = {"messages": messages}
-    if prompt.description:
-        result["description"] = prompt.description
-    return result
+    return result_of(prompt, messages)
 
 
 def argument_values(prompt: ServedPrompt, given: object) -> dict[str, str]:

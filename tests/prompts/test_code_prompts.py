@@ -103,12 +103,42 @@ def test_a_client_without_elicitation_gets_missing_capability(client_for, asking
     assert answer["error"]["data"] == {"requiredCapabilities": {"elicitation": {}}}
 
 
-def test_in_the_handshake_era_a_prompt_that_asks_is_refused_clearly(client_for, asking):
-    answer = client_for("2025-11-25").exchange(
-        "prompts/get", {"name": "asking", "arguments": {"topic": "bees"}}
-    )
-    assert answer["error"]["code"] == -32602
-    assert answer["error"]["message"].startswith("Prompt asking asks the user for input")
+def test_in_the_handshake_era_a_prompt_asks_on_a_stream(client_for, asking):
+    asked = []
+
+    def answer(method, params):
+        asked.append((method, params["message"]))
+        return {"action": "accept", "content": {"goal": "honey"}}
+
+    client = client_for("2025-11-25", on_request=answer)
+    params = {"name": "asking", "arguments": {"topic": "bees"}}
+    response = client.send(client.message("prompts/get", params))
+    assert response.streaming and response["Content-Type"].startswith("text/event-stream")
+    result = client.read_answer(response)["result"]
+    assert asked == [("elicitation/create", "What is your goal for bees?")]
+    assert result["messages"][0]["content"]["text"] == "Write about bees for this goal: honey"
+    declined = client_for("2025-11-25", on_request=lambda method, params: {"action": "decline"})
+    error = declined.read_answer(declined.send(declined.message("prompts/get", params)))["error"]
+    assert error == {"code": -32602, "message": "Prompt asking: The user did not say"}
+
+
+@pytest.mark.parametrize(
+    ("version", "accept"),
+    [
+        ("2025-03-26", None),  # a version without elicitation
+        ("2025-11-25", "application/json"),  # a client that reads no stream
+    ],
+)
+def test_where_the_client_cant_be_asked_the_prompt_is_refused_clearly(
+    client_for, asking, version, accept
+):
+    client = client_for(version)
+    message = client.message("prompts/get", {"name": "asking", "arguments": {"topic": "bees"}})
+    response = client.send(message, headers={"Accept": accept} if accept else None)
+    assert not response.streaming
+    error = client.answer_of(response)["error"]
+    assert error["code"] == -32602
+    assert error["message"].startswith("Prompt asking asks the user for input")
 
 
 def test_the_decorator_refuses_misuse():
