@@ -1,6 +1,6 @@
 """Prompts under real servers: the official TypeScript SDK client lists, gets and completes
-the conformance app's prompts (rows of its data migration, and one in code) against
-gunicorn and uvicorn."""
+the conformance app's prompts (rows of its data migration, and one in code that asks the
+user, answered on the call's stream) against gunicorn and uvicorn."""
 
 from __future__ import annotations
 
@@ -53,7 +53,11 @@ def test_the_typescript_sdk_lists_gets_and_completes_prompts(server, tmp_path):
             },
             {"name": "test_prompt_with_arguments", "arguments": {"arg1": "a"}},
             {"name": "no_such_prompt"},
+            # In code, and it asks: on the stream, where its elicitation handler answers; under
+            # gunicorn the answer may reach the other worker, through the shared cache.
+            {"name": "test_input_required_result_prompt"},
         ],
+        "answer": {"action": "accept", "content": {"context": "release notes"}},
         "completions": [
             {
                 "ref": {"type": "ref/prompt", "name": "test_prompt_with_arguments"},
@@ -75,7 +79,7 @@ def test_the_typescript_sdk_lists_gets_and_completes_prompts(server, tmp_path):
         "test_prompt_with_embedded_resource",
         "test_input_required_result_prompt",
     } <= set(names)
-    args, image, embedded, missing, unknown = report["gets"]
+    args, image, embedded, missing, unknown, asking = report["gets"]
     assert args["result"]["messages"] == [
         {
             "role": "user",
@@ -88,6 +92,15 @@ def test_the_typescript_sdk_lists_gets_and_completes_prompts(server, tmp_path):
     assert embedded["result"]["messages"][0]["content"]["resource"]["uri"] == "app://notes/1"
     assert missing["code"] == -32602 and "arg2" in missing["error"]
     assert unknown["code"] == -32602 and "Unknown prompt: no_such_prompt" in unknown["error"]
+    assert [params["message"] for params in report["asked"]] == [
+        "What context should the prompt use?"
+    ]
+    assert asking["result"]["messages"] == [
+        {
+            "role": "user",
+            "content": {"type": "text", "text": "Write the answer for this context: release notes"},
+        }
+    ]
     completed, refused = report["completions"]
     assert completed["result"]["completion"] == {
         "values": ["test", "testing"],

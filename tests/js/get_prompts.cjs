@@ -2,12 +2,15 @@
 // accepted (the SDK validates each result against its schemas and throws on a mismatch).
 //
 // usage: node get_prompts.cjs <url> <token|-> <requests.json>
-// requests.json: {"gets": [{"name", "arguments"}], "completions": [{"ref", "argument"}]}.
-// Prints one JSON document: {"protocolVersion", "capabilities", "prompts": [...],
-// "gets": [{name, result} | {name, error, code}], "completions": [{result} | {error, code}]}.
+// requests.json: {"gets": [{"name", "arguments"}], "completions": [{"ref", "argument"}],
+// "answer": the result given to every elicitation/create the server sends}.
+// Prints one JSON document: {"protocolVersion", "capabilities", "prompts": [...], "asked":
+// [elicitation params], "gets": [{name, result} | {name, error, code}], "completions":
+// [{result} | {error, code}]}.
 const fs = require("node:fs");
 const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
 const { StreamableHTTPClientTransport } = require("@modelcontextprotocol/sdk/client/streamableHttp.js");
+const { ElicitRequestSchema } = require("@modelcontextprotocol/sdk/types.js");
 
 function failure(error) {
   return { error: String(error && error.message ? error.message : error), code: error && error.code };
@@ -18,7 +21,15 @@ async function main() {
   const requests = JSON.parse(fs.readFileSync(requestsPath, "utf8"));
   const headers = token === "-" ? {} : { Authorization: `Token ${token}` };
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
-  const client = new Client({ name: "django-mcp-tools-tests", version: "1.0.0" });
+  const client = new Client(
+    { name: "django-mcp-tools-tests", version: "1.0.0" },
+    { capabilities: { elicitation: {} } },
+  );
+  const asked = [];
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    asked.push(request.params);
+    return requests.answer || { action: "decline" };
+  });
   await client.connect(transport);
   const prompts = [];
   let cursor;
@@ -48,6 +59,7 @@ async function main() {
       protocolVersion: transport.protocolVersion,
       capabilities: client.getServerCapabilities(),
       prompts,
+      asked,
       gets,
       completions,
     }),
