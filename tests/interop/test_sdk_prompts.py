@@ -94,3 +94,25 @@ def test_sdk_lists_gets_and_completes_prompts(live_server, alice, prompts, mode,
     assert {"prompts/list", "prompts/get", "completion/complete"} <= methods
     for message, status, _content_type, body in wire.posts():
         validate_exchange(version, message, status, body)
+
+
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+def test_sdk_answers_what_a_prompt_in_code_asks(live_server, alice, mode, version):
+    """The conformance app's prompt asks for its context: on the call's stream in the
+    handshake era, by an input-required result at 2026-07-28."""
+    asked = []
+
+    async def answer(context, params):
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"context": "the changelog"})
+
+    async def scenario():
+        async with connect(
+            f"{live_server.url}/mcp", token=alice.token, mode=mode, elicitation_callback=answer
+        ) as c:
+            assert c.session.protocol_version == version
+            return await c.get_prompt("test_input_required_result_prompt")
+
+    got = run(scenario())
+    assert asked == ["What context should the prompt use?"]
+    assert got.messages[0].content.text == "Write the answer for this context: the changelog"
