@@ -7,6 +7,7 @@ from django.apps import AppConfig
 from django.core import checks as system_checks
 from django.core.exceptions import ImproperlyConfigured
 from django.db.models import signals
+from django.utils.module_loading import autodiscover_modules
 from django.utils.translation import gettext_lazy as _
 
 logger = logging.getLogger("mcp_tools")
@@ -23,8 +24,11 @@ class MCPToolsConfig(AppConfig):
         from .calllog import writer as calllog
         from .catalog import sync
         from .models import ExposedTool, Toolset
+        from .prompts import groups as prompt_groups
         from .signals import CALL_LOG_UID, tool_called
 
+        # Each app's prompts declared in code, as admin.autodiscover() imports admin modules.
+        autodiscover_modules("mcp_prompts")
         system_checks.register(run_checks, "mcp_tools")
         system_checks.register(run_deployment_checks, "mcp_tools", deploy=True)
         tool_called.connect(calllog.record, dispatch_uid=CALL_LOG_UID)
@@ -36,6 +40,7 @@ class MCPToolsConfig(AppConfig):
         signals.post_delete.connect(sync.publish_after_change, sender=ExposedTool)
         signals.m2m_changed.connect(sync.groups_changed, sender=ExposedTool.allowed_groups.through)
         signals.pre_delete.connect(sync.group_deleted, sender=Group)
+        signals.pre_delete.connect(prompt_groups.group_deleted, sender=Group)
         signals.post_save.connect(sync.publish_after_change, sender=Toolset)
         signals.post_delete.connect(sync.publish_after_change, sender=Toolset)
         signals.m2m_changed.connect(sync.toolset_changed, sender=Toolset.tools.through)

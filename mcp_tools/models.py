@@ -6,6 +6,7 @@ import secrets
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.validators import RegexValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -128,6 +129,75 @@ class Toolset(models.Model):
 
     def __str__(self) -> str:
         return self.title or self.name
+
+
+class Prompt(models.Model):
+    """A prompt written in the admin: messages whose ``{argument}`` placeholders a client's
+    ``prompts/get`` fills by plain substitution, never the template language
+    (docs/prompts.md)."""
+
+    name = models.CharField(
+        _("name"),
+        max_length=64,
+        unique=True,
+        validators=[RegexValidator(r"^[A-Za-z0-9_.-]{1,64}$", _("Letters, digits, _ . - only."))],
+    )
+    title = models.CharField(_("title"), max_length=200, blank=True)
+    description = models.TextField(_("description"), blank=True)
+    arguments = models.JSONField(
+        _("arguments"),
+        default=list,
+        blank=True,
+        help_text=_(
+            'What the client fills in: [{"name": "topic", "description": "...", '
+            '"required": true, "choices": ["a", "b"]}]. {topic} in a message is replaced by '
+            "its value."
+        ),
+    )
+    messages = models.JSONField(
+        _("messages"),
+        default=list,
+        help_text=_(
+            'A list of {"role": "user" or "assistant"} with one of "text": "...", "image": '
+            '"<path of a static file>", or "resource": {"uri", "mimeType", "text"}.'
+        ),
+    )
+    enabled = models.BooleanField(
+        _("enabled"), default=True, help_text=_("Disabled prompts are hidden.")
+    )
+    allowed_groups = models.ManyToManyField(
+        "auth.Group",
+        verbose_name=_("groups"),
+        blank=True,
+        related_name="mcp_prompts",
+        help_text=_("Only members of these groups see and get the prompt. None chosen: everyone."),
+    )
+    changed_at = models.DateTimeField(_("changed"), auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("prompt")
+        verbose_name_plural = _("prompts")
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self) -> None:
+        # The stored form is prompts/'s to define: read only when a row is checked.
+        from .prompts.messages import check_arguments, check_messages
+        from .prompts.static import read_static
+
+        errors = {}
+        try:
+            check_arguments(self.arguments)
+        except ValueError as exc:
+            errors["arguments"] = str(exc)
+        try:
+            check_messages(self.messages, read_static)
+        except ValueError as exc:
+            errors["messages"] = str(exc)
+        if errors:
+            raise ValidationError(errors)
 
 
 class ToolCall(models.Model):

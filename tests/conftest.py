@@ -125,6 +125,7 @@ E2E_MODULES = {
     "interop.test_inspector_strict",
     "interop.test_oauth_flow",
     "interop.test_per_process_cache",
+    "interop.test_prompt_servers",
     "interop.test_push",
     "interop.test_results_clients",
     "interop.test_scale_out",

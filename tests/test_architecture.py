@@ -29,6 +29,8 @@ BESIDE = ("client", "contrib")  # beside the folders: client/ and contrib/
 UPWARD = {
     ("mcp_tools.endpoint.handlers", "mcp_tools.tasks.methods"): "the method table's tasks/*",
     ("mcp_tools.tasks.executors", "mcp_tools.jobs"): "the job's stored dotted path",
+    ("mcp_tools.models", "mcp_tools.prompts.messages"): "Prompt.clean() checks its stored form",
+    ("mcp_tools.models", "mcp_tools.prompts.static"): "Prompt.clean() finds its images",
 }
 
 

@@ -21,6 +21,9 @@ RESULT_DEFINITIONS = {
     "tools/call": "CallToolResult",
     "logging/setLevel": "EmptyResult",
     "server/discover": "DiscoverResult",
+    "prompts/list": "ListPromptsResult",
+    "prompts/get": "GetPromptResult",
+    "completion/complete": "CompleteResult",
     # 2025-11-25's experimental tasks: tasks/result answers what the tools/call would have.
     "tasks/get": "GetTaskResult",
     "tasks/result": "CallToolResult",
@@ -85,7 +88,7 @@ def validate_exchange(version: str, request: Any, status: int, body: bytes) -> N
     if method == "tools/call" and "task" in (request.get("params") or {}):
         definition = "CreateTaskResult"  # 2025-11-25's task-augmented call
     if result.get("resultType") == "input_required":
-        assert version >= "2026-07-28" and method == "tools/call", message
+        assert version >= "2026-07-28" and method in ("tools/call", "prompts/get"), message
         definition = "InputRequiredResult"  # its inputRequests validate as InputRequest
     validator(version, definition).validate(result)
 

@@ -22,12 +22,14 @@ from typing import Any
 from django.http import HttpRequest
 from django.utils.translation import get_language
 
+from ..completion import methods as completion
 from ..conf import mcp_settings
 from ..discovery import tools as discovery
 from ..inputs.asks import receive
 from ..inputs.request_state import Binding
 from ..pipeline.invocation import Invocation, ending, send_tool_called
 from ..pipeline.plans import CallPlan
+from ..prompts import methods as prompts
 from ..protocol import headers, versions
 from ..protocol.cursors import decode_cursor, encode_cursor
 from ..protocol.jsonrpc import (
@@ -60,9 +62,10 @@ def server_info() -> dict[str, Any]:
 
 
 def capabilities(call: Call) -> dict[str, Any]:
-    """Return the server's capabilities at ``call``'s version: tasks where a tool has them."""
+    """Return the server's capabilities at ``call``'s version: tasks where a tool has them,
+    prompts and completion where the endpoint serves its default catalog."""
     served = [tool for tool in call.exchange.catalog if call.exchange.serves(tool)]
-    return {**CAPABILITIES, **task_calls.capabilities(call, served)}
+    return {**CAPABILITIES, **prompts.capabilities(call), **task_calls.capabilities(call, served)}
 
 
 def initialize(call: Call) -> dict[str, Any]:
@@ -377,6 +380,9 @@ HANDSHAKE_HANDLERS: dict[str, Handler] = {
     "logging/setLevel": set_level,
     "tools/list": list_tools,
     "tools/call": call_tool,
+    "prompts/list": prompts.list_prompts,
+    "prompts/get": prompts.get_prompt,
+    "completion/complete": completion.complete,
     # 2025-11-25's experimental tasks (other versions answer -32601).
     "tasks/get": task_calls.experimental_get,
     "tasks/result": task_calls.experimental_result,
@@ -389,6 +395,9 @@ MODERN_HANDLERS: dict[str, Handler] = {
     "server/discover": discover,
     "tools/list": list_tools,
     "tools/call": call_tool,
+    "prompts/list": prompts.list_prompts,
+    "prompts/get": prompts.get_prompt,
+    "completion/complete": completion.complete,
     # The tasks extension (its tasks/result and tasks/list are gone: -32601).
     "tasks/get": task_calls.get_task,
     "tasks/update": task_calls.update_task,

@@ -24,6 +24,7 @@ from ..core.context import Notifier
 from ..inputs import relay as client_requests
 from ..pipeline.formatters import response_too_large
 from ..pipeline.invocation import Invocation
+from ..prompts.runs import PromptRun
 from ..protocol import versions
 from ..protocol.jsonrpc import (
     INVALID_REQUEST,
@@ -58,7 +59,7 @@ class Answer:
 
 def serve_message(
     value: Any, exchange: Exchange, *, in_batch: bool = False
-) -> Answer | Invocation[Call] | None:
+) -> Answer | Invocation[Call] | PromptRun | None:
     """Check one decoded message of ``exchange`` and do on this thread what answering it
     takes.
 
@@ -94,7 +95,7 @@ def serve_message(
             )
         with trace.active():
             result = handler(call)
-        if isinstance(result, Invocation):
+        if isinstance(result, Invocation | PromptRun):
             return result  # its span ends in serve_invocation()
         answer = complete(call, result, trace=trace)
     except JSONRPCError as error:
@@ -131,7 +132,10 @@ def deliver(
 
 
 def serve_invocation(
-    invocation: Invocation[Call], notifier: Notifier | None = None, *, limit: int | None = None
+    invocation: Invocation[Call] | PromptRun,
+    notifier: Notifier | None = None,
+    *,
+    limit: int | None = None,
 ) -> Answer:
     """Run the invocation's view (its notifications to ``notifier``) and answer with its
     result.

@@ -42,11 +42,12 @@ from ..exceptions import ClientDisconnected
 from ..inputs import relay as client_requests
 from ..inputs.asks import Busy, NoAnswer, can_ask_on_stream
 from ..pipeline.invocation import Invocation
+from ..prompts.runs import PromptRun
 from ..protocol import jsonrpc
 from ..protocol.projection import project_progress
 from ..protocol.versions import Era, sends_log
 from .exchange import Call
-from .server import complete, serve_invocation
+from .server import Answer, complete, serve_invocation
 from .watchdog import Alarm, watchdog
 
 logger = logging.getLogger("mcp_tools")
@@ -367,7 +368,7 @@ class Worker:
     URLconf and script prefix."""
 
     def __init__(
-        self, request: HttpRequest, invocation: Invocation[Call], notifier: Notifier
+        self, request: HttpRequest, invocation: Invocation[Call] | PromptRun, notifier: Notifier
     ) -> None:
         self.request = request
         self.invocation = invocation
@@ -630,7 +631,9 @@ def connection_cutter(request: HttpRequest) -> Callable[[], None] | None:
     return cut
 
 
-def stream(request: HttpRequest, invocation: Invocation[Call]) -> StreamingHttpResponse | None:
+def stream(
+    request: HttpRequest, invocation: Invocation[Call] | PromptRun
+) -> StreamingHttpResponse | None:
     """Start the invocation's view in a worker thread; return the SSE response that relays
     it.
 
@@ -643,6 +646,9 @@ def stream(request: HttpRequest, invocation: Invocation[Call]) -> StreamingHttpR
         timeout = mcp_settings.CALL_TIMEOUT
 
         def timed_out() -> bytes:
+            if isinstance(invocation, PromptRun):  # a prompt's answer is no tool result
+                error = invocation.timed_out(timeout)
+                return sse_event(Answer.error(call.message.id, error).body)
             return sse_event(complete(call, invocation.timed_out(timeout)).body)
 
         spec = StreamSpec(

@@ -52,6 +52,8 @@ from ..discovery import tools as discovery
 from ..inputs.asks import StreamNeeded
 from ..pipeline.formatters import BaseFormatter
 from ..pipeline.invocation import Invocation
+from ..prompts.registry import PromptRegistry
+from ..prompts.runs import PromptRun
 from ..protocol import jsonrpc, mediatypes, versions
 from ..protocol.jsonrpc import INVALID_REQUEST, JSONRPCError
 from ..tools.registry import ToolRegistry
@@ -165,6 +167,9 @@ class MCPView(View):
     #: The toolset it serves (a ``Toolset``'s name), or None: every tool; a URL's
     #: ``<toolset>`` (``mcp_tools.urls``: ``/mcp/toolsets/<name>``) names it per request.
     toolset: str | None = None
+    #: The registry of the prompts declared in code it serves (None: ``@mcp_prompt``'s
+    #: default), docs/prompts.md#prompts-in-code.
+    prompt_registry: PromptRegistry | None = None
     #: What ``_admits_anyone()`` concluded, and from which choice of classes.
     _admitted: tuple[tuple[Any, ...], bool | None] | None = None
 
@@ -480,6 +485,8 @@ class MCPView(View):
             return HttpResponse(status=202)  # a notification or a response
         if isinstance(outcome, Invocation):
             return self.run_invocation(request, exchange, outcome)
+        if isinstance(outcome, PromptRun):
+            return self.run_prompt(request, outcome)
         return answer_response(outcome)
 
     def run_invocation(
@@ -505,6 +512,15 @@ class MCPView(View):
             return streamed
         return answer_response(server.serve_invocation(invocation))  # it can ask nothing now
 
+    def run_prompt(self, request: HttpRequest, run: PromptRun) -> HttpResponseBase:
+        """Answer a handshake-era ``prompts/get`` whose function asked for input: on an SSE
+        stream, which carries the question (docs/prompts.md#prompts-that-ask); inline, where
+        every stream slot is taken, where the ask is refused."""
+        streamed = streaming.stream(request, run)
+        if streamed is not None:
+            return streamed
+        return answer_response(server.serve_invocation(run))
+
     def batch(self, exchange: Exchange, values: list[object]) -> HttpResponse:
         """Answer a JSON-RPC batch, item by item, never streamed; its messages share the
         exchange (one catalog, one set of visibility answers)."""
@@ -514,7 +530,8 @@ class MCPView(View):
         left = mcp_settings.MAX_RESPONSE_BYTES - 2
         for value in values:
             outcome = server.serve_message(value, exchange, in_batch=True)
-            if isinstance(outcome, Invocation):
+            # A batch's prompt never streams (it can't ask): a PromptRun never comes of it.
+            if isinstance(outcome, Invocation | PromptRun):
                 outcome = server.serve_invocation(outcome, limit=max(left, 0))
             if outcome is not None:
                 bodies.append(outcome.body)

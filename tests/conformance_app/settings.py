@@ -16,6 +16,7 @@ ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
 INSTALLED_APPS = [
     "django.contrib.auth",
     "django.contrib.contenttypes",
+    "django.contrib.staticfiles",  # the image of test_prompt_with_image
     "rest_framework",
     # Tasks run for real: django-tasks-db's queue, drained by the db_worker the tests start
     # beside the server (tests/conformance_app/server.py). Django 6 has django.tasks; 5.2
@@ -50,6 +51,7 @@ CACHES = {
     }
 }
 USE_TZ = True
+STATIC_URL = "static/"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [],

@@ -41,6 +41,10 @@ def test_initialize_echoes_a_supported_handshake_version(mcp, requested, answere
     assert result["protocolVersion"] == answered
     assert result["serverInfo"] == SERVER_INFO
     expected = {"tools": {"listChanged": False}, "logging": {}}
+    # The default catalog serves prompts; completions is declared since 2025-03-26.
+    expected["prompts"] = {"listChanged": False}
+    if answered != "2024-11-05":
+        expected["completions"] = {}
     if answered == "2025-11-25":  # the test project's todo_export runs as a task
         expected["tasks"] = {"cancel": {}, "list": {}, "requests": {"tools": {"call": {}}}}
     assert result["capabilities"] == expected
@@ -77,6 +81,8 @@ def test_discover_describes_the_server_statelessly(modern_mcp):
         "capabilities": {
             "tools": {"listChanged": False},
             "logging": {},
+            "prompts": {"listChanged": False},
+            "completions": {},
             # The test project's todo_export runs as a task.
             "extensions": {"io.modelcontextprotocol/tasks": {}},
         },

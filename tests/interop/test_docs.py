@@ -128,11 +128,14 @@ def test_python_sample_runs(sample, monkeypatch, request):
     from django.utils.module_loading import import_string
 
     from mcp_tools.conf import DEFAULTS
+    from mcp_tools.prompts import decorators as prompt_decorators
+    from mcp_tools.prompts.registry import PromptRegistry
     from mcp_tools.signals import tool_called
     from mcp_tools.tools import decorators
     from mcp_tools.tools.registry import ToolRegistry
 
     monkeypatch.setattr(decorators, "default_registry", ToolRegistry())
+    monkeypatch.setattr(prompt_decorators, "prompt_registry", PromptRegistry())
     shop_app(monkeypatch)
     namespace: dict = {"__name__": "docs_sample"}
     exec(compile(PRELUDE, "prelude", "exec"), namespace)

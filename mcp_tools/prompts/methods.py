@@ -1,0 +1,165 @@
+"""``prompts/list`` and ``prompts/get``, for the endpoint's handler tables (docs/prompts.md).
+
+Only an endpoint's default catalog serves prompts: an endpoint of a toolset, or of some
+tags, serves none (no capability, an empty list). The handlers read their call through a
+small protocol, which the endpoint's ``Call`` meets: nothing here imports the endpoint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from django.http import HttpRequest
+
+from ..auth.caller import Caller
+from ..conf import mcp_settings
+from ..inputs.asks import StreamNeeded
+from ..protocol import versions
+from ..protocol.cursors import decode_cursor, encode_cursor
+from ..protocol.jsonrpc import INVALID_PARAMS, JSONRPCError, clip
+from ..protocol.results import InputRequiredResult
+from .registry import PromptRegistry
+from .runs import PromptRun, get_messages, result_of
+from .served import ServedPrompt, served_prompts
+
+__all__ = ["PromptCall", "capabilities", "find", "get_prompt", "list_prompts", "serves_prompts"]
+
+
+class PromptCall(Protocol):
+    """What the prompt methods read of a JSON-RPC request (``endpoint.exchange.Call``)."""
+
+    @property
+    def version(self) -> str: ...
+
+    @property
+    def request(self) -> HttpRequest: ...
+
+    @property
+    def caller(self) -> Caller: ...
+
+    @property
+    def endpoint(self) -> Any: ...
+
+    @property
+    def exchange(self) -> Any: ...
+
+    @property
+    def era(self) -> versions.Era: ...
+
+    @property
+    def message(self) -> Any: ...
+
+
+def serves_prompts(endpoint: object) -> bool:
+    """Return whether ``endpoint`` serves prompts: its default catalog, no toolset, no tags."""
+    return getattr(endpoint, "toolset", None) is None and getattr(endpoint, "tags", None) is None
+
+
+def capabilities(call: PromptCall) -> dict[str, Any]:
+    """Return the capabilities prompts and completion add at ``call``'s version."""
+    if not serves_prompts(call.endpoint):
+        return {}
+    found: dict[str, Any] = {"prompts": {"listChanged": False}}
+    if call.version >= "2025-03-26":  # completions is declared since 2025-03-26
+        found["completions"] = {}
+    return found
+
+
+def _registry(call: PromptCall) -> PromptRegistry | None:
+    return getattr(call.endpoint, "prompt_registry", None)
+
+
+def visible(call: PromptCall) -> tuple[list[ServedPrompt], bool]:
+    """Return the prompts ``call``'s caller sees, and whether some were hidden from them."""
+    if not serves_prompts(call.endpoint):
+        return [], False
+    admits = call.exchange.visibility.rule_admits
+    return served_prompts(admits, _registry(call))
+
+
+def find(call: PromptCall, name: object) -> ServedPrompt:
+    """Return the prompt ``name`` if ``call``'s caller may get it; else -32602, the same for
+    an unknown prompt and a hidden one."""
+    if not isinstance(name, str):
+        raise JSONRPCError(INVALID_PARAMS, "Invalid params: name must be a string")
+    for prompt in visible(call)[0]:
+        if prompt.name == name:
+            return prompt
+    raise JSONRPCError(INVALID_PARAMS, f"Unknown prompt: {clip(name)}")
+
+
+def list_prompts(call: PromptCall) -> dict[str, Any]:
+    prompts, hidden = visible(call)
+    size = mcp_settings.PAGE_SIZE
+    cursor = call.message.params.get("cursor")
+    start = decode_cursor(cursor, len(prompts)) if cursor is not None else 0
+    end = start + size if size else len(prompts)
+    result: dict[str, Any] = {
+        "prompts": [prompt.definition(call.version) for prompt in prompts[start:end]]
+    }
+    if end < len(prompts):
+        result["nextCursor"] = encode_cursor(end)
+    # As tools/list: private when the list depends on who asks.
+    private = call.caller.is_authenticated or hidden
+    result["cacheScope"] = "private" if private else "public"
+    result["ttlMs"] = mcp_settings.CACHE_TTL_MS
+    return result
+
+
+def get_prompt(call: PromptCall) -> dict[str, Any] | InputRequiredResult | PromptRun:
+    """Answer ``prompts/get``: its result, the input a code prompt asks for (2026-07-28), or
+    the ``PromptRun`` to stream when it asked in the handshake era (docs/prompts.md)."""
+    params = call.message.params
+    prompt = find(call, params.get("name"))
+    values = argument_values(prompt, params.get("arguments"))
+    capabilities: Mapping[str, object] | None = None
+    if call.era.modern:
+        declared = call.message.meta.get(versions.CLIENT_CAPABILITIES_META_KEY)
+        capabilities = declared if isinstance(declared, dict) else {}
+    try:
+        messages = get_messages(
+            prompt,
+            values,
+            request=call.request,
+            caller=call.caller,
+            params=params,
+            capabilities=capabilities,
+            # A handshake-era client that reads streams is asked on one (endpoint.streaming).
+            stream_on_ask=call.version if call.exchange.asks and not call.era.modern else None,
+        )
+    except StreamNeeded:
+        return PromptRun(call, prompt, values, params)
+    if isinstance(messages, InputRequiredResult):
+        return messages
+    return result_of(prompt, messages)
+
+
+def argument_values(prompt: ServedPrompt, given: object) -> dict[str, str]:
+    """Return the values of ``prompt``'s declared arguments among ``given``; -32602 when one
+    is not a string or a required one is missing. Arguments it does not declare are left
+    out: they fill nothing."""
+    if given is None:
+        given = {}
+    if not isinstance(given, dict):
+        raise JSONRPCError(INVALID_PARAMS, "Invalid params: arguments must be an object")
+    values: dict[str, str] = {}
+    missing = []
+    for argument in prompt.arguments:
+        value = given.get(argument.name)
+        if value is None:
+            if argument.required:
+                missing.append(argument.name)
+            continue
+        if not isinstance(value, str):
+            raise JSONRPCError(
+                INVALID_PARAMS, f"Invalid params: argument {argument.name} must be a string"
+            )
+        values[argument.name] = value
+    if missing:
+        raise JSONRPCError(
+            INVALID_PARAMS,
+            f"Invalid params: prompt {prompt.name} needs the argument"
+            f"{'s' if len(missing) > 1 else ''} {', '.join(missing)}",
+        )
+    return values
