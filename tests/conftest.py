@@ -86,6 +86,19 @@ def atomic_requests():
     settings_dict["ATOMIC_REQUESTS"] = previous
 
 
+@pytest.fixture
+def conformance_prompts(db):
+    """The conformance app's prompt rows, as its data migration writes them: a test that
+    flushes the database (a transactional one) takes them away from the tests after it."""
+    from importlib import import_module
+
+    from mcp_tools.models import Prompt
+
+    migration = import_module("tests.conformance_app.migrations.0001_prompts")
+    for fields in migration.PROMPTS:
+        Prompt.objects.get_or_create(name=fields["name"], defaults=fields)
+
+
 @pytest.fixture(autouse=True)
 def fresh_admin_state():
     """Forget the admin state between tests: each test's database is rolled back after it."""

@@ -11,7 +11,11 @@ from django.urls import reverse
 
 from mcp_tools.models import Prompt
 
-pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.admin_urls")]
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.urls("tests.admin_urls"),
+    pytest.mark.usefixtures("conformance_prompts"),
+]
 
 ADD = "admin:mcp_tools_prompt_add"
 

@@ -26,6 +26,11 @@ class CheckedClient(MCPClient):
         return json.loads(response.content)
 
 
+@pytest.fixture(autouse=True)
+def _conformance_rows(conformance_prompts):
+    """Every prompts test sees the conformance app's rows, whatever ran before it."""
+
+
 @pytest.fixture
 def client_for(alice):
     def make(version: str = "2025-11-25", user: Any = None, **kwargs: Any) -> CheckedClient:

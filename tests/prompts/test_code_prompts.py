@@ -193,10 +193,11 @@ def test_a_row_saved_past_the_form_is_an_internal_error_not_a_crash(client_for, 
 
 @pytest.mark.urls("tests.prompts.urls")
 def test_an_endpoint_serves_the_prompt_registry_it_is_given(client_for):
+    Prompt.objects.create(name="from_admin", messages=[{"role": "user", "text": "Hello"}])
     own = client_for(mcp_path="/own/mcp")
     names = {prompt["name"] for prompt in own.exchange("prompts/list")["result"]["prompts"]}
     assert "own_prompt" in names and "test_input_required_result_prompt" not in names
-    assert "test_simple_prompt" in names  # the admin's rows are every default endpoint's
+    assert "from_admin" in names  # the admin's rows are every default endpoint's
     default = client_for()
     assert "own_prompt" not in {
         prompt["name"] for prompt in default.exchange("prompts/list")["result"]["prompts"]
