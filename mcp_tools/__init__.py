@@ -22,6 +22,7 @@ __all__ = [
     "is_mcp_request",
     "log_message",
     "mcp_output",
+    "mcp_resource",
     "mcp_tool",
     "report_progress",
     "request_input",
@@ -41,7 +42,8 @@ __getattr__ = lazy_exports(
         "log_message": ".pipeline.notifications",
         "report_progress": ".pipeline.notifications",
         "mcp_tool": ".tools.decorators",
-        "expose": ".tools.decorators",
+        "expose": ".resources.decorators",
+        "mcp_resource": ".resources.decorators",
         "warm_up": ".endpoint.startup",
         "elicit": ".inputs.asks",
         "request_input": ".inputs.asks",
@@ -55,4 +57,5 @@ if TYPE_CHECKING:
     from .exceptions import ClientDisconnected, InputUnavailable, ToolError
     from .inputs.asks import elicit, request_input
     from .pipeline.notifications import log_message, report_progress
-    from .tools.decorators import expose, mcp_tool
+    from .resources.decorators import expose, mcp_resource
+    from .tools.decorators import mcp_tool

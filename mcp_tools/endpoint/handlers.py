@@ -40,6 +40,7 @@ from ..protocol.jsonrpc import (
 )
 from ..protocol.projection import project_tool
 from ..protocol.results import InputRequiredResult, ToolResult
+from ..resources import methods as resource_calls
 from ..tasks import methods as task_calls
 from ..tools.definitions import hide_listings
 from ..tools.tool import Tool
@@ -62,7 +63,11 @@ def server_info() -> dict[str, Any]:
 def capabilities(call: Call) -> dict[str, Any]:
     """Return the server's capabilities at ``call``'s version: tasks where a tool has them."""
     served = [tool for tool in call.exchange.catalog if call.exchange.serves(tool)]
-    return {**CAPABILITIES, **task_calls.capabilities(call, served)}
+    return {
+        **CAPABILITIES,
+        **resource_calls.capabilities(call),
+        **task_calls.capabilities(call, served),
+    }
 
 
 def initialize(call: Call) -> dict[str, Any]:
@@ -370,6 +375,10 @@ def repeated_headers(request: HttpRequest) -> frozenset[str]:
 
 Handler = Callable[[Call], Any]
 
+#: The methods whose every answer is the caller's alone (``Cache-Control: private``): a
+#: resource read runs a view as its caller, as a tool call does (docs/resources.md).
+PRIVATE_ANSWERS = frozenset({"resources/read"})
+
 #: method → handler, for requests of the handshake era (2024-11-05 to 2025-11-25).
 HANDSHAKE_HANDLERS: dict[str, Handler] = {
     "initialize": initialize,
@@ -377,6 +386,9 @@ HANDSHAKE_HANDLERS: dict[str, Handler] = {
     "logging/setLevel": set_level,
     "tools/list": list_tools,
     "tools/call": call_tool,
+    "resources/list": resource_calls.list_resources,
+    "resources/templates/list": resource_calls.list_templates,
+    "resources/read": resource_calls.read_resource,
     # 2025-11-25's experimental tasks (other versions answer -32601).
     "tasks/get": task_calls.experimental_get,
     "tasks/result": task_calls.experimental_result,
@@ -389,6 +401,9 @@ MODERN_HANDLERS: dict[str, Handler] = {
     "server/discover": discover,
     "tools/list": list_tools,
     "tools/call": call_tool,
+    "resources/list": resource_calls.list_resources,
+    "resources/templates/list": resource_calls.list_templates,
+    "resources/read": resource_calls.read_resource,
     # The tasks extension (its tasks/result and tasks/list are gone: -32601).
     "tasks/get": task_calls.get_task,
     "tasks/update": task_calls.update_task,

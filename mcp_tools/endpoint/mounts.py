@@ -7,6 +7,8 @@ from weakref import WeakKeyDictionary
 from django.urls import Resolver404, URLResolver, get_resolver, get_urlconf, resolve
 
 from ..core.routes import NoPath, iter_routes
+from ..resources.registry import ResourceRegistry
+from ..resources.registry import registry as default_resource_registry
 from ..tools.registry import ToolRegistry
 from ..tools.registry import registry as default_registry
 from .view import MCPView
@@ -84,4 +86,24 @@ def served_registries(urlconf: str | None = None) -> tuple[ToolRegistry, ...]:
             if all(registry is not known for known in found):
                 found.append(registry)
         served = _served[resolver] = tuple(found)
+    return served
+
+
+_served_resources: WeakKeyDictionary[URLResolver, tuple[ResourceRegistry, ...]] = (
+    WeakKeyDictionary()
+)
+
+
+def served_resource_registries(urlconf: str | None = None) -> tuple[ResourceRegistry, ...]:
+    """Return the resource registries ``urlconf`` serves, each once: the default one, then
+    that of every other ``MCPView`` it mounts (``resource_registry=``), in URLconf order."""
+    resolver = get_resolver(urlconf if urlconf is not None else get_urlconf())
+    served = _served_resources.get(resolver)
+    if served is None:
+        found = [default_resource_registry]
+        for _, endpoint in mounted_endpoints(resolver):
+            registry = endpoint.get_resource_registry()
+            if all(registry is not known for known in found):
+                found.append(registry)
+        served = _served_resources[resolver] = tuple(found)
     return served

@@ -108,6 +108,10 @@ CallT = TypeVar("CallT", bound=Call)
 class Invocation(Generic[CallT]):
     """One ``tools/call`` of one tool, from its arguments to its finished result."""
 
+    #: What the call log records this as (``ToolCall.kind``): a subclass that reads a
+    #: resource through the same path says so (docs/calllog.md).
+    kind = "tool"
+
     def __init__(
         self, call: CallT, plan: CallPlan, args: dict[str, Any], inputs: Inputs | None = None
     ) -> None:
@@ -403,6 +407,7 @@ class Invocation(Generic[CallT]):
             outcome=outcome,
             error_message=error_message,
             refusal=refusal,
+            kind=self.kind,
         )
 
 
