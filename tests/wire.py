@@ -21,6 +21,9 @@ RESULT_DEFINITIONS = {
     "tools/call": "CallToolResult",
     "logging/setLevel": "EmptyResult",
     "server/discover": "DiscoverResult",
+    "resources/list": "ListResourcesResult",
+    "resources/templates/list": "ListResourceTemplatesResult",
+    "resources/read": "ReadResourceResult",
     # 2025-11-25's experimental tasks: tasks/result answers what the tools/call would have.
     "tasks/get": "GetTaskResult",
     "tasks/result": "CallToolResult",
