@@ -208,7 +208,9 @@ class ToolCall(models.Model):
     ]
 
     tool_name = models.CharField(_("tool"), max_length=64, db_index=True)
-    kind = models.CharField(_("kind"), max_length=8, choices=KINDS, default="tool")
+    kind = models.CharField(
+        _("kind"), max_length=8, choices=KINDS, default="tool", db_default="tool"
+    )
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         verbose_name=_("user"),

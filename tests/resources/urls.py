@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+from django.contrib import admin
 from django.http import FileResponse, HttpResponse, HttpResponseRedirect
 from django.urls import path
 from rest_framework.permissions import IsAdminUser
@@ -100,6 +101,7 @@ class Limited(APIView):
 
 
 urlpatterns = [
+    path("admin/", admin.site.urls),
     path("api/orders/<int:pk>/", OrderDetail.as_view()),
     path("api/banner/", Banner.as_view()),
     path("api/report/", Report.as_view()),
