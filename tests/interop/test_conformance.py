@@ -23,6 +23,13 @@ BASELINES = REPO / "tests" / "conformance"
 #: The suites save each scenario's checks under server-<scenario>-<ISO timestamp>/.
 RESULT_DIR = re.compile(r"server-(.+)-\d{4}-\d\d-\d\dT[\d-]+Z")
 
+#: The resource scenarios both suites run, served by tests/conformance_app/resource_views.py.
+RESOURCES = (
+    "resources-list",
+    "resources-read-text",
+    "resources-read-binary",
+    "resources-templates-read",
+)
 #: Scenarios the product claims: each must pass every check (docs/protocol.md; issue #4).
 HANDSHAKE_REQUIRED = {
     "server-initialize",
@@ -44,8 +51,12 @@ HANDSHAKE_REQUIRED = {
     "tools-call-elicitation",
     "elicitation-sep1034-defaults",
     "elicitation-sep1330-enums",
+    # Resources from GET views (docs/resources.md).
+    *RESOURCES,
 }
 MODERN_REQUIRED = {
+    *RESOURCES,
+    "sep-2164-resource-not-found",
     "tools-list",
     "tools-call-simple-text",
     "tools-call-image",
