@@ -26,7 +26,7 @@ from ..conf import mcp_settings
 from ..discovery import tools as discovery
 from ..inputs.asks import receive
 from ..inputs.request_state import Binding
-from ..pipeline.invocation import Invocation, ending, send_tool_called
+from ..pipeline.invocation import Invocation, ending, send_refused, send_tool_called
 from ..pipeline.plans import CallPlan
 from ..protocol import headers, versions
 from ..protocol.cursors import decode_cursor, encode_cursor
@@ -436,18 +436,5 @@ def report_refusal(call: Call, error: JSONRPCError, started: float) -> None:
     else:
         refusal = "invalid_arguments"
     args = params.get("arguments")
-    send_tool_called(
-        call,
-        sender,
-        str(name),
-        args if isinstance(args, dict) else {},
-        time.time(),
-        started,
-        result_type="complete",
-        status=None,
-        is_error=True,
-        error_ref=None,
-        outcome="refused",
-        error_message=error.message,
-        refusal=refusal,
-    )
+    arguments = args if isinstance(args, dict) else {}
+    send_refused(call, sender, str(name), arguments, started, error.message, refusal)

@@ -449,6 +449,36 @@ def send_tool_called(
     )
 
 
+def send_refused(
+    call: Call,
+    sender: type,
+    name: str,
+    args: dict[str, Any],
+    started: float,
+    message: str,
+    refusal: str,
+    kind: str = "tool",
+) -> None:
+    """Send ``tool_called`` for a call (or a read: ``kind``) the endpoint refused before
+    an ``Invocation`` ran it: hidden, throttled, or with arguments it could not take."""
+    send_tool_called(
+        call,
+        sender,
+        name,
+        args,
+        time.time(),
+        started,
+        result_type="complete",
+        status=None,
+        is_error=True,
+        error_ref=None,
+        outcome="refused",
+        error_message=message,
+        refusal=refusal,
+        kind=kind,
+    )
+
+
 def ending(sent: ToolResult, refusal: str | None) -> dict[str, Any]:
     """Return how a call answered ``sent`` ended, as ``tool_called`` reports it: its
     ``outcome``, the ``error_message`` the model read, and the ``refusal``."""

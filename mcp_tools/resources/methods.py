@@ -13,7 +13,7 @@ from typing import Any
 from ..catalog.admin_state import Catalog
 from ..conf import mcp_settings
 from ..pipeline.formatters import response_too_large
-from ..pipeline.invocation import send_tool_called
+from ..pipeline.invocation import send_refused
 from ..protocol.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -202,19 +202,6 @@ def report_throttled(
     call: Any, tool: Tool, arguments: dict[str, Any], started: float, error: JSONRPCError
 ) -> None:
     """Log a read the endpoint's throttles refused, as a refused tool call is."""
-    send_tool_called(
-        call,
-        tool.view_class,
-        tool.name,
-        arguments,
-        time.time(),
-        started,
-        result_type="complete",
-        status=None,
-        is_error=True,
-        error_ref=None,
-        outcome="refused",
-        error_message=error.message,
-        refusal="throttled",
-        kind="resource",
+    send_refused(
+        call, tool.view_class, tool.name, arguments, started, error.message, "throttled", "resource"
     )

@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import base64
 import json
-import os
-import subprocess
 
 import pytest
 
-from tests.conformance_app.server import REPO, serve
+from tests.conformance_app.server import serve
 from tests.conformance_app.views import PNG
-from tests.interop.test_results_clients import node_dir
+from tests.interop.test_results_clients import run_node_script
 
 
 @pytest.fixture(params=["gunicorn", "uvicorn"], scope="module")
@@ -24,24 +22,9 @@ def server(request):
 
 
 def typescript_reads(url, tmp_path, uris):
-    root = node_dir()
     uris_file = tmp_path / "uris.json"
     uris_file.write_text(json.dumps(uris))
-    completed = subprocess.run(
-        [
-            str(root / "node_modules" / ".bin" / "node"),
-            str(REPO / "tests" / "js" / "read_resources.cjs"),
-            url,
-            "-",
-            str(uris_file),
-        ],
-        env={**os.environ, "NODE_PATH": str(root / "node_modules"), "HOME": str(tmp_path)},
-        capture_output=True,
-        text=True,
-        timeout=90,
-    )
-    assert completed.returncode == 0, completed.stderr
-    return json.loads(completed.stdout)
+    return run_node_script("read_resources.cjs", url, "-", str(uris_file), home=tmp_path)
 
 
 def test_the_typescript_sdk_lists_and_reads_resources(server, tmp_path):
