@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
+from django.test import override_settings
 from django.urls import include, path
 from rest_framework import serializers, viewsets
 from rest_framework.response import Response
@@ -11,6 +13,7 @@ from rest_framework.routers import SimpleRouter
 from rest_framework.views import APIView
 
 from mcp_tools import expose, mcp_resource
+from mcp_tools.checks import check_resources
 from mcp_tools.resources.registry import ResourceRegistry
 from tests.tools.test_registry import urlconf
 
@@ -96,3 +99,26 @@ def test_a_resource_uri_matches_its_own_uris_only():
     assert resource.match("things://a%20b") == {"pk": "a b"}
     assert resource.match("things://4/2") is None
     assert resource.match("other://42") is None
+
+
+def test_a_resource_that_cant_be_built_is_a_check_error_with_a_hint():
+    class One(APIView):
+        def get(self, request, pk):
+            return Response({})
+
+    registry = ResourceRegistry()
+    mcp_resource("things://{id}", registry=registry)(One)
+    conf = urlconf(path("things/<int:pk>/", One.as_view()))
+    with override_settings(ROOT_URLCONF=conf):
+        assert check_resources(registry=registry) == [
+            checks.Error(
+                "Resources can't be served: @mcp_resource('things://{id}') on "
+                "test_a_resource_that_cant_be_built_is_a_check_error_with_a_hint.<locals>.One: "
+                "its variables must be the URL's parameters (pk)",
+                hint="Fix the @mcp_resource (or expose(..., resource=...)) it names: a "
+                "template's variables are its URL's parameters, a URL without parameters has "
+                "a fixed URI (docs/resources.md).",
+                id="mcp_tools.E110",
+            )
+        ]
+    assert check_resources() == []  # the test project's
