@@ -72,11 +72,12 @@ def capabilities(call: Any) -> dict[str, Any]:
     return {"resources": {"listChanged": False, "subscribe": False}}
 
 
-def visible(call: Any) -> tuple[list[tuple[Resource, Tool]], Catalog | None]:
-    """Return the resources this caller may see and read, each with its catalog's tool."""
+def visible(call: Any) -> tuple[list[tuple[Resource, Tool]], Catalog | None, int]:
+    """Return the resources this caller may see and read, each with its catalog's tool,
+    their catalog, and how many the endpoint serves whoever asks."""
     found = served(call)
     if found is None:
-        return [], None
+        return [], None, 0
     resources, catalog = found
     visibility = call.exchange.visibility
     visibility.read_groups(catalog)  # the same reads whatever is asked (docs/security.md)
@@ -85,18 +86,17 @@ def visible(call: Any) -> tuple[list[tuple[Resource, Tool]], Catalog | None]:
         tool = catalog.tools[resource.name]
         if visibility.sees(tool, catalog):
             seen.append((resource, tool))
-    return seen, catalog
+    return seen, catalog, len(resources)
 
 
 def _listing(call: Any, key: str, templates: bool) -> dict[str, Any]:
-    seen, catalog = visible(call)
+    seen, catalog, total = visible(call)
     listed = []
     for resource, _tool in seen:
         if resource.is_template is templates:
             assert catalog is not None
             rule = catalog.rule(resource.name)
             listed.append(resource.definition(rule.title, rule.description))
-    total = len(served(call)[0]) if catalog is not None else 0  # type: ignore[index]
     private = call.caller.is_authenticated or len(seen) < total
     return {
         key: listed,
@@ -126,7 +126,7 @@ def find(call: Any, uri: str) -> tuple[Resource, Tool, Catalog, dict[str, Any]] 
     """Return the resource ``uri`` names among those this caller may read, its tool, its
     catalog and its arguments; None: no such resource, or hidden from this caller (the same
     answer). Groups and the view's permissions are asked before the view runs."""
-    seen, catalog = visible(call)
+    seen, catalog, _ = visible(call)
     for resource, tool in seen:
         variables = resource.match(uri)
         if variables is not None:
@@ -165,6 +165,7 @@ def read_resource(call: Any) -> dict[str, Any]:
     resource, tool, catalog, arguments = found
     reading: Reading[Any] = Reading(call, catalog.plan(tool), arguments)
     ended = reading.start()
+    reading.stay_inline()  # a read answers on its thread: a view that asks is told it can't
     result = ended if isinstance(ended, ToolResult) else reading.run()
     assert isinstance(result, ToolResult), "a read asks nothing of its client"
     return answer(call, reading, result, resource, uri)
