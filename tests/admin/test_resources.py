@@ -60,3 +60,26 @@ def test_a_registered_row_cannot_be_deleted_nor_added(admin_client):
     row = ExposedResource.objects.get(name="banner")
     assert admin_client.get(f"{CHANGELIST}{row.pk}/delete/").status_code == 403
     assert admin_client.get(f"{CHANGELIST}add/").status_code == 403
+
+
+def test_reads_are_not_counted_among_a_tools_calls(admin_user, rf):
+    from datetime import timedelta
+
+    from django.contrib import admin as django_admin
+    from django.utils import timezone
+
+    from mcp_tools.calllog.overview import latest_errors
+    from mcp_tools.models import ExposedTool, ToolCall
+
+    ExposedTool.objects.create(name="order_detail")
+    now = timezone.now()
+    for kind in ("tool", "resource", "resource"):
+        ToolCall.objects.create(
+            tool_name="order_detail", kind=kind, started_at=now, duration_ms=1.0, is_error=True
+        )
+    request = rf.get("/")
+    request.user = admin_user
+    tools_admin = django_admin.site._registry[ExposedTool]
+    row = tools_admin.get_queryset(request).get(name="order_detail")
+    assert (row.call_count, row.error_count) == (1, 1)
+    assert [call.kind for call in latest_errors(now - timedelta(days=1))] == ["tool"]
