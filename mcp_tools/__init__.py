@@ -23,6 +23,7 @@ __all__ = [
     "log_message",
     "mcp_output",
     "mcp_prompt",
+    "mcp_resource",
     "mcp_tool",
     "report_progress",
     "request_input",
@@ -43,7 +44,8 @@ __getattr__ = lazy_exports(
         "report_progress": ".pipeline.notifications",
         "mcp_tool": ".tools.decorators",
         "mcp_prompt": ".prompts.decorators",
-        "expose": ".tools.decorators",
+        "expose": ".resources.decorators",
+        "mcp_resource": ".resources.decorators",
         "warm_up": ".endpoint.startup",
         "elicit": ".inputs.asks",
         "request_input": ".inputs.asks",
@@ -58,4 +60,5 @@ if TYPE_CHECKING:
     from .inputs.asks import elicit, request_input
     from .pipeline.notifications import log_message, report_progress
     from .prompts.decorators import mcp_prompt
-    from .tools.decorators import expose, mcp_tool
+    from .resources.decorators import expose, mcp_resource
+    from .tools.decorators import mcp_tool

@@ -23,7 +23,7 @@ class MCPToolsConfig(AppConfig):
 
         from .calllog import writer as calllog
         from .catalog import sync
-        from .models import ExposedTool, Toolset
+        from .models import ExposedResource, ExposedTool, Toolset
         from .prompts import groups as prompt_groups
         from .signals import CALL_LOG_UID, tool_called
 
@@ -39,6 +39,11 @@ class MCPToolsConfig(AppConfig):
         signals.post_save.connect(sync.publish_after_change, sender=ExposedTool)
         signals.post_delete.connect(sync.publish_after_change, sender=ExposedTool)
         signals.m2m_changed.connect(sync.groups_changed, sender=ExposedTool.allowed_groups.through)
+        signals.post_save.connect(sync.publish_after_change, sender=ExposedResource)
+        signals.post_delete.connect(sync.publish_after_change, sender=ExposedResource)
+        signals.m2m_changed.connect(
+            sync.groups_changed, sender=ExposedResource.allowed_groups.through
+        )
         signals.pre_delete.connect(sync.group_deleted, sender=Group)
         signals.pre_delete.connect(prompt_groups.group_deleted, sender=Group)
         signals.post_save.connect(sync.publish_after_change, sender=Toolset)
@@ -67,13 +72,17 @@ def sync_after_migrate(sender: AppConfig, **kwargs: Any) -> None:
     from django.db import router
 
     from .catalog.sync import sync_tools
-    from .endpoint.mounts import served_registries
+    from .endpoint.mounts import served_registries, served_resource_registries
     from .models import ExposedTool
+    from .resources.sync import has_table, sync_resources
 
-    if not router.allow_migrate_model(kwargs.get("using", "default"), ExposedTool):
+    using = kwargs.get("using", "default")
+    if not router.allow_migrate_model(using, ExposedTool):
         return  # a database a router keeps this app's tables out of (migrated on their own)
     try:
         sync_tools(*served_registries())
+        if has_table(using):  # not after a roll-back to before resources (0015)
+            sync_resources(*served_resource_registries())
     except ImproperlyConfigured as exc:
         # A misconfigured tool is reported by the system checks; migrate still succeeds.
         logger.warning("mcp_sync after migrate skipped: %s", exc)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.apps import AppConfig
 from django.core import checks
+from django.core.exceptions import ImproperlyConfigured
 
 from .tools.definitions import UNREADY_DATABASE
 from .tools.problems import describe
@@ -187,6 +188,24 @@ def check_tools(
     return messages
 
 
+@registered()
+def check_resources(
+    app_configs: Configs = None, registry: Any = None, **kwargs: object
+) -> list[checks.CheckMessage]:
+    """Resolve the resources of ``registry``, or of every resource registry the URLconf
+    serves (an endpoint's ``resource_registry=`` too), and report one that can't be built."""
+    from .endpoint.mounts import served_resource_registries
+
+    messages = []
+    for each in (registry,) if registry is not None else served_resource_registries():
+        try:
+            each.resources()
+        except ImproperlyConfigured as exc:
+            problem = ToolProblem("mcp_tools.E110", None, {"error": str(exc)})
+            messages.append(check_message(problem))
+    return messages
+
+
 @registered(deploy=True)
 def check_tool_notes(
     app_configs: Configs = None, registry: ToolRegistry | None = None, **kwargs: object
@@ -289,7 +308,6 @@ def check_permissions(
     """Report tools whose permission classes can't say, before the view runs, who may call."""
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import AnonymousUser
-    from django.core.exceptions import ImproperlyConfigured
     from rest_framework.exceptions import APIException
 
     from .schemas.introspection import synthetic_request
@@ -441,7 +459,6 @@ def _missing_apps(route: str, endpoint: MCPView) -> list[checks.CheckMessage]:
 def _anonymous_admission(
     route: str, endpoint: MCPView, registry: ToolRegistry | None
 ) -> list[checks.CheckMessage]:
-    from django.core.exceptions import ImproperlyConfigured
 
     from .conf import mcp_settings
 
@@ -568,7 +585,6 @@ def check_tasks(
     executor that can't be imported, Django's tasks framework missing under the default
     executor, or its ``ImmediateBackend`` in production (docs/tasks.md#executors)."""
     from django.conf import settings
-    from django.core.exceptions import ImproperlyConfigured
     from django.utils.module_loading import import_string
 
     from .conf import DEFAULTS, mcp_settings

@@ -91,6 +91,56 @@ class ExposedTool(models.Model):
         return self.name
 
 
+class ExposedResource(models.Model):
+    """One resource (or resource template) of the registry as admins see it: a switch, its
+    wording and who may read it (docs/resources.md). Synced like ``ExposedTool``."""
+
+    name = models.CharField(_("name"), max_length=64, unique=True)
+    uri = models.CharField(
+        _("URI"),
+        max_length=500,
+        blank=True,
+        editable=False,
+        help_text=_("The URI, or URI template, the code gives."),
+    )
+    enabled = models.BooleanField(
+        _("enabled"),
+        default=True,
+        help_text=_("Disabled resources are not listed and can't be read."),
+    )
+    title = models.CharField(
+        _("title"), max_length=200, blank=True, help_text=_("Blank: the title the code gives.")
+    )
+    description = models.TextField(
+        _("description"), blank=True, help_text=_("Blank: the description the code gives.")
+    )
+    allowed_groups = models.ManyToManyField(
+        "auth.Group",
+        verbose_name=_("groups"),
+        blank=True,
+        related_name="mcp_resources",
+        help_text=_(
+            "Only members of these groups see and read the resource. None chosen: everyone "
+            "the view's permissions admit."
+        ),
+    )
+    registered = models.BooleanField(
+        _("registered"),
+        default=True,
+        editable=False,
+        help_text=_("Whether the code still registers this resource."),
+    )
+    changed_at = models.DateTimeField(_("changed"), auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("exposed resource")
+        verbose_name_plural = _("exposed resources")
+
+    def __str__(self) -> str:
+        return self.name
+
+
 def validate_tag_list(value: object) -> None:
     """Refuse tags that are no list of strings (a toolset's)."""
     if not (isinstance(value, list) and all(isinstance(tag, str) for tag in value)):
@@ -220,8 +270,17 @@ class ToolCall(models.Model):
         ("unconfirmed", _("not confirmed")),
         ("cancelled", _("cancelled")),
     ]
+    #: What was called: a tool, a resource read (``resources/read``) or a prompt.
+    KINDS = [
+        ("tool", _("tool call")),
+        ("resource", _("resource read")),
+        ("prompt", _("prompt")),
+    ]
 
     tool_name = models.CharField(_("tool"), max_length=64, db_index=True)
+    kind = models.CharField(
+        _("kind"), max_length=8, choices=KINDS, default="tool", db_default="tool"
+    )
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         verbose_name=_("user"),

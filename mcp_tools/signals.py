@@ -59,7 +59,8 @@ class ToolCalled(Signal):
 #: ``"refused"``: the endpoint stopped the call), ``refusal`` (why: ``"invalid_arguments"``,
 #: ``"hidden"``, ``"too_large"``, ``"throttled"``, ``"unconfirmed"``, ``"cancelled"``; else
 #: None), ``error_message`` (what the model read, "" when ok) and ``task_id`` (the id of the
-#: ``ToolTask`` the call ran as, in a task worker: docs/tasks.md; None for an inline call).
+#: ``ToolTask`` the call ran as, in a task worker: docs/tasks.md; None for an inline call),
+#: and ``kind`` (``"tool"``, or ``"resource"`` for a ``resources/read``: docs/resources.md).
 #: A call of discovery mode's ``search_tools`` (docs/tools.md#large-apis) is sent too, with
 #: ``sender`` the endpoint's view class and ``found``: the names of the tools it returned.
 #: A known tool hidden from the caller, or refused by the endpoint's throttles, is sent too

@@ -160,7 +160,9 @@ def test_mcp_sync_creates_flags_and_restores_rows():
     assert "No longer registered: retired_tool" in out
     assert "Registered again: echo" in out
     assert ExposedTool.objects.get(name="retired_tool").registered is False  # kept, flagged
-    assert run("mcp_sync")[0].strip() == "The exposed tools are in sync."
+    assert run("mcp_sync")[0].strip() == (
+        "The exposed tools are in sync.\nThe exposed resources are in sync."
+    )
 
 
 @pytest.mark.urls("tests.registry_endpoint_urls")
@@ -173,7 +175,9 @@ def test_mcp_sync_keeps_the_rows_of_every_registry_an_endpoint_serves():
     assert ExposedTool.objects.get(name="partner_quote").registered is True
     ExposedTool.objects.filter(name="partner_quote").delete()
     assert "New: partner_quote" in run("mcp_sync")[0]
-    assert run("mcp_sync")[0].strip() == "The exposed tools are in sync."
+    assert run("mcp_sync")[0].strip() == (
+        "The exposed tools are in sync.\nThe exposed resources are in sync."
+    )
 
 
 @pytest.mark.urls("tests.registry_endpoint_urls")

@@ -24,6 +24,9 @@ RESULT_DEFINITIONS = {
     "prompts/list": "ListPromptsResult",
     "prompts/get": "GetPromptResult",
     "completion/complete": "CompleteResult",
+    "resources/list": "ListResourcesResult",
+    "resources/templates/list": "ListResourceTemplatesResult",
+    "resources/read": "ReadResourceResult",
     # 2025-11-25's experimental tasks: tasks/result answers what the tools/call would have.
     "tasks/get": "GetTaskResult",
     "tasks/result": "CallToolResult",

@@ -92,6 +92,7 @@ class ToolCallAdmin(admin.ModelAdmin):
     ]
     list_display_links = ["started"]
     list_filter = [
+        "kind",
         OutcomeFilter,
         ClientFilter,
         "tool_name",

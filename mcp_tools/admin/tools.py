@@ -43,6 +43,7 @@ from ..protocol.versions import LATEST_HANDSHAKE_VERSION, SUPPORTED_VERSIONS
 from ..tools.tool import Tool
 from .display import local_time, pretty, window_start
 from .forms import ExposedToolForm, TryItForm
+from .switches import save_each
 
 #: How many recent calls of a tool its p50 duration is taken over.
 P50_SAMPLE = 500
@@ -77,7 +78,9 @@ class HasErrorsFilter(admin.SimpleListFilter):
         return [("yes", _("With errors")), ("no", _("Without errors"))]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
-        failing = ToolCall.objects.filter(is_error=True, started_at__gte=window_start())
+        failing = ToolCall.objects.filter(
+            kind="tool", is_error=True, started_at__gte=window_start()
+        )
         names = failing.values("tool_name")
         if self.value() == "yes":
             return queryset.filter(name__in=names)
@@ -212,7 +215,9 @@ class ExposedToolAdmin(admin.ModelAdmin):
         )
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
-        calls = ToolCall.objects.filter(tool_name=OuterRef("name"), started_at__gte=window_start())
+        calls = ToolCall.objects.filter(
+            kind="tool", tool_name=OuterRef("name"), started_at__gte=window_start()
+        )
         counted = calls.order_by().values("tool_name")
         return (
             super()
@@ -223,9 +228,15 @@ class ExposedToolAdmin(admin.ModelAdmin):
                 error_count=Coalesce(
                     Subquery(counted.filter(is_error=True).annotate(n=Count("pk")).values("n")), 0
                 ),
-                last_called=Subquery(last_of(ToolCall.objects.filter(tool_name=OuterRef("name")))),
+                last_called=Subquery(
+                    last_of(ToolCall.objects.filter(kind="tool", tool_name=OuterRef("name")))
+                ),
                 last_failed=Subquery(
-                    last_of(ToolCall.objects.filter(tool_name=OuterRef("name"), is_error=True))
+                    last_of(
+                        ToolCall.objects.filter(
+                            kind="tool", tool_name=OuterRef("name"), is_error=True
+                        )
+                    )
                 ),
             )
         )
@@ -280,7 +291,7 @@ class ExposedToolAdmin(admin.ModelAdmin):
     @admin.display(description=_("p50 (ms)"))
     def p50_duration(self, obj: ExposedTool) -> str:
         durations = list(
-            ToolCall.objects.filter(tool_name=obj.name, started_at__gte=window_start())
+            ToolCall.objects.filter(kind="tool", tool_name=obj.name, started_at__gte=window_start())
             .order_by("-started_at")
             .values_list("duration_ms", flat=True)[:P50_SAMPLE]
         )
@@ -349,15 +360,7 @@ class ExposedToolAdmin(admin.ModelAdmin):
         self.message_user(request, message % {"count": changed}, messages.SUCCESS)
 
     def _set(self, request: HttpRequest, queryset: QuerySet, name: str, value: bool) -> int:
-        """Set the switch ``name`` of the selected tools; return how many changed. Saved one
-        by one, so that each change is logged and published like a form's."""
-        changed = 0
-        for tool in queryset.exclude(**{name: value}):
-            setattr(tool, name, value)
-            tool.save(update_fields=[name, "changed_at"])
-            self.log_change(request, tool, [{"changed": {"fields": [name]}}])
-            changed += 1
-        return changed
+        return save_each(self, request, queryset, name, value)
 
     # -- Try it -------------------------------------------------------------------------------
 

@@ -146,7 +146,7 @@ def figures(days_asked: str | None) -> dict[str, object]:
 def latest_errors(since: datetime) -> list[ToolCall]:
     """Return the latest calls of the window that were not ok."""
     return list(
-        ToolCall.objects.filter(is_error=True, started_at__gte=since)
+        ToolCall.objects.filter(kind="tool", is_error=True, started_at__gte=since)
         .order_by("-started_at")
         .only("pk", "tool_name", "started_at", "outcome", "refusal", "error_message")[:TOP]
     )
@@ -192,7 +192,7 @@ def unsummarized(since: datetime, window: QuerySet[ToolCallDay]) -> date | None:
     begin by (a log older than the summary: ``mcp_summarize`` not run), or None: one row of
     the log read by its ``started_at`` index, one of the summary by its key."""
     oldest = (
-        ToolCall.objects.filter(started_at__gte=since)
+        ToolCall.objects.filter(kind="tool", started_at__gte=since)
         .order_by("started_at")
         .values_list("started_at", flat=True)
         .first()

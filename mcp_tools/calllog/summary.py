@@ -175,6 +175,8 @@ def tally(rows: Iterable[ToolCall]) -> tuple[dict[DayKey, Counted], dict[Latency
     days: dict[DayKey, Counted] = {}
     latencies: dict[LatencyKey, int] = {}
     for row in rows:
+        if row.kind != "tool":
+            continue  # a resource read is no tool call: the counts are the tools' (kind)
         day = day_of(row.started_at)
         key = (day, row.tool_name, row.outcome, row.client_name, row.protocol_version)
         counted = days.get(key)
@@ -349,7 +351,11 @@ def rebuild(first: date, last: date, using: str) -> int:
     while day <= last:
         rows = (
             ToolCall.objects.using(using)
-            .filter(started_at__gte=midnight(day), started_at__lt=midnight(day + timedelta(1)))
+            .filter(
+                kind="tool",
+                started_at__gte=midnight(day),
+                started_at__lt=midnight(day + timedelta(1)),
+            )
             .order_by()
         )
         with transaction.atomic(using=using):

@@ -91,6 +91,7 @@ def record(
     refusal: str | None = None,
     task_id: str | None = None,
     found: Sequence[str] | None = None,
+    kind: str = "tool",
     **kwargs: object,
 ) -> None:
     """``tool_called`` receiver: log the call as ``CALL_LOG`` says, once it is complete.
@@ -109,6 +110,7 @@ def record(
     meta = ToolCall._meta
     values = {
         "tool_name": tool,
+        "kind": kind,
         "user": user if getattr(user, "pk", None) is not None else None,
         "started_at": started_at,
         "duration_ms": round(duration_ms, 3),

@@ -17,7 +17,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -282,14 +282,26 @@ class Catalog:
 
 
 class _Catalogs:
-    """The process's catalogs: one per tool set, rebuilt when the admin state changes."""
+    """The process's catalogs: one per tool set, rebuilt when the admin state changes.
 
-    def __init__(self) -> None:
+    ``load`` reads the rows of one version: ``load_state`` (``ExposedTool``), or the
+    resources' (``mcp_tools.resources.state``); all share the one version stamp."""
+
+    def __init__(self, load: Callable[[str], AdminState] | None = None) -> None:
+        self._load = load or load_state
         self._lock = threading.Lock()
         self._state: AdminState | None = None
         self._catalogs: WeakKeyDictionary[RoutedTools, Catalog] = WeakKeyDictionary()
         #: The version stamp last read, and when (``time.monotonic()``).
         self._seen: tuple[str, float] | None = None
+        #: The other sets of catalogs under the same stamp, told of what this one publishes.
+        self._others: list[_Catalogs] = []
+
+    def sharing(self, load: Callable[[str], AdminState]) -> _Catalogs:
+        """Return catalogs of other rows (``load``) under this one's version stamp."""
+        other = _Catalogs(load)
+        self._others.append(other)
+        return other
 
     def version(self) -> str:
         """Return the admin state's version stamp, read at most once per
@@ -305,6 +317,8 @@ class _Catalogs:
     def saw(self, version: str) -> None:
         """Take ``version`` as read now: this process published it."""
         self._seen = (version, time.monotonic())
+        for other in self._others:
+            other.saw(version)
 
     def get(self, routed: RoutedTools) -> Catalog:
         version = self.version()
@@ -314,7 +328,7 @@ class _Catalogs:
         with self._lock:
             state = self._state
             if state is None or state.version != version:
-                state = self._state = load_state(version)
+                state = self._state = self._load(version)
             catalog = self._catalogs.get(routed)
             if catalog is None or catalog.version != version:
                 catalog = self._catalogs[routed] = Catalog(routed, state)
@@ -325,6 +339,8 @@ class _Catalogs:
             self._state = None
             self._catalogs = WeakKeyDictionary()
             self._seen = None
+        for other in self._others:
+            other.clear()
 
 
 catalogs = _Catalogs()

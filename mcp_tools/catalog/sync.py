@@ -14,6 +14,7 @@ transaction commits.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -54,22 +55,33 @@ def sync_tools(*registries: ToolRegistry, urlconf: str | None = None) -> SyncRes
     tools = [
         tool for registry in registries or (default_registry,) for tool in registry.tools(urlconf)
     ]
-    names = {tool.name for tool in tools}
-    using = router.db_for_write(ExposedTool)  # where a router keeps this app's rows
+    return sync_rows(ExposedTool, {tool.name for tool in tools}, tools)
+
+
+def sync_rows(
+    model: type[Any],
+    names: set[str],
+    tools: Sequence[Tool] = (),
+    fields: Mapping[str, dict[str, Any]] | None = None,
+) -> SyncResult:
+    """Create a row of ``model`` (``ExposedTool``, ``ExposedResource``) for each of
+    ``names``, flag the rows of names no longer registered, and flag again those back;
+    ``fields``: the values, by name, that each new row is made with besides."""
+    using = router.db_for_write(model)  # where a router keeps this app's rows
     with transaction.atomic(using=using):
-        rows = {row.name: row for row in ExposedTool.objects.select_for_update()}
-        renamed = _carry_renamed(tools, rows, names)
+        rows = {row.name: row for row in model.objects.select_for_update()}
+        renamed = _carry_renamed(list(tools), rows, names)
         created = sorted(names - set(rows))
         enabled = mcp_settings.NEW_TOOLS_ENABLED is True  # anything else (E091): disabled
-        ExposedTool.objects.bulk_create(
-            [ExposedTool(name=name, enabled=enabled) for name in created]
+        model.objects.bulk_create(
+            [model(name=name, enabled=enabled, **(fields or {}).get(name, {})) for name in created]
         )
         gone = sorted(name for name, row in rows.items() if row.registered and name not in names)
         back = sorted(name for name, row in rows.items() if not row.registered and name in names)
         if gone:
-            ExposedTool.objects.filter(name__in=gone).update(registered=False)
+            model.objects.filter(name__in=gone).update(registered=False)
         if back:
-            ExposedTool.objects.filter(name__in=back).update(registered=True)
+            model.objects.filter(name__in=back).update(registered=True)
         if created or gone or back or renamed:
             transaction.on_commit(catalog.publish, using=using)
     return SyncResult(created, gone, back, renamed)
@@ -105,36 +117,47 @@ def toolset_changed(sender: object, action: str, **kwargs: Any) -> None:
         transaction.on_commit(catalog.publish)
 
 
+def restricted_models() -> tuple[type[Any], ...]:
+    """The models whose rows admins restrict to groups: tools and resources."""
+    from ..models import ExposedResource, ExposedTool
+
+    return (ExposedTool, ExposedResource)
+
+
 def groups_changed(
     sender: object, instance: Model, action: str, reverse: bool, **kwargs: Any
 ) -> None:
     """``m2m_changed`` receiver: allowed groups changed (from either side): a new version."""
-    from ..models import ExposedTool
-
     if not action.startswith("post_"):
         return
-    tools = ExposedTool.objects.filter(pk__in=kwargs.get("pk_set") or ()) if reverse else None
-    (tools if tools is not None else ExposedTool.objects.filter(pk=instance.pk)).update(
-        changed_at=timezone.now()
-    )
+    if reverse:  # group.mcp_tools.add(...): ``model`` is the rows' model
+        kwargs["model"].objects.filter(pk__in=kwargs.get("pk_set") or ()).update(
+            changed_at=timezone.now()
+        )
+    else:
+        model: Any = type(instance)
+        model.objects.filter(pk=instance.pk).update(changed_at=timezone.now())
     transaction.on_commit(catalog.publish)
 
 
 def group_deleted(sender: object, instance: Group, **kwargs: object) -> None:
-    """``pre_delete`` receiver of ``auth.Group``: no tool opens up when its only group goes.
+    """``pre_delete`` receiver of ``auth.Group``: no tool or resource opens up when its
+    only group goes.
 
-    A tool restricted to the deleted group alone would be left with no allowed groups,
-    which means "everyone": it is disabled instead, for an admin to decide.
+    One restricted to the deleted group alone would be left with no allowed groups, which
+    means "everyone": it is disabled instead, for an admin to decide.
     """
-    from ..models import ExposedTool
-
-    tools = ExposedTool.objects.filter(allowed_groups=instance).prefetch_related("allowed_groups")
-    alone = [tool for tool in tools if len(tool.allowed_groups.all()) == 1]
-    if alone:
-        names = ", ".join(tool.name for tool in alone)
-        logger.warning(
-            "Group %s deleted: tools restricted to it alone disabled: %s", instance, names
-        )
-    ExposedTool.objects.filter(pk__in=[tool.pk for tool in alone]).update(enabled=False)
-    ExposedTool.objects.filter(allowed_groups=instance).update(changed_at=timezone.now())
+    for model in restricted_models():
+        rows = model.objects.filter(allowed_groups=instance).prefetch_related("allowed_groups")
+        alone = [row for row in rows if len(row.allowed_groups.all()) == 1]
+        if alone:
+            names = ", ".join(row.name for row in alone)
+            logger.warning(
+                "Group %s deleted: %s restricted to it alone disabled: %s",
+                instance,
+                model._meta.verbose_name_plural,
+                names,
+            )
+        model.objects.filter(pk__in=[row.pk for row in alone]).update(enabled=False)
+        model.objects.filter(allowed_groups=instance).update(changed_at=timezone.now())
     transaction.on_commit(catalog.publish)

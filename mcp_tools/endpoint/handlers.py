@@ -27,7 +27,7 @@ from ..conf import mcp_settings
 from ..discovery import tools as discovery
 from ..inputs.asks import receive
 from ..inputs.request_state import Binding
-from ..pipeline.invocation import Invocation, ending, send_tool_called
+from ..pipeline.invocation import Invocation, ending, send_refused, send_tool_called
 from ..pipeline.plans import CallPlan
 from ..prompts import methods as prompts
 from ..protocol import headers, versions
@@ -42,6 +42,7 @@ from ..protocol.jsonrpc import (
 )
 from ..protocol.projection import project_tool
 from ..protocol.results import InputRequiredResult, ToolResult
+from ..resources import methods as resource_calls
 from ..tasks import methods as task_calls
 from ..tools.definitions import hide_listings
 from ..tools.tool import Tool
@@ -62,10 +63,15 @@ def server_info() -> dict[str, Any]:
 
 
 def capabilities(call: Call) -> dict[str, Any]:
-    """Return the server's capabilities at ``call``'s version: tasks where a tool has them,
-    prompts and completion where the endpoint serves its default catalog."""
+    """Return the server's capabilities at ``call``'s version: tasks where a tool has them;
+    resources, prompts and completion where the endpoint serves its default catalog."""
     served = [tool for tool in call.exchange.catalog if call.exchange.serves(tool)]
-    return {**CAPABILITIES, **prompts.capabilities(call), **task_calls.capabilities(call, served)}
+    return {
+        **CAPABILITIES,
+        **resource_calls.capabilities(call),
+        **prompts.capabilities(call),
+        **task_calls.capabilities(call, served),
+    }
 
 
 def initialize(call: Call) -> dict[str, Any]:
@@ -373,6 +379,10 @@ def repeated_headers(request: HttpRequest) -> frozenset[str]:
 
 Handler = Callable[[Call], Any]
 
+#: The methods whose every answer is the caller's alone (``Cache-Control: private``): a
+#: resource read runs a view as its caller, as a tool call does (docs/resources.md).
+PRIVATE_ANSWERS = frozenset({"resources/read"})
+
 #: method → handler, for requests of the handshake era (2024-11-05 to 2025-11-25).
 HANDSHAKE_HANDLERS: dict[str, Handler] = {
     "initialize": initialize,
@@ -383,6 +393,9 @@ HANDSHAKE_HANDLERS: dict[str, Handler] = {
     "prompts/list": prompts.list_prompts,
     "prompts/get": prompts.get_prompt,
     "completion/complete": completion.complete,
+    "resources/list": resource_calls.list_resources,
+    "resources/templates/list": resource_calls.list_templates,
+    "resources/read": resource_calls.read_resource,
     # 2025-11-25's experimental tasks (other versions answer -32601).
     "tasks/get": task_calls.experimental_get,
     "tasks/result": task_calls.experimental_result,
@@ -398,6 +411,9 @@ MODERN_HANDLERS: dict[str, Handler] = {
     "prompts/list": prompts.list_prompts,
     "prompts/get": prompts.get_prompt,
     "completion/complete": completion.complete,
+    "resources/list": resource_calls.list_resources,
+    "resources/templates/list": resource_calls.list_templates,
+    "resources/read": resource_calls.read_resource,
     # The tasks extension (its tasks/result and tasks/list are gone: -32601).
     "tasks/get": task_calls.get_task,
     "tasks/update": task_calls.update_task,
@@ -430,18 +446,5 @@ def report_refusal(call: Call, error: JSONRPCError, started: float) -> None:
     else:
         refusal = "invalid_arguments"
     args = params.get("arguments")
-    send_tool_called(
-        call,
-        sender,
-        str(name),
-        args if isinstance(args, dict) else {},
-        time.time(),
-        started,
-        result_type="complete",
-        status=None,
-        is_error=True,
-        error_ref=None,
-        outcome="refused",
-        error_message=error.message,
-        refusal=refusal,
-    )
+    arguments = args if isinstance(args, dict) else {}
+    send_refused(call, sender, str(name), arguments, started, error.message, refusal)

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
 from weakref import WeakKeyDictionary
 
 from django.urls import Resolver404, URLResolver, get_resolver, get_urlconf, resolve
 
 from ..core.routes import NoPath, iter_routes
+from ..resources.registry import ResourceRegistry
+from ..resources.registry import registry as default_resource_registry
 from ..tools.registry import ToolRegistry
 from ..tools.registry import registry as default_registry
 from .view import MCPView
@@ -65,8 +69,29 @@ def endpoint_paths(resolver: URLResolver | None = None) -> list[tuple[str, MCPVi
     return found
 
 
-#: The registries each URLconf serves, found once per resolver (a new URLconf is a new one).
-_served: WeakKeyDictionary[URLResolver, tuple[ToolRegistry, ...]] = WeakKeyDictionary()
+#: The registries each URLconf serves, found once per resolver (a new URLconf is a new one),
+#: by kind: ``"tools"``, ``"resources"``.
+_served: dict[str, WeakKeyDictionary[URLResolver, tuple[Any, ...]]] = {
+    "tools": WeakKeyDictionary(),
+    "resources": WeakKeyDictionary(),
+}
+
+
+def _served_by(
+    urlconf: str | None, kind: str, default: Any, get: Callable[[MCPView], Any]
+) -> tuple[Any, ...]:
+    """Return the registries of ``kind`` ``urlconf`` serves, each once: ``default``, then
+    what ``get`` returns of every ``MCPView`` it mounts, in URLconf order."""
+    resolver = get_resolver(urlconf if urlconf is not None else get_urlconf())
+    served = _served[kind].get(resolver)
+    if served is None:
+        found = [default]
+        for _, endpoint in mounted_endpoints(resolver):
+            registry = get(endpoint)
+            if all(registry is not known for known in found):
+                found.append(registry)
+        served = _served[kind][resolver] = tuple(found)
+    return served
 
 
 def served_registries(urlconf: str | None = None) -> tuple[ToolRegistry, ...]:
@@ -75,13 +100,12 @@ def served_registries(urlconf: str | None = None) -> tuple[ToolRegistry, ...]:
 
     The default registry is always there, mounted or not: its tools are the project's.
     """
-    resolver = get_resolver(urlconf if urlconf is not None else get_urlconf())
-    served = _served.get(resolver)
-    if served is None:
-        found = [default_registry]
-        for _, endpoint in mounted_endpoints(resolver):
-            registry = endpoint.get_registry()
-            if all(registry is not known for known in found):
-                found.append(registry)
-        served = _served[resolver] = tuple(found)
-    return served
+    return _served_by(urlconf, "tools", default_registry, MCPView.get_registry)
+
+
+def served_resource_registries(urlconf: str | None = None) -> tuple[ResourceRegistry, ...]:
+    """Return the resource registries ``urlconf`` serves, each once: the default one, then
+    that of every other ``MCPView`` it mounts (``resource_registry=``), in URLconf order."""
+    return _served_by(
+        urlconf, "resources", default_resource_registry, MCPView.get_resource_registry
+    )

@@ -10,6 +10,7 @@ exception (logged under an error reference, answered -32603). How the answer tra
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -42,6 +43,10 @@ from . import handlers, tracing
 from .exchange import Call, Exchange
 
 logger = logging.getLogger("mcp_tools")
+
+
+#: The headers of an answer that is its caller's alone: no cache may keep it.
+PRIVATE = {"Cache-Control": "private, no-store"}
 
 
 @dataclass(frozen=True)
@@ -104,6 +109,8 @@ def serve_message(
     except Exception as exc:
         answer = internal_error(request_id, exc, exchange.request, trace)
     trace.end()
+    if isinstance(value, dict) and value.get("method") in handlers.PRIVATE_ANSWERS:
+        answer = dataclasses.replace(answer, headers={**answer.headers, **PRIVATE})
     return answer
 
 

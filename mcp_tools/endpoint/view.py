@@ -56,6 +56,8 @@ from ..prompts.registry import PromptRegistry
 from ..prompts.runs import PromptRun
 from ..protocol import jsonrpc, mediatypes, versions
 from ..protocol.jsonrpc import INVALID_REQUEST, JSONRPCError
+from ..resources.registry import ResourceRegistry
+from ..resources.registry import registry as default_resource_registry
 from ..tools.registry import ToolRegistry
 from ..tools.registry import registry as default_registry
 from ..tools.tool import Tool
@@ -155,6 +157,8 @@ class MCPView(View):
 
     http_method_names = ["post"]
     registry: ToolRegistry | None = None
+    #: The resources it serves (None: the default registry's), docs/resources.md.
+    resource_registry: ResourceRegistry | None = None
     tags: Iterable[str] | None = None
     authentication_classes: Sequence[type[BaseAuthentication]] | None = None
     permission_classes: Sequence[type[BasePermission]] | None = None
@@ -227,6 +231,9 @@ class MCPView(View):
 
     def get_registry(self) -> ToolRegistry:
         return self.registry or default_registry
+
+    def get_resource_registry(self) -> ResourceRegistry:
+        return self.resource_registry or default_resource_registry
 
     def serves(self, tool: Tool) -> bool:
         """Return whether this endpoint serves ``tool``: any, or those with one of its tags."""

@@ -98,6 +98,10 @@ TOOL_ERROR_CODES = frozenset({ToolError.default_code, InputUnavailable.default_c
 class BaseFormatter:
     """Turn the outcome of one view call into a ``ToolResult``."""
 
+    #: Whether a binary body other than an image or audio is an embedded blob resource:
+    #: None, as ``BINARY_AS_RESOURCE`` says; a resource read sets it (docs/resources.md).
+    binary_as_resource: bool | None = None
+
     def format_response(
         self, response: HttpResponseBase, request: HttpRequest, tool: Tool
     ) -> ToolResult:
@@ -195,7 +199,8 @@ class ResponseFormatter(BaseFormatter):
             block_type = "image" if kind.startswith("image/") else "audio"
             data = base64.b64encode(body).decode("ascii")
             return ToolResult(content=[{"type": block_type, "data": data, "mimeType": kind}])
-        if mcp_settings.BINARY_AS_RESOURCE:
+        as_resource = self.binary_as_resource
+        if as_resource or (as_resource is None and mcp_settings.BINARY_AS_RESOURCE):
             return ToolResult(content=[self.resource_block(body, kind, request)])
         return ToolResult.error(f"Unsupported response content type {kind or 'none'}")
 

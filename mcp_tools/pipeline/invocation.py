@@ -108,6 +108,10 @@ CallT = TypeVar("CallT", bound=Call)
 class Invocation(Generic[CallT]):
     """One ``tools/call`` of one tool, from its arguments to its finished result."""
 
+    #: What the call log records this as (``ToolCall.kind``): a subclass that reads a
+    #: resource through the same path says so (docs/calllog.md).
+    kind = "tool"
+
     def __init__(
         self, call: CallT, plan: CallPlan, args: dict[str, Any], inputs: Inputs | None = None
     ) -> None:
@@ -403,6 +407,7 @@ class Invocation(Generic[CallT]):
             outcome=outcome,
             error_message=error_message,
             refusal=refusal,
+            kind=self.kind,
         )
 
 
@@ -441,6 +446,36 @@ def send_tool_called(
         request=call.request,
         task_id=call.task_id,
         **ended,
+    )
+
+
+def send_refused(
+    call: Call,
+    sender: type,
+    name: str,
+    args: dict[str, Any],
+    started: float,
+    message: str,
+    refusal: str,
+    kind: str = "tool",
+) -> None:
+    """Send ``tool_called`` for a call (or a read: ``kind``) the endpoint refused before
+    an ``Invocation`` ran it: hidden, throttled, or with arguments it could not take."""
+    send_tool_called(
+        call,
+        sender,
+        name,
+        args,
+        time.time(),
+        started,
+        result_type="complete",
+        status=None,
+        is_error=True,
+        error_ref=None,
+        outcome="refused",
+        error_message=message,
+        refusal=refusal,
+        kind=kind,
     )
 
 

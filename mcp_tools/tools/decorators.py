@@ -174,7 +174,7 @@ def expose(
     does nothing; with other options it is refused. Returns the view unchanged
     (docs/tools.md#views-you-dont-own).
     """
-    target_view = _drf_view(view)
+    target_view = drf_view(view)
     options = _options(
         name=name,
         title=title,
@@ -230,7 +230,7 @@ def _parts(view: Any, options: ToolOptions) -> list[tuple[Any, ToolOptions]]:
     return [(view, dataclasses.replace(options, wholesale=True))]
 
 
-def _drf_view(view: Any) -> Any:
+def drf_view(view: Any) -> Any:
     """Return what declares ``view``: a DRF view class, or the callback ``@api_view`` made.
 
     A class-based view's ``as_view()`` callback stands for its class (a router builds its

@@ -250,6 +250,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "as mcp_tools.discovery.ranking.LexicalBackend (docs/tools.md#large-apis), or leave "
         "it out for that one.",
     ),
+    "mcp_tools.E110": (
+        "Resources can't be served: {error}",
+        "Fix the @mcp_resource (or expose(..., resource=...)) it names: a template's "
+        "variables are its URL's parameters, a URL without parameters has a fixed URI "
+        "(docs/resources.md).",
+    ),
     "mcp_tools.E100": (
         "Tool {name!r} has a name discovery mode's own tools take ({names}).",
         "Rename the tool (@mcp_tool(name=...), expose(..., name=...)), or set "

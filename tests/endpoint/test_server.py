@@ -143,14 +143,14 @@ def test_modern_tools_call_is_complete_and_names_the_server(modern_mcp):
 # -- Unknown methods -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("method", ["resources/list", "sampling/createMessage", "nope"])
+@pytest.mark.parametrize("method", ["resources/subscribe", "sampling/createMessage", "nope"])
 def test_unknown_methods_answer_method_not_found_at_once(mcp, method):
     response = mcp.send(mcp.message(method))
     assert error_of(response) == {"code": -32601, "message": f"Method not found: {method}"}
 
 
 @pytest.mark.parametrize(
-    "method", ["initialize", "ping", "logging/setLevel", "resources/list", "x/y"]
+    "method", ["initialize", "ping", "logging/setLevel", "resources/subscribe", "x/y"]
 )
 def test_methods_the_modern_era_lacks_are_404_method_not_found(modern_mcp, method):
     response = modern_mcp.send({**modern_mcp.message(method), "id": "k"})

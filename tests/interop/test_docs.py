@@ -6,8 +6,8 @@
 - Samples marked ``live`` (the clients page, the client adapter) run against that project's
   server; ``quickstart-test`` ones run as the project's own pytest tests.
 - Every other Python sample is executed in a namespace of the names the pages use without
-  importing (``PRELUDE``) with a fresh tool registry: its imports must exist, its decorators
-  accept their arguments, its settings name real keys and importable classes.
+  importing (``PRELUDE``) with fresh tool and resource registries: its imports must exist, its
+  decorators accept their arguments, its settings name real keys and importable classes.
 - JSON samples parse, and client configurations are what ``demo_project.clients`` (the
   source ``seed_demo`` and the demo's page print) makes for the same URL and token.
 - Commands that are not run name real programs and options: ``manage.py`` commands through
@@ -130,12 +130,15 @@ def test_python_sample_runs(sample, monkeypatch, request):
     from mcp_tools.conf import DEFAULTS
     from mcp_tools.prompts import decorators as prompt_decorators
     from mcp_tools.prompts.registry import PromptRegistry
+    from mcp_tools.resources import decorators as resource_decorators
+    from mcp_tools.resources.registry import ResourceRegistry
     from mcp_tools.signals import tool_called
     from mcp_tools.tools import decorators
     from mcp_tools.tools.registry import ToolRegistry
 
     monkeypatch.setattr(decorators, "default_registry", ToolRegistry())
     monkeypatch.setattr(prompt_decorators, "prompt_registry", PromptRegistry())
+    monkeypatch.setattr(resource_decorators, "default_registry", ResourceRegistry())
     shop_app(monkeypatch)
     namespace: dict = {"__name__": "docs_sample"}
     exec(compile(PRELUDE, "prelude", "exec"), namespace)

@@ -427,20 +427,12 @@ def check_demo_result(name, result):
     assert (set(structured) if structured is not None else None) == keys, (name, result)
 
 
-def typescript_calls(url: str, token: str, calls: list[tuple[str, dict]], home: Path) -> dict:
-    """Make ``calls`` with the official TypeScript SDK (tests/js/call_tools.cjs) after it
-    lists every tool; return its report."""
+def run_node_script(script: str, *args: str, home: Path) -> dict:
+    """Run ``tests/js/<script>`` with the Node tools, ``HOME`` at ``home``; return the JSON
+    document it prints."""
     root = node_dir()
-    calls_file = home / "calls.json"
-    calls_file.write_text(json.dumps([{"name": n, "arguments": a} for n, a in calls]))
     completed = subprocess.run(
-        [
-            str(root / "node_modules" / ".bin" / "node"),
-            str(REPO / "tests" / "js" / "call_tools.cjs"),
-            url,
-            token,
-            str(calls_file),
-        ],
+        [str(root / "node_modules" / ".bin" / "node"), str(REPO / "tests" / "js" / script), *args],
         env={**os.environ, "NODE_PATH": str(root / "node_modules"), "HOME": str(home)},
         capture_output=True,
         text=True,
@@ -448,6 +440,14 @@ def typescript_calls(url: str, token: str, calls: list[tuple[str, dict]], home: 
     )
     assert completed.returncode == 0, completed.stderr
     return json.loads(completed.stdout)
+
+
+def typescript_calls(url: str, token: str, calls: list[tuple[str, dict]], home: Path) -> dict:
+    """Make ``calls`` with the official TypeScript SDK (tests/js/call_tools.cjs) after it
+    lists every tool; return its report."""
+    calls_file = home / "calls.json"
+    calls_file.write_text(json.dumps([{"name": n, "arguments": a} for n, a in calls]))
+    return run_node_script("call_tools.cjs", url, token, str(calls_file), home=home)
 
 
 def test_the_typescript_sdk_accepts_every_demo_tool(live_server, alice, demo_data, tmp_path):

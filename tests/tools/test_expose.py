@@ -226,8 +226,11 @@ def test_an_action_or_method_the_view_lacks_is_refused(view, options, message):
 
 def test_expose_is_public_api():
     import mcp_tools
+    from mcp_tools.resources import decorators
 
-    assert "expose" in mcp_tools.__all__ and mcp_tools.expose is expose
+    # The public expose() is the resources' (resource=...), which makes tools without it.
+    assert "expose" in mcp_tools.__all__ and mcp_tools.expose is decorators.expose
+    assert decorators.tools_expose is expose
 
 
 # -- EXPOSE_PATHS and EXCLUDE_PATHS -------------------------------------------------------------

@@ -64,5 +64,5 @@ def remove_prompts(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("mcp_tools", "0016_prompt")]
+    dependencies = [("mcp_tools", "0017_prompt")]
     operations = [migrations.RunPython(add_prompts, remove_prompts)]

@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('auth', '0012_alter_user_first_name_max_length'),
-        ('mcp_tools', '0015_toolcall_found'),
+        ('mcp_tools', '0016_resources'),
     ]
 
     operations = [

@@ -1,0 +1,208 @@
+"""``resources/list``, ``resources/templates/list`` and ``resources/read`` (docs/resources.md).
+
+Handlers as the endpoint's table holds them: one ``Call`` in, a result out, or a
+``JSONRPCError``. Who sees a resource is the tools' rule (``catalog.visibility``) over the
+resource's own admin row; a read is a ``Reading``, the tools' ``Invocation``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ..catalog.admin_state import Catalog
+from ..conf import mcp_settings
+from ..pipeline.formatters import response_too_large
+from ..pipeline.invocation import send_refused
+from ..protocol.jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    THROTTLED,
+    JSONRPCError,
+    clip,
+    encode,
+)
+from ..protocol.results import ToolResult
+from ..tools.tool import Tool
+from .contents import contents_of
+from .reading import Reading
+from .registry import ResourceRegistry, RoutedResources
+from .registry import registry as default_registry
+from .resource import Resource
+from .state import resource_catalog
+
+__all__ = [
+    "capabilities",
+    "list_resources",
+    "list_templates",
+    "read_resource",
+    "served",
+]
+
+#: Resource not found, before 2026-07-28 (its spec's own code).
+RESOURCE_NOT_FOUND = -32002
+#: The most characters of a URI a not-found error repeats in its ``data``.
+MAX_URI_IN_ERROR = 200
+#: The HTTP statuses of a view that mean "no such resource".
+NOT_FOUND_STATUSES = frozenset({404, 410})
+
+
+def registry_of(endpoint: Any) -> ResourceRegistry:
+    get = getattr(endpoint, "get_resource_registry", None)
+    return get() if get is not None else default_registry
+
+
+def served(call: Any) -> tuple[RoutedResources, Catalog] | None:
+    """Return the resources this request's endpoint serves and their catalog, or None: a
+    toolset's or tags' endpoint serves tools alone (docs/resources.md)."""
+    exchange = call.exchange
+    endpoint = exchange.endpoint
+    if endpoint.tags is not None or getattr(endpoint, "toolset", None) is not None:
+        return None
+    resources = registry_of(endpoint).resources(exchange.urlconf)
+    if not len(resources):
+        return None
+    return resources, resource_catalog(resources)
+
+
+def capabilities(call: Any) -> dict[str, Any]:
+    """Return the ``resources`` capability where this endpoint serves a resource."""
+    if served(call) is None:
+        return {}
+    return {"resources": {"listChanged": False, "subscribe": False}}
+
+
+def visible(call: Any) -> tuple[list[tuple[Resource, Tool]], Catalog | None, int]:
+    """Return the resources this caller may see and read, each with its catalog's tool,
+    their catalog, and how many the endpoint serves whoever asks."""
+    found = served(call)
+    if found is None:
+        return [], None, 0
+    resources, catalog = found
+    visibility = call.exchange.visibility
+    visibility.read_groups(catalog)  # the same reads whatever is asked (docs/security.md)
+    seen = []
+    for resource in resources:
+        tool = catalog.tools[resource.name]
+        if visibility.sees(tool, catalog):
+            seen.append((resource, tool))
+    return seen, catalog, len(resources)
+
+
+def _listing(call: Any, key: str, templates: bool) -> dict[str, Any]:
+    seen, catalog, total = visible(call)
+    listed = []
+    for resource, _tool in seen:
+        if resource.is_template is templates:
+            assert catalog is not None
+            rule = catalog.rule(resource.name)
+            listed.append(resource.definition(rule.title, rule.description))
+    private = call.caller.is_authenticated or len(seen) < total
+    return {
+        key: listed,
+        # As tools/list: a list that depends on who asks is the caller's alone.
+        "cacheScope": "private" if private else "public",
+        "ttlMs": mcp_settings.CACHE_TTL_MS,
+    }
+
+
+def list_resources(call: Any) -> dict[str, Any]:
+    return _listing(call, "resources", templates=False)
+
+
+def list_templates(call: Any) -> dict[str, Any]:
+    return _listing(call, "resourceTemplates", templates=True)
+
+
+def not_found(call: Any, uri: str) -> JSONRPCError:
+    """Return the era's resource-not-found error: -32602 with ``data.uri`` at 2026-07-28
+    (SEP-2164), -32002 before."""
+    clipped = clip(uri, MAX_URI_IN_ERROR)
+    code = INVALID_PARAMS if call.era.modern else RESOURCE_NOT_FOUND
+    return JSONRPCError(code, f"Resource not found: {clipped}", {"uri": clipped})
+
+
+def find(call: Any, uri: str) -> tuple[Resource, Tool, Catalog, dict[str, Any]] | None:
+    """Return the resource ``uri`` names among those this caller may read, its tool, its
+    catalog and its arguments; None: no such resource, or hidden from this caller (the same
+    answer). Groups and the view's permissions are asked before the view runs."""
+    seen, catalog, _ = visible(call)
+    for resource, tool in seen:
+        variables = resource.match(uri)
+        if variables is not None:
+            assert catalog is not None
+            return resource, tool, catalog, typed(tool, variables)
+    return None
+
+
+def typed(tool: Tool, variables: dict[str, str]) -> dict[str, Any]:
+    """Return a URI's variables as the tool's arguments: an integer parameter an integer."""
+    properties = tool.input_schema.get("properties", {})
+    arguments: dict[str, Any] = {}
+    for name, value in variables.items():
+        kind = properties.get(name, {}).get("type")
+        if kind == "integer" and value.lstrip("-").isdigit():
+            arguments[name] = int(value)
+        else:
+            arguments[name] = value
+    return arguments
+
+
+def read_resource(call: Any) -> dict[str, Any]:
+    started = time.perf_counter()
+    uri = call.message.params.get("uri")
+    if not isinstance(uri, str):
+        raise JSONRPCError(INVALID_PARAMS, "Invalid params: uri must be a string")
+    found = find(call, uri)
+    try:
+        call.exchange.count_call()  # a batch's further reads count as requests
+    except JSONRPCError as error:
+        if found is not None and error.code == THROTTLED:
+            report_throttled(call, found[1], found[3], started, error)
+        raise
+    if found is None:
+        raise not_found(call, uri)
+    resource, tool, catalog, arguments = found
+    reading: Reading[Any] = Reading(call, catalog.plan(tool), arguments)
+    ended = reading.start()
+    reading.stay_inline()  # a read answers on its thread: a view that asks is told it can't
+    result = ended if isinstance(ended, ToolResult) else reading.run()
+    assert isinstance(result, ToolResult), "a read asks nothing of its client"
+    return answer(call, reading, result, resource, uri)
+
+
+def answer(
+    call: Any, reading: Reading[Any], result: ToolResult, resource: Resource, uri: str
+) -> dict[str, Any]:
+    """Return the ``ReadResourceResult`` of a finished read, reported in the call log, or
+    raise its error: not found (a 404), a redirect not followed, a failed view."""
+    sent = result
+    contents = contents_of(result, uri, resource.mime_type or reading.media_type)
+    if not result.is_error and len(encode(contents)) > mcp_settings.MAX_RESPONSE_BYTES:
+        sent = response_too_large()
+    reading.answered(result, sent)
+    status = reading.status
+    if status in NOT_FOUND_STATUSES:
+        raise not_found(call, uri)
+    if sent.is_error:
+        message = "\n".join(sent.texts()) or "The resource could not be read"
+        code = INVALID_PARAMS if status is not None and 300 <= status < 400 else INTERNAL_ERROR
+        data = {"uri": clip(uri, MAX_URI_IN_ERROR)}
+        if sent.error_reference is not None:
+            data["errorRef"] = sent.error_reference
+        raise JSONRPCError(code, message, data)
+    return {
+        "contents": contents,
+        # What a read answers depends on its caller, like a tool call's result.
+        "cacheScope": "private",
+        "ttlMs": mcp_settings.CACHE_TTL_MS,
+    }
+
+
+def report_throttled(
+    call: Any, tool: Tool, arguments: dict[str, Any], started: float, error: JSONRPCError
+) -> None:
+    """Log a read the endpoint's throttles refused, as a refused tool call is."""
+    send_refused(
+        call, tool.view_class, tool.name, arguments, started, error.message, "throttled", "resource"
+    )
