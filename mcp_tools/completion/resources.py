@@ -1,9 +1,15 @@
-"""The extension point of a resource template variable's completion (``ref/resource``).
+"""A resource template variable's completion (``ref/resource``): the values of the view's
+own queryset, as this caller would see them (docs/resources.md#completion).
 
-Resources are served by their own folder, on another branch for now: until it is wired
-here, every variable completes to nothing, which the specification allows. The resources
-branch replaces ``resource_values`` with the values of the view's own queryset as this
-caller would see it (docs/prompts.md#completion).
+Only the variable the view looks its object up by (``lookup_url_kwarg``, else
+``lookup_field``) completes, and only where that field holds text (a slug, a code, a
+name). Its values come from ``filter_queryset(get_queryset())`` of the view set up for this
+caller as the view's own authentication finds them, with the template's other variables as
+the view's URL arguments: prefix-matched, ordered, bounded. Where the view's permission
+classes check objects, each row is asked as ``get_object()`` would ask it before its value
+is offered, so no value names a row the view would refuse this caller. A view without a
+queryset, a variable of another kind, or a view that refuses the caller completes to
+nothing.
 """
 
 from __future__ import annotations
@@ -11,14 +17,93 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .values import Completion
+from django.core.exceptions import FieldDoesNotExist
+from django.db import models
+from rest_framework.exceptions import APIException
+from rest_framework.permissions import BasePermission
 
-__all__ = ["resource_values"]
+from ..protocol.jsonrpc import INVALID_PARAMS, JSONRPCError, clip
+from ..resources.methods import typed as typed_arguments
+from ..resources.methods import visible
+from ..resources.resource import variables_of
+from .values import MAX_VALUES, Completion
+
+__all__ = ["MAX_ROWS_ASKED", "resource_values"]
+
+#: The most rows whose object permissions one completion asks: past them it answers what
+#: it found, with ``hasMore``, rather than scan a table for the rows a caller may read.
+MAX_ROWS_ASKED = 1000
+
+#: The model fields whose values complete: text a user types the start of.
+TEXT_FIELDS = (models.CharField, models.TextField)
 
 
 def resource_values(
     call: Any, uri: str, variable: str, typed: str, context: Mapping[str, str]
 ) -> Completion:
     """Return the completion of ``variable`` of the resource template ``uri`` for the
-    caller of ``call``, given what they ``typed`` and the other variables' values."""
-    return Completion()
+    caller of ``call``, given what they ``typed`` and the other variables' values; -32602
+    for a template this caller can't see, or a variable it doesn't have."""
+    found = next(
+        (
+            tool
+            for resource, tool in visible(call)[0]
+            if resource.is_template and resource.address == uri
+        ),
+        None,
+    )
+    if found is None:
+        raise JSONRPCError(INVALID_PARAMS, f"Invalid params: unknown resource template {clip(uri)}")
+    if variable not in variables_of(uri):
+        raise JSONRPCError(
+            INVALID_PARAMS, f"Invalid params: {clip(uri)} has no variable {clip(variable)}"
+        )
+    request = call.exchange.visibility.view_request(found)
+    if request is None:
+        return Completion()  # the view's own authentication refuses the caller
+    view = found.operation.view_with(request)
+    field = getattr(view, "lookup_field", None)
+    if field is None or variable != (getattr(view, "lookup_url_kwarg", None) or field):
+        return Completion()
+    others = {name: value for name, value in context.items() if name != variable}
+    view.kwargs = typed_arguments(found, others)
+    try:
+        queryset = view.filter_queryset(view.get_queryset())
+        if not isinstance(queryset.model._meta.get_field(field), TEXT_FIELDS):
+            return Completion()
+        rows = queryset.filter(**{f"{field}__istartswith": typed}).order_by(field)
+        permissions = view.get_permissions()
+        checked = [permission for permission in permissions if checks_objects(permission)]
+        if not checked:
+            values = list(rows.values_list(field, flat=True).distinct()[: MAX_VALUES + 1])
+            return Completion(tuple(values[:MAX_VALUES]), None, len(values) > MAX_VALUES)
+        return permitted(rows, field, request, view, checked)
+    except (APIException, FieldDoesNotExist):
+        # The view refuses the caller while building its queryset, or its lookup is no
+        # field of the queryset's model (``author__slug``): nothing to offer.
+        return Completion()
+
+
+def checks_objects(permission: BasePermission) -> bool:
+    """Return whether ``permission`` checks objects itself (DRF's default admits every one)."""
+    own = type(permission).has_object_permission
+    return own is not BasePermission.has_object_permission
+
+
+def permitted(
+    rows: Any, field: str, request: Any, view: Any, permissions: list[BasePermission]
+) -> Completion:
+    """Return the distinct ``field`` values of the ``rows`` each of ``permissions`` admits,
+    asking at most ``MAX_ROWS_ASKED`` rows."""
+    values: list[str] = []
+    for asked, row in enumerate(rows[: MAX_ROWS_ASKED + 1].iterator(), start=1):
+        if asked > MAX_ROWS_ASKED or len(values) > MAX_VALUES:
+            return Completion(tuple(values[:MAX_VALUES]), None, True)
+        try:
+            admitted = all(each.has_object_permission(request, view, row) for each in permissions)
+        except APIException:
+            admitted = False
+        value = getattr(row, field)
+        if admitted and value not in values:
+            values.append(value)
+    return Completion(tuple(values[:MAX_VALUES]), None, len(values) > MAX_VALUES)

@@ -83,10 +83,14 @@ def test_a_completion_function_of_mcp_prompt_sees_the_other_arguments(client_for
     assert "total" not in endless_answer
 
 
-def test_a_resource_template_variable_completes_to_nothing_for_now(client_for):
+def test_a_resource_template_no_view_serves_is_invalid_params(client_for):
+    # Resource templates complete from their views (tests/resources/test_completion.py).
     ref = {"type": "ref/resource", "uri": "app://orders/{pk}"}
     answer = complete(client_for("2026-07-28"), ref, "pk", "4")
-    assert answer["result"]["completion"] == {"values": [], "hasMore": False}
+    assert answer["error"] == {
+        "code": -32602,
+        "message": "Invalid params: unknown resource template app://orders/{pk}",
+    }
 
 
 @pytest.mark.parametrize(

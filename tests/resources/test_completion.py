@@ -1,0 +1,144 @@
+"""completion/complete of a resource template's variable: the view's own queryset as this
+caller sees it (docs/resources.md#completion), each answer validated against its schema."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from mcp import types
+
+from mcp_tools.completion import resources as completion
+from mcp_tools.models import ExposedResource
+from mcp_tools.resources.sync import sync_resources
+from mcp_tools.test import MCPClient
+from tests.dayone_app.models import Order, Product
+from tests.resources import completion_urls
+from tests.sdk import Wire, connect
+from tests.wire import validate_exchange
+
+pytestmark = [pytest.mark.urls("tests.resources.completion_urls"), pytest.mark.django_db]
+
+
+def complete(user, uri, name, value, version="2026-07-28", context=None):
+    mcp = MCPClient(
+        headers={"Authorization": f"Token {user.token}"}, mcp_path="/mcp", protocol_version=version
+    )
+    if version != "2026-07-28":
+        mcp.initialize()
+    params = {
+        "ref": {"type": "ref/resource", "uri": uri},
+        "argument": {"name": name, "value": value},
+    }
+    if context is not None:
+        params["context"] = {"arguments": context}
+    message = mcp.message("completion/complete", params)
+    response = mcp.send(message)
+    validate_exchange(version, message, response.status_code, response.content)
+    answer = json.loads(response.content)
+    return answer.get("result", {}).get("completion", answer.get("error"))
+
+
+@pytest.mark.parametrize("version", ["2025-03-26", "2025-11-25", "2026-07-28"])
+def test_a_text_lookup_completes_from_the_queryset_by_prefix_ignoring_case(alice, version):
+    for sku in ("TEA-2", "TEA-1", "CAKE-1", "TEAPOT"):
+        Product.objects.create(sku=sku, name=sku)
+    found = complete(alice, "shop://products/{sku}", "sku", "tea", version)
+    assert found == {"values": ["TEA-1", "TEA-2", "TEAPOT"], "hasMore": False}
+    everything = complete(alice, "shop://products/{sku}", "sku", "", version)
+    assert everything["values"] == ["CAKE-1", "TEA-1", "TEA-2", "TEAPOT"]
+
+
+def test_get_queryset_keeps_each_caller_to_their_own_rows(alice, bob):
+    Order.objects.create(owner=alice, item="apples")
+    Order.objects.create(owner=alice, item="apricots")
+    Order.objects.create(owner=bob, item="avocados")
+    assert complete(alice, "shop://my-orders/{item}", "item", "a")["values"] == [
+        "apples",
+        "apricots",
+    ]
+    assert complete(bob, "shop://my-orders/{item}", "item", "a")["values"] == ["avocados"]
+
+
+def test_object_permissions_are_asked_of_each_row(alice, bob):
+    Order.objects.create(owner=bob, item="bananas")
+    Order.objects.create(owner=alice, item="beans")
+    Order.objects.create(owner=bob, item="beets")
+    assert complete(alice, "shop://orders/{item}", "item", "b")["values"] == ["beans"]
+    assert complete(bob, "shop://orders/{item}", "item", "be")["values"] == ["beets"]
+
+
+def test_at_most_a_hundred_values_and_has_more_past_them(alice):
+    Product.objects.bulk_create(Product(sku=f"P{index:03}", name="p") for index in range(130))
+    found = complete(alice, "shop://products/{sku}", "sku", "p")
+    assert len(found["values"]) == 100 and found["values"][0] == "P000"
+    assert found["hasMore"] is True and "total" not in found
+
+
+def test_rows_asked_for_their_object_permission_are_bounded(alice, bob, monkeypatch):
+    monkeypatch.setattr(completion, "MAX_ROWS_ASKED", 3)
+    for index in range(5):
+        Order.objects.create(owner=bob, item=f"c{index}")
+    Order.objects.create(owner=alice, item="c9")
+    found = complete(alice, "shop://orders/{item}", "item", "c")
+    assert found == {"values": [], "hasMore": True}
+
+
+def test_a_variable_that_is_not_a_text_lookup_completes_to_nothing(alice):
+    Order.objects.create(owner=alice, item="dates")
+    assert complete(alice, "shop://order-lines/{pk}", "pk", "1") == {
+        "values": [],
+        "hasMore": False,
+    }
+
+
+def test_an_unknown_or_hidden_template_or_variable_is_invalid_params(alice):
+    unknown = complete(alice, "shop://nothing/{sku}", "sku", "")
+    assert unknown == {
+        "code": -32602,
+        "message": "Invalid params: unknown resource template shop://nothing/{sku}",
+    }
+    missing = complete(alice, "shop://products/{sku}", "name", "")
+    assert missing["code"] == -32602 and "has no variable name" in missing["message"]
+
+
+def test_a_disabled_template_completes_nothing_and_is_invalid_params(alice):
+    Product.objects.create(sku="TEA-1", name="Tea")
+    sync_resources(completion_urls.resources)
+    row = ExposedResource.objects.get(name="product_detail")
+    row.enabled = False  # as the admin's action saves it
+    row.save()
+    hidden = complete(alice, "shop://products/{sku}", "sku", "")
+    assert hidden == {
+        "code": -32602,
+        "message": "Invalid params: unknown resource template shop://products/{sku}",
+    }
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(("mode", "version"), [("legacy", "2025-11-25"), ("auto", "2026-07-28")])
+def test_the_sdk_completes_a_variable_from_the_callers_own_rows(
+    live_server, alice, bob, mode, version
+):
+    Order.objects.create(owner=alice, item="figs")
+    Order.objects.create(owner=bob, item="fennel")
+    Order.objects.create(owner=alice, item="flour")
+    wire = Wire()
+
+    async def session(user):
+        url = f"{live_server.url}/mcp"
+        async with connect(url, token=user.token, mode=mode, wire=wire) as client:
+            reference = types.ResourceTemplateReference(
+                type="ref/resource", uri="shop://my-orders/{item}"
+            )
+            return await client.complete(reference, {"name": "item", "value": "f"})
+
+    mine = asyncio.run(asyncio.wait_for(session(alice), timeout=60))
+    theirs = asyncio.run(asyncio.wait_for(session(bob), timeout=60))
+    assert mine.completion.values == ["figs", "flour"] and mine.completion.has_more is False
+    assert theirs.completion.values == ["fennel"]
+    posts = wire.posts()
+    assert any(message.get("method") == "completion/complete" for message, *_ in posts)
+    for message, status, _, body in posts:
+        validate_exchange(version, message, status, body)
