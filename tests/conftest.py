@@ -140,6 +140,7 @@ E2E_MODULES = {
     "interop.test_per_process_cache",
     "interop.test_prompt_servers",
     "interop.test_push",
+    "interop.test_resource_completion_servers",
     "interop.test_resource_servers",
     "interop.test_results_clients",
     "interop.test_scale_out",
