@@ -20,7 +20,7 @@ from ..protocol.cursors import decode_cursor, encode_cursor
 from ..protocol.jsonrpc import INVALID_PARAMS, JSONRPCError, clip
 from ..protocol.results import InputRequiredResult
 from .registry import PromptRegistry
-from .runs import PromptRun, get_messages, result_of
+from .runs import PromptRun, logged_messages, result_of
 from .served import ServedPrompt, served_prompts
 
 __all__ = ["PromptCall", "capabilities", "find", "get_prompt", "list_prompts", "serves_prompts"]
@@ -118,11 +118,10 @@ def get_prompt(call: PromptCall) -> dict[str, Any] | InputRequiredResult | Promp
         declared = call.message.meta.get(versions.CLIENT_CAPABILITIES_META_KEY)
         capabilities = declared if isinstance(declared, dict) else {}
     try:
-        messages = get_messages(
+        messages = logged_messages(
+            call,
             prompt,
             values,
-            request=call.request,
-            caller=call.caller,
             params=params,
             capabilities=capabilities,
             # A handshake-era client that reads streams is asked on one (endpoint.streaming).

@@ -12,6 +12,7 @@ goes out to the client as a view's does.
 from __future__ import annotations
 
 import copy
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,13 +24,15 @@ from ..exceptions import InputUnavailable, ToolError
 from ..inputs import request_state
 from ..inputs.asks import InputRequired, StreamNeeded, receive
 from ..inputs.request_state import Binding
+from ..models import Prompt
+from ..pipeline.invocation import send_tool_called
 from ..protocol.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, MISSING_CAPABILITY, JSONRPCError
 from ..protocol.results import InputRequiredResult
 from . import messages
 from .served import ServedPrompt
 from .static import read_static
 
-__all__ = ["BINDING_PREFIX", "PromptRun", "caller_request", "get_messages"]
+__all__ = ["BINDING_PREFIX", "PromptRun", "caller_request", "get_messages", "logged_messages"]
 
 #: What a prompt's signed state is bound to: never a tool's name, which has no colon.
 BINDING_PREFIX = "prompt:"
@@ -100,6 +103,53 @@ def get_messages(
     return [messages.wire_message(item) for item in items]
 
 
+def logged_messages(
+    call: Any, prompt: ServedPrompt, values: dict[str, str], **options: Any
+) -> list[dict[str, Any]] | InputRequiredResult:
+    """``get_messages`` for ``call``'s caller, its end sent as ``tool_called`` of kind
+    ``"prompt"`` (the call log keeps it as its mode says, docs/calllog.md): a get that
+    finished or failed; not one that asks its client, which ends in a later round."""
+    began, started = time.time(), time.perf_counter()
+    try:
+        messages = get_messages(prompt, values, request=call.request, caller=call.caller, **options)
+    except StreamNeeded:
+        raise  # run again on a stream, where this is called again
+    except JSONRPCError as error:
+        _report(call, prompt, values, began, started, error.message)
+        raise
+    except Exception as exc:
+        _report(call, prompt, values, began, started, f"The prompt failed: {type(exc).__name__}")
+        raise
+    if not isinstance(messages, InputRequiredResult):
+        _report(call, prompt, values, began, started)
+    return messages
+
+
+def _report(
+    call: Any,
+    prompt: ServedPrompt,
+    values: dict[str, str],
+    began: float,
+    started: float,
+    error: str | None = None,
+) -> None:
+    send_tool_called(
+        call,
+        Prompt,
+        prompt.name,
+        values,
+        began,
+        started,
+        result_type="complete",
+        status=None,
+        is_error=error is not None,
+        error_ref=None,
+        outcome="ok" if error is None else "error",
+        error_message=error or "",
+        kind="prompt",
+    )
+
+
 class PromptRun:
     """A handshake-era ``prompts/get`` whose function asked before its answer was streamed:
     run again, from the start, on an SSE stream that carries its asks, as a tool call's
@@ -119,11 +169,10 @@ class PromptRun:
 
     def run(self, notifier: Notifier | None = None) -> dict[str, Any]:
         """Run the function again, its asks on ``notifier``; return the ``GetPromptResult``."""
-        messages = get_messages(
+        messages = logged_messages(
+            self.call,
             self.prompt,
             self.values,
-            request=self.call.request,
-            caller=self.call.caller,
             params=self.params,
             capabilities=None,
             notifier=notifier,

@@ -8,7 +8,7 @@ import base64
 import pytest
 from django.contrib.auth.models import Group
 
-from mcp_tools.models import Prompt, Toolset
+from mcp_tools.models import Prompt, ToolCall, Toolset
 from tests.prompts.conftest import VERSIONS
 
 pytestmark = pytest.mark.django_db
@@ -193,3 +193,24 @@ def test_deleting_its_only_group_disables_a_prompt_rather_than_opening_it(review
     assert review.enabled is False and list(review.allowed_groups.all()) == []
     assert shared.enabled is True and list(shared.allowed_groups.all()) == [staff]
     assert "prompts restricted to it alone disabled: review" in caplog.text
+
+
+def test_a_get_is_logged_as_a_prompt_with_its_arguments(client_for, review, alice, settings):
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "CALL_LOG": "all", "CALL_LOG_ARGUMENTS": True}
+    params = {"name": "review", "arguments": {"change": "the tests", "tone": "kind"}}
+    assert "result" in client_for().exchange("prompts/get", params)
+    row = ToolCall.objects.get()
+    assert (row.kind, row.tool_name, row.outcome, row.user) == ("prompt", "review", "ok", alice)
+    assert row.arguments == {"change": "the tests", "tone": "kind"}
+
+
+def test_under_the_default_mode_only_a_failed_get_is_logged(client_for, review):
+    assert "result" in client_for().exchange(
+        "prompts/get", {"name": "review", "arguments": {"change": "x"}}
+    )
+    assert not ToolCall.objects.exists()
+    Prompt.objects.create(name="broken", messages=[{"role": "user"}])
+    assert client_for().exchange("prompts/get", {"name": "broken"})["error"]["code"] == -32603
+    row = ToolCall.objects.get()
+    assert (row.kind, row.tool_name, row.outcome) == ("prompt", "broken", "error")
+    assert row.error_message.startswith("The prompt failed: ")
