@@ -20,6 +20,7 @@ def _invalid(message: str) -> JSONRPCError:
 
 
 def complete(call: PromptCall) -> dict[str, Any]:
+    call.exchange.count_call()  # a batch's further completions count as requests
     params = call.message.params
     ref = params.get("ref")
     argument = params.get("argument")

@@ -5,11 +5,13 @@ Only the variable the view looks its object up by (``lookup_url_kwarg``, else
 ``lookup_field``) completes, and only where that field holds text (a slug, a code, a
 name). Its values come from ``filter_queryset(get_queryset())`` of the view set up for this
 caller as the view's own authentication finds them, with the template's other variables as
-the view's URL arguments: prefix-matched, ordered, bounded. Where the view's permission
-classes check objects, each row is asked as ``get_object()`` would ask it before its value
-is offered, so no value names a row the view would refuse this caller. A view without a
-queryset, a variable of another kind, or a view that refuses the caller completes to
-nothing.
+the view's URL arguments, after its permission classes admitted the caller with them:
+prefix-matched, ordered, bounded. Where the permission classes check objects, each row is
+asked as ``get_object()`` would ask it before its value is offered, so no value names a
+row the view would refuse this caller. A view without a queryset, one that overrides
+``get_object()`` (who reads a row is then decided in code this can't ask), a variable of
+another kind, a template whose other variables are not given yet, or a view that refuses
+the caller completes to nothing.
 """
 
 from __future__ import annotations
@@ -17,9 +19,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from django.core.exceptions import FieldDoesNotExist
+from django.core.exceptions import FieldDoesNotExist, ValidationError
 from django.db import models
+from django.http import Http404
 from rest_framework.exceptions import APIException
+from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import BasePermission
 
 from ..protocol.jsonrpc import INVALID_PARAMS, JSONRPCError, clip
@@ -54,10 +58,16 @@ def resource_values(
     )
     if found is None:
         raise JSONRPCError(INVALID_PARAMS, f"Invalid params: unknown resource template {clip(uri)}")
-    if variable not in variables_of(uri):
+    variables = variables_of(uri)
+    if variable not in variables:
         raise JSONRPCError(
             INVALID_PARAMS, f"Invalid params: {clip(uri)} has no variable {clip(variable)}"
         )
+    if "\x00" in typed or any("\x00" in value for value in context.values()):
+        raise JSONRPCError(INVALID_PARAMS, "Invalid params: a value holds a NUL character")
+    others = {name: context[name] for name in variables if name != variable and name in context}
+    if len(others) < len(variables) - 1:
+        return Completion()  # the view's URL needs the other variables first
     request = call.exchange.visibility.view_request(found)
     if request is None:
         return Completion()  # the view's own authentication refuses the caller
@@ -65,9 +75,12 @@ def resource_values(
     field = getattr(view, "lookup_field", None)
     if field is None or variable != (getattr(view, "lookup_url_kwarg", None) or field):
         return Completion()
-    others = {name: value for name, value in context.items() if name != variable}
+    if type(view).get_object is not GenericAPIView.get_object:
+        return Completion()  # it decides who reads a row in code this can't ask
     view.kwargs = typed_arguments(found, others)
     try:
+        # Asked again with the URL's other variables, which a permission may read.
+        view.check_permissions(request)
         queryset = view.filter_queryset(view.get_queryset())
         if not isinstance(queryset.model._meta.get_field(field), TEXT_FIELDS):
             return Completion()
@@ -78,9 +91,9 @@ def resource_values(
             values = list(rows.values_list(field, flat=True).distinct()[: MAX_VALUES + 1])
             return Completion(tuple(values[:MAX_VALUES]), None, len(values) > MAX_VALUES)
         return permitted(rows, field, request, view, checked)
-    except (APIException, FieldDoesNotExist):
-        # The view refuses the caller while building its queryset, or its lookup is no
-        # field of the queryset's model (``author__slug``): nothing to offer.
+    except (APIException, Http404, FieldDoesNotExist, KeyError, ValueError, ValidationError):
+        # The view refuses the caller, or can't build its queryset from these values, or
+        # its lookup is no field of the queryset's model (``author__slug``): nothing to offer.
         return Completion()
 
 

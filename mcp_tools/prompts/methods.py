@@ -110,6 +110,7 @@ def list_prompts(call: PromptCall) -> dict[str, Any]:
 def get_prompt(call: PromptCall) -> dict[str, Any] | InputRequiredResult | PromptRun:
     """Answer ``prompts/get``: its result, the input a code prompt asks for (2026-07-28), or
     the ``PromptRun`` to stream when it asked in the handshake era (docs/prompts.md)."""
+    call.exchange.count_call()  # a batch's further gets count as requests
     params = call.message.params
     prompt = find(call, params.get("name"))
     values = argument_values(prompt, params.get("arguments"))

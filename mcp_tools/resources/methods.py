@@ -7,6 +7,7 @@ resource's own admin row; a read is a ``Reading``, the tools' ``Invocation``.
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -14,6 +15,7 @@ from ..catalog.admin_state import Catalog
 from ..conf import mcp_settings
 from ..pipeline.formatters import response_too_large
 from ..pipeline.invocation import send_refused
+from ..protocol.cursors import decode_cursor, encode_cursor
 from ..protocol.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -43,8 +45,11 @@ __all__ = [
 RESOURCE_NOT_FOUND = -32002
 #: The most characters of a URI a not-found error repeats in its ``data``.
 MAX_URI_IN_ERROR = 200
-#: The HTTP statuses of a view that mean "no such resource".
-NOT_FOUND_STATUSES = frozenset({404, 410})
+#: The HTTP statuses of a view that mean "no such resource", for this caller: a resource
+#: it may not read is answered as one that does not exist (docs/resources.md).
+NOT_FOUND_STATUSES = frozenset({401, 403, 404, 410})
+#: An integer URI variable: digits a Python int reads, never an unbounded string of them.
+INTEGER = re.compile(r"-?[0-9]{1,18}")
 
 
 def registry_of(endpoint: Any) -> ResourceRegistry:
@@ -98,8 +103,15 @@ def _listing(call: Any, key: str, templates: bool) -> dict[str, Any]:
             rule = catalog.rule(resource.name)
             listed.append(resource.definition(rule.title, rule.description))
     private = call.caller.is_authenticated or len(seen) < total
+    size = mcp_settings.PAGE_SIZE
+    cursor = call.message.params.get("cursor")
+    start = decode_cursor(cursor, len(listed)) if cursor is not None else 0
+    end = start + size if size else len(listed)
+    page: dict[str, Any] = {key: listed[start:end]}
+    if end < len(listed):
+        page["nextCursor"] = encode_cursor(end)
     return {
-        key: listed,
+        **page,
         # As tools/list: a list that depends on who asks is the caller's alone.
         "cacheScope": "private" if private else "public",
         "ttlMs": mcp_settings.CACHE_TTL_MS,
@@ -135,13 +147,28 @@ def find(call: Any, uri: str) -> tuple[Resource, Tool, Catalog, dict[str, Any]] 
     return None
 
 
+def among_served(call: Any, uri: str) -> tuple[Tool, dict[str, Any]] | None:
+    """Return the tool and arguments of the served resource ``uri`` names whatever the
+    caller may see, or None: a URI no resource answers."""
+    found = served(call)
+    if found is None:
+        return None
+    resources, catalog = found
+    for resource in resources:
+        variables = resource.match(uri)
+        if variables is not None:
+            tool = catalog.tools[resource.name]
+            return tool, typed(tool, variables)
+    return None
+
+
 def typed(tool: Tool, variables: dict[str, str]) -> dict[str, Any]:
     """Return a URI's variables as the tool's arguments: an integer parameter an integer."""
     properties = tool.input_schema.get("properties", {})
     arguments: dict[str, Any] = {}
     for name, value in variables.items():
         kind = properties.get(name, {}).get("type")
-        if kind == "integer" and value.lstrip("-").isdigit():
+        if kind == "integer" and INTEGER.fullmatch(value):
             arguments[name] = int(value)
         else:
             arguments[name] = value
@@ -161,6 +188,13 @@ def read_resource(call: Any) -> dict[str, Any]:
             report_throttled(call, found[1], found[3], started, error)
         raise
     if found is None:
+        hidden = among_served(call, uri)
+        if hidden is not None:  # logged as a hidden tool's call is
+            tool, arguments = hidden
+            message = not_found(call, uri).message
+            send_refused(
+                call, tool.view_class, tool.name, arguments, started, message, "hidden", "resource"
+            )
         raise not_found(call, uri)
     resource, tool, catalog, arguments = found
     reading: Reading[Any] = Reading(call, catalog.plan(tool), arguments)
@@ -182,8 +216,11 @@ def answer(
         sent = response_too_large()
     reading.answered(result, sent)
     status = reading.status
-    if status in NOT_FOUND_STATUSES:
+    if status in NOT_FOUND_STATUSES or reading.refusal == "invalid_arguments":
+        # Refused, or a URI whose variables the view can't take: no resource of the caller's.
         raise not_found(call, uri)
+    if status == 429:
+        raise JSONRPCError(THROTTLED, "Too many requests: the resource's view refused the read")
     if sent.is_error:
         message = "\n".join(sent.texts()) or "The resource could not be read"
         code = INVALID_PARAMS if status is not None and 300 <= status < 400 else INTERNAL_ERROR

@@ -53,6 +53,8 @@ class Reading(Invocation[CallT]):
         self.formatter = self.noted
         #: The view's HTTP status once it answered (None: it raised, or never ran).
         self.status: int | None = None
+        #: Why the endpoint stopped the read, if it did (``"invalid_arguments"``, ...).
+        self.refusal: str | None = None
 
     @property
     def media_type(self) -> str | None:
@@ -65,5 +67,5 @@ class Reading(Invocation[CallT]):
     def finish(
         self, result: ToolResult, status: int | None = None, refusal: str | None = None
     ) -> ToolResult:
-        self.status = status
+        self.status, self.refusal = status, refusal
         return super().finish(result, status, refusal)

@@ -62,6 +62,40 @@ class AnyOrder(generics.RetrieveAPIView):
     permission_classes = [permissions.IsAuthenticated, IsOwner]
 
 
+class OwnerInTheURL(permissions.BasePermission):
+    """The URL's owner must be the caller: read from the view's URL arguments."""
+
+    def has_permission(self, request, view):
+        return str(view.kwargs["owner"]) == str(request.user.pk)
+
+
+@mcp_resource("shop://owners/{owner}/orders/{item}", registry=resources)
+class OwnersOrder(generics.RetrieveAPIView):
+    """An order of the owner the URL names, which that owner alone may read."""
+
+    serializer_class = OrderSerializer
+    lookup_field = "item"
+    permission_classes = [permissions.IsAuthenticated, OwnerInTheURL]
+
+    def get_queryset(self):
+        return Order.objects.filter(owner_id=self.kwargs["owner"])
+
+
+@mcp_resource("shop://checked-orders/{item}", registry=resources)
+class CheckedOrder(generics.RetrieveAPIView):
+    """An order whose get_object() decides who reads it."""
+
+    queryset = Order.objects.all()
+    serializer_class = OrderSerializer
+    lookup_field = "item"
+
+    def get_object(self):
+        order = super().get_object()
+        if order.owner != self.request.user:
+            raise permissions.exceptions.PermissionDenied()
+        return order
+
+
 @mcp_resource("shop://order-lines/{pk}", registry=resources)
 class OrderLine(generics.RetrieveAPIView):
     """An order by its number."""
@@ -74,6 +108,8 @@ urlpatterns = [
     path("api/products/<str:sku>/", ProductDetail.as_view()),
     path("api/my-orders/<str:item>/", MyOrder.as_view()),
     path("api/orders/<str:item>/", AnyOrder.as_view()),
+    path("api/owners/<int:owner>/orders/<str:item>/", OwnersOrder.as_view()),
+    path("api/checked-orders/<str:item>/", CheckedOrder.as_view()),
     path("api/order-lines/<int:pk>/", OrderLine.as_view()),
     path("mcp", MCPView.as_view(registry=ToolRegistry(), resource_registry=resources)),
 ]

@@ -116,6 +116,37 @@ def test_a_disabled_template_completes_nothing_and_is_invalid_params(alice):
     }
 
 
+def test_a_permission_reading_the_urls_variables_is_asked_with_them(alice, bob):
+    Order.objects.create(owner=alice, item="alice-secret")
+    template = "shop://owners/{owner}/orders/{item}"
+    theirs = complete(bob, template, "item", "", context={"owner": str(alice.pk)})
+    assert theirs == {"values": [], "hasMore": False}
+    mine = complete(alice, template, "item", "", context={"owner": str(alice.pk)})
+    assert mine["values"] == ["alice-secret"]
+
+
+def test_a_template_whose_other_variables_are_missing_or_odd_completes_to_nothing(alice):
+    Order.objects.create(owner=alice, item="apples")
+    template = "shop://owners/{owner}/orders/{item}"
+    assert complete(alice, template, "item", "a") == {"values": [], "hasMore": False}
+    for odd in ("--1", "²", "9" * 30, "abc"):
+        found = complete(alice, template, "item", "a", context={"owner": odd})
+        assert found == {"values": [], "hasMore": False}, odd
+
+
+def test_a_view_that_decides_in_get_object_completes_to_nothing(alice, bob):
+    Order.objects.create(owner=bob, item="gherkins")
+    assert complete(alice, "shop://checked-orders/{item}", "item", "g") == {
+        "values": [],
+        "hasMore": False,
+    }
+
+
+def test_a_nul_character_is_invalid_params(alice):
+    found = complete(alice, "shop://products/{sku}", "sku", "a\x00")
+    assert found == {"code": -32602, "message": "Invalid params: a value holds a NUL character"}
+
+
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize(("mode", "version"), [("legacy", "2025-11-25"), ("auto", "2026-07-28")])
 def test_the_sdk_completes_a_variable_from_the_callers_own_rows(

@@ -228,3 +228,53 @@ def test_a_throttled_read_is_logged_like_a_throttled_call(alice, settings):
 
 def test_resources_are_no_tools(alice):
     assert client(alice).list_tools() == []
+
+
+@pytest.mark.parametrize("version", ["2025-11-25", MODERN])
+@pytest.mark.parametrize(
+    "uri",
+    ["orders://--5", "orders://%C2%B2", "orders://" + "9" * 5000, "orders://abc", "orders://3"],
+)
+def test_a_uri_the_view_cant_take_or_refuses_is_not_found(alice, version, uri):
+    mcp = client(alice, version)
+    if version != MODERN:
+        mcp.initialize()
+    response, answer = exchange(mcp, "resources/read", {"uri": uri})
+    assert response.status_code == 200
+    assert answer["error"]["code"] == (-32602 if version == MODERN else -32002)
+    assert answer["error"]["message"].startswith("Resource not found: orders://")
+
+
+def test_the_views_own_429_is_the_throttled_error(alice):
+    _, answer = exchange(client(alice), "resources/read", {"uri": "orders://4"})
+    assert answer["error"]["code"] == -32029
+
+
+def test_a_hidden_read_is_logged_as_a_hidden_call_is(alice, settings):
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "CALL_LOG": "all"}
+    _, answer = exchange(client(alice), "resources/read", {"uri": "shop://staff"})
+    assert answer["error"]["code"] == -32602
+    row = ToolCall.objects.get()
+    assert (row.kind, row.tool_name, row.outcome, row.refusal) == (
+        "resource",
+        "staff_only",
+        "refused",
+        "hidden",
+    )
+
+
+def test_the_lists_page_with_cursors(alice, settings):
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "PAGE_SIZE": 2}
+    mcp = client(alice)
+    seen, cursor = [], None
+    while True:
+        _, answer = exchange(mcp, "resources/list", {"cursor": cursor} if cursor else None)
+        result = answer["result"]
+        assert len(result["resources"]) <= 2
+        seen += [each["uri"] for each in result["resources"]]
+        cursor = result.get("nextCursor")
+        if cursor is None:
+            break
+    assert len(seen) == 5 == len(set(seen))
+    _, bogus = exchange(mcp, "resources/list", {"cursor": "bogus"})
+    assert bogus["error"]["code"] == -32602

@@ -38,6 +38,10 @@ class OrderDetail(APIView):
 
     def get(self, request, pk):
         ran("order")
+        if pk == 3:
+            return Response({"detail": "You do not have permission."}, status=403)
+        if pk == 4:
+            return Response({"detail": "Request was throttled."}, status=429)
         if pk not in ORDERS:
             return Response({"detail": "Not found."}, status=404)
         return Response(ORDERS[pk])
