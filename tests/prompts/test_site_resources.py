@@ -73,6 +73,18 @@ def test_the_caller_gets_what_resources_read_gives_them(client_for, alice, bob, 
 
 
 @DEMO
+def test_a_get_is_answered_for_its_caller_alone(client_for, alice):
+    todo = Todo.objects.create(owner=alice, title="Mine")
+    site_prompt("card", "todo://{pk}")
+    mine = client_for(MODERN, mcp_path="/mcp")
+    response = mine.send(
+        mine.message("prompts/get", {"name": "card", "arguments": {"pk": str(todo.pk)}})
+    )
+    assert response.status_code == 200
+    assert response["Cache-Control"] == "private, no-store"
+
+
+@DEMO
 def test_each_get_reads_the_site_again(client_for, alice):
     todo = Todo.objects.create(owner=alice, title="Before")
     site_prompt("card", "todo://{pk}")
