@@ -209,7 +209,8 @@ class Prompt(models.Model):
         default=list,
         help_text=_(
             'A list of {"role": "user" or "assistant"} with one of "text": "...", "image": '
-            '"<path of a static file>", or "resource": {"uri", "mimeType", "text"}.'
+            '"<path of a static file>", or "resource": {"uri"} (read from this site as the '
+            'caller) or {"uri", "mimeType", "text"}.'
         ),
     )
     enabled = models.BooleanField(

@@ -22,6 +22,8 @@ from .forms import StrictJSONField
 
 #: Characters of an image's base64 the preview shows.
 SHOWN_IMAGE = 40
+#: What the preview shows of a resource of this site, read as the client's user.
+SITE_READ = _("(read from this site when a client gets the prompt, as that client's user)")
 
 
 class PromptForm(forms.ModelForm):
@@ -59,7 +61,11 @@ def preview_of(prompt: Prompt) -> list[dict[str, Any]]:
             raise ValueError(f"no static file {path}")
         return data
 
-    rendered = render(prompt.messages, arguments, sample_values(arguments), image)
+    def site_read(uri: str) -> list[dict[str, Any]]:
+        # Read at prompts/get, as its caller: no request here to read it as.
+        return [{"uri": uri, "text": str(SITE_READ)}]
+
+    rendered = render(prompt.messages, arguments, sample_values(arguments), image, site_read)
     for message in rendered:
         content = message["content"]
         if content["type"] == "image":

@@ -20,7 +20,7 @@ class Migration(migrations.Migration):
                 ('title', models.CharField(blank=True, max_length=200, verbose_name='title')),
                 ('description', models.TextField(blank=True, verbose_name='description')),
                 ('arguments', models.JSONField(blank=True, default=list, help_text='What the client fills in: [{"name": "topic", "description": "...", "required": true, "choices": ["a", "b"]}]. {topic} in a message is replaced by its value.', verbose_name='arguments')),
-                ('messages', models.JSONField(default=list, help_text='A list of {"role": "user" or "assistant"} with one of "text": "...", "image": "<path of a static file>", or "resource": {"uri", "mimeType", "text"}.', verbose_name='messages')),
+                ('messages', models.JSONField(default=list, help_text='A list of {"role": "user" or "assistant"} with one of "text": "...", "image": "<path of a static file>", or "resource": {"uri"} (read from this site as the caller) or {"uri", "mimeType", "text"}.', verbose_name='messages')),
                 ('enabled', models.BooleanField(default=True, help_text='Disabled prompts are hidden.', verbose_name='enabled')),
                 ('changed_at', models.DateTimeField(auto_now=True, verbose_name='changed')),
                 ('allowed_groups', models.ManyToManyField(blank=True, help_text='Only members of these groups see and get the prompt. None chosen: everyone.', related_name='mcp_prompts', to='auth.group', verbose_name='groups')),

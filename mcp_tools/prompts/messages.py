@@ -2,9 +2,11 @@
 
 Arguments are a list of ``{"name", "description", "required", "choices"}``; messages a list
 of ``{"role": "user" | "assistant"}`` with one of ``text``, ``image`` (the path of one of
-the site's static files) or ``resource`` (``{"uri", "mimeType", "text"}``, an embedded
-resource). Placeholders ``{argument}`` are filled by ``prompts.substitution.fill`` in the
-text, the resource's URI and its text (docs/prompts.md).
+the site's static files) or ``resource``: ``{"uri"}`` alone, a resource of this site read at
+``prompts/get`` as the caller (what ``resources/read`` gives them), or ``{"uri",
+"mimeType", "text"}``, contents written as they are sent. Placeholders ``{argument}`` are
+filled by ``prompts.substitution.fill`` in the text, the resource's URI and its text
+(docs/prompts.md).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import base64
 import mimetypes
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +26,7 @@ __all__ = [
     "MAX_IMAGE_BYTES",
     "check_arguments",
     "check_messages",
+    "is_site_read",
     "render",
     "wire_message",
 ]
@@ -123,15 +126,39 @@ def check_messages(value: object, find_image: Any = None) -> None:
                 if len(data) > MAX_IMAGE_BYTES:
                     raise ValueError(f"{where}: {content} is larger than {MAX_IMAGE_BYTES} bytes.")
         if kind == "resource":
-            if not isinstance(content, dict) or set(content) - {"uri", "mimeType", "text"}:
-                raise ValueError(f'{where}: resource is {{"uri", "mimeType", "text"}}.')
-            for key in ("uri", "text"):
-                if not isinstance(content.get(key), str) or not content.get(key):
-                    raise ValueError(f"{where}: the resource's {key} must be a string.")
-            if not isinstance(content.get("mimeType", "text/plain"), str):
-                raise ValueError(f"{where}: the resource's mimeType must be a string.")
-            if content["uri"].lower().startswith("file:"):
-                raise ValueError(f"{where}: a resource of this site is never a file:// URI.")
+            check_resource(where, content)
+
+
+def check_resource(where: str, content: object) -> None:
+    """Raise ``ValueError`` saying what is wrong with ``content`` as an embedded resource:
+    ``{"uri"}`` (read from the site) or ``{"uri", "mimeType", "text"}`` (written here)."""
+    if not isinstance(content, dict) or set(content) - {"uri", "mimeType", "text"}:
+        raise ValueError(
+            f'{where}: resource is {{"uri"}} (read from this site) or '
+            f'{{"uri", "mimeType", "text"}}.'
+        )
+    uri = content.get("uri")
+    if not isinstance(uri, str) or not uri:
+        raise ValueError(f"{where}: the resource's uri must be a string.")
+    if uri.lower().startswith("file:"):
+        raise ValueError(f"{where}: a resource of this site is never a file:// URI.")
+    if is_site_read(content):
+        if "mimeType" in content:
+            raise ValueError(
+                f"{where}: a resource read from this site has the media type its read "
+                "gives: leave out mimeType, or write its text."
+            )
+        return
+    if not isinstance(content.get("text"), str) or not content.get("text"):
+        raise ValueError(f"{where}: the resource's text must be a string.")
+    if not isinstance(content.get("mimeType", "text/plain"), str):
+        raise ValueError(f"{where}: the resource's mimeType must be a string.")
+
+
+def is_site_read(resource: Mapping[str, Any]) -> bool:
+    """Return whether a message's ``resource`` is read from the site at ``prompts/get`` (its
+    URI alone) rather than sent as written (with its text)."""
+    return "text" not in resource
 
 
 def image_type(path: str) -> str | None:
@@ -145,10 +172,14 @@ def render(
     arguments: Sequence[Argument],
     values: Mapping[str, str],
     read_image: Any,
+    read_resource: Callable[[str], list[dict[str, Any]]] | None = None,
 ) -> list[dict[str, Any]]:
     """Return the wire ``PromptMessage`` list of stored ``messages`` with ``values`` filled in.
 
-    ``read_image`` reads a static file's bytes (a path → bytes).
+    ``read_image`` reads a static file's bytes (a path → bytes); ``read_resource`` reads a
+    resource of the site (a URI → the contents ``resources/read`` gives, or its error):
+    each of its contents is a message of the role written. Without it, a message that
+    reads the site raises ``ValueError``.
     """
     names = [argument.name for argument in arguments]
     rendered = []
@@ -162,6 +193,14 @@ def render(
                 "data": base64.b64encode(data).decode("ascii"),
                 "mimeType": image_type(message["image"]),
             }
+        elif is_site_read(message["resource"]):
+            uri = fill(message["resource"]["uri"], names, values)
+            if read_resource is None:
+                raise ValueError(f"the resource {uri} is read from the site by prompts/get")
+            for contents in read_resource(uri):
+                embedded = {"type": "resource", "resource": contents}
+                rendered.append({"role": message["role"], "content": embedded})
+            continue
         else:
             resource = message["resource"]
             content = {

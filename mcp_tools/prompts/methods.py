@@ -19,6 +19,7 @@ from ..protocol import versions
 from ..protocol.cursors import decode_cursor, encode_cursor
 from ..protocol.jsonrpc import INVALID_PARAMS, JSONRPCError, clip
 from ..protocol.results import InputRequiredResult
+from ..resources.methods import read_contents
 from .registry import PromptRegistry
 from .runs import PromptRun, logged_messages, result_of
 from .served import ServedPrompt, served_prompts
@@ -127,6 +128,8 @@ def get_prompt(call: PromptCall) -> dict[str, Any] | InputRequiredResult | Promp
             capabilities=capabilities,
             # A handshake-era client that reads streams is asked on one (endpoint.streaming).
             stream_on_ask=call.version if call.exchange.asks and not call.era.modern else None,
+            # A resource of this site, read as resources/read reads it for this caller.
+            read_resource=lambda uri: read_contents(call, uri),
         )
     except StreamNeeded:
         return PromptRun(call, prompt, values, params)

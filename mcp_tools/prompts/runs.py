@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.http import HttpRequest
@@ -48,19 +48,21 @@ def get_messages(
     capabilities: Mapping[str, object] | None,
     stream_on_ask: str | None = None,
     notifier: Notifier | None = None,
+    read_resource: Callable[[str], list[dict[str, Any]]] | None = None,
 ) -> list[dict[str, Any]] | InputRequiredResult:
     """Return ``prompt``'s wire messages for ``values``, or the input its function asks for.
 
     ``capabilities`` is the client's ``clientCapabilities`` (2026-07-28), None in the
     handshake era. There, ``stream_on_ask`` (the version of a request not streamed yet
     whose client reads streams) makes a first ask raise ``StreamNeeded``; ``notifier`` is
-    the stream a run started again on asks on.
+    the stream a run started again on asks on. ``read_resource`` reads a row's resource of
+    the site as the caller (``resources.methods.read_contents``).
     """
     if prompt.row is not None:
         # A row saved past the admin's form (a shell, a fixture) is checked as it is served:
         # the site's fault, logged under a reference, not a KeyError deep in the rendering.
         messages.check_messages(prompt.row.messages)
-        return messages.render(prompt.row.messages, prompt.arguments, values, _image)
+        return messages.render(prompt.row.messages, prompt.arguments, values, _image, read_resource)
     assert prompt.code is not None
     inputs = None
     if capabilities is not None:

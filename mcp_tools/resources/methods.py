@@ -37,6 +37,7 @@ __all__ = [
     "capabilities",
     "list_resources",
     "list_templates",
+    "read_contents",
     "read_resource",
     "served",
 ]
@@ -196,6 +197,27 @@ def read_resource(call: Any) -> dict[str, Any]:
                 call, tool.view_class, tool.name, arguments, started, message, "hidden", "resource"
             )
         raise not_found(call, uri)
+    return read(call, found, uri)
+
+
+def read_contents(call: Any, uri: str) -> list[dict[str, Any]]:
+    """Return the contents ``resources/read`` of ``uri`` gives this caller, read and logged
+    as such a read is, or raise the error it answers (not found where the resource is
+    hidden from this caller or none): a prompt's resource of this site (docs/prompts.md).
+    Not counted against the endpoint's throttles: the request that asks is, and the view's
+    own throttles refuse as in any read."""
+    found = find(call, uri)
+    if found is None:
+        raise not_found(call, uri)
+    contents: list[dict[str, Any]] = read(call, found, uri)["contents"]
+    return contents
+
+
+def read(
+    call: Any, found: tuple[Resource, Tool, Catalog, dict[str, Any]], uri: str
+) -> dict[str, Any]:
+    """Run the view of the resource ``find`` found for ``uri`` as this caller; return its
+    ``ReadResourceResult`` or raise its error (``answer``)."""
     resource, tool, catalog, arguments = found
     reading: Reading[Any] = Reading(call, catalog.plan(tool), arguments)
     ended = reading.start()

@@ -99,6 +99,12 @@ def test_a_valid_prompt_is_saved(admin_client):
             "messages",
             "Message 1: a resource of this site is never a file:// URI.",
         ),
+        (
+            {"messages": '[{"role": "user", "resource": {"uri": "todo://1", "mimeType": "x/y"}}]'},
+            "messages",
+            "Message 1: a resource read from this site has the media type its read gives: "
+            "leave out mimeType, or write its text.",
+        ),
         ({"name": "has space"}, "name", "Letters, digits, _ . - only."),
     ],
 )
@@ -129,6 +135,18 @@ def test_the_change_page_previews_the_filled_messages(admin_client):
     )
     shown = admin_client.get(reverse("admin:mcp_tools_prompt_change", args=[image.pk]))
     assert "image/png" in shown.content.decode()
+
+
+def test_the_preview_says_a_resource_of_the_site_is_read_at_get_time(admin_client):
+    prompt = Prompt.objects.create(
+        name="card",
+        arguments=[{"name": "pk", "required": True}],
+        messages=[{"role": "user", "resource": {"uri": "todo://{pk}"}}],
+    )
+    page = admin_client.get(reverse("admin:mcp_tools_prompt_change", args=[prompt.pk]))
+    text = page.content.decode()
+    assert "todo://&lt;pk&gt;" in text
+    assert "read from this site when a client gets the prompt" in text
 
 
 def test_the_actions_switch_and_log_each_prompt(admin_client):

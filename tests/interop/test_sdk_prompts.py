@@ -116,3 +116,46 @@ def test_sdk_answers_what_a_prompt_in_code_asks(live_server, alice, mode, versio
     got = run(scenario())
     assert asked == ["What context should the prompt use?"]
     assert got.messages[0].content.text == "Write the answer for this context: the changelog"
+
+
+@pytest.mark.urls("demo_project.urls")
+@pytest.mark.parametrize(("mode", "version"), ERAS)
+def test_sdk_gets_a_resource_of_the_site_as_its_caller(live_server, alice, bob, mode, version):
+    """A prompt that names the demo's ``todo://{pk}``: alice's todo for alice, read at get
+    time as resources/read reads it; for bob, the read's not-found error and no card."""
+    from demo_project.todos.models import Todo
+
+    todo = Todo.objects.create(owner=alice, title="Ship prompts", done=True)
+    Prompt.objects.create(
+        name="card",
+        arguments=[{"name": "pk", "required": True}],
+        messages=[{"role": "user", "resource": {"uri": "todo://{pk}"}}],
+    )
+    uri = f"todo://{todo.pk}"
+    wire = Wire()
+
+    async def scenario(user):
+        async with connect(f"{live_server.url}/mcp", token=user.token, mode=mode, wire=wire) as c:
+            assert c.session.protocol_version == version
+            return await c.get_prompt("card", {"pk": str(todo.pk)}), await c.read_resource(uri)
+
+    got, read = run(scenario(alice))
+    (message,) = got.messages
+    assert message.role == "user" and message.content.type == "resource"
+    assert message.content.resource == read.contents[0]
+    assert str(message.content.resource.uri) == uri
+    assert message.content.resource.mime_type == "text/markdown"
+    assert message.content.resource.text == "# Ship prompts\n\n- [x] done\n"
+
+    async def refused():
+        async with connect(f"{live_server.url}/mcp", token=bob.token, mode=mode, wire=wire) as c:
+            with pytest.raises(MCPError) as error:
+                await c.get_prompt("card", {"pk": str(todo.pk)})
+            return error.value
+
+    error = run(refused())
+    assert error.code == (-32602 if version == "2026-07-28" else -32002)
+    assert error.message == f"Resource not found: {uri}"
+    assert "Ship prompts" not in str(error.data)
+    for message_sent, status, _content_type, body in wire.posts():
+        validate_exchange(version, message_sent, status, body)
