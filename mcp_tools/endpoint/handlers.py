@@ -380,9 +380,10 @@ def repeated_headers(request: HttpRequest) -> frozenset[str]:
 Handler = Callable[[Call], Any]
 
 #: The methods whose every answer is the caller's alone (``Cache-Control: private``): a
-#: resource read runs a view as its caller, as a tool call does (docs/resources.md), and a
-#: prompt may embed such a read (docs/prompts.md#embedded-resources).
-PRIVATE_ANSWERS = frozenset({"resources/read", "prompts/get"})
+#: resource read runs a view as its caller, as a tool call does (docs/resources.md), a
+#: prompt may embed such a read (docs/prompts.md#embedded-resources), and a completion
+#: offers values of the caller's own rows (docs/resources.md#completion).
+PRIVATE_ANSWERS = frozenset({"resources/read", "prompts/get", "completion/complete"})
 
 #: method → handler, for requests of the handshake era (2024-11-05 to 2025-11-25).
 HANDSHAKE_HANDLERS: dict[str, Handler] = {

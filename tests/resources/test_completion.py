@@ -173,3 +173,18 @@ def test_the_sdk_completes_a_variable_from_the_callers_own_rows(
     assert any(message.get("method") == "completion/complete" for message, *_ in posts)
     for message, status, _, body in posts:
         validate_exchange(version, message, status, body)
+
+
+def test_a_completion_is_answered_private(alice):
+    Order.objects.create(owner=alice, item="grapes")
+    mcp = MCPClient(
+        headers={"Authorization": f"Token {alice.token}"},
+        mcp_path="/mcp",
+        protocol_version="2026-07-28",
+    )
+    params = {
+        "ref": {"type": "ref/resource", "uri": "shop://my-orders/{item}"},
+        "argument": {"name": "item", "value": "g"},
+    }
+    response = mcp.send(mcp.message("completion/complete", params))
+    assert response["Cache-Control"] == "private, no-store"
