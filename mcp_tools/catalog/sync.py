@@ -66,7 +66,8 @@ def sync_rows(
 ) -> SyncResult:
     """Create a row of ``model`` (``ExposedTool``, ``ExposedResource``) for each of
     ``names``, flag the rows of names no longer registered, and flag again those back;
-    ``fields``: the values, by name, that each new row is made with besides."""
+    ``fields``: the values, by name, that each row is made with besides, and kept at (a
+    resource's URI follows its code)."""
     using = router.db_for_write(model)  # where a router keeps this app's rows
     with transaction.atomic(using=using):
         rows = {row.name: row for row in model.objects.select_for_update()}
@@ -78,6 +79,16 @@ def sync_rows(
         )
         gone = sorted(name for name, row in rows.items() if row.registered and name not in names)
         back = sorted(name for name, row in rows.items() if not row.registered and name in names)
+        stale = [
+            row
+            for name, row in rows.items()
+            if name in names
+            and any(
+                getattr(row, key) != value for key, value in (fields or {}).get(name, {}).items()
+            )
+        ]
+        for row in stale:
+            model.objects.filter(pk=row.pk).update(**(fields or {})[row.name])
         if gone:
             model.objects.filter(name__in=gone).update(registered=False)
         if back:

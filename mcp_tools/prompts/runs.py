@@ -211,4 +211,6 @@ def _image(path: str) -> bytes:
     if data is None:
         # The site's fault, not the client's: logged under a reference (an internal error).
         raise FileNotFoundError(f"A prompt's image, the static file {path}, is gone")
+    if len(data) > messages.MAX_IMAGE_BYTES:  # replaced by a larger file since it was saved
+        raise ValueError(f"A prompt's image, the static file {path}, is too large now")
     return data

@@ -214,3 +214,18 @@ def test_under_the_default_mode_only_a_failed_get_is_logged(client_for, review):
     row = ToolCall.objects.get()
     assert (row.kind, row.tool_name, row.outcome) == ("prompt", "broken", "error")
     assert row.error_message.startswith("The prompt failed: ")
+
+
+def test_an_image_grown_past_the_bound_since_it_was_saved_is_an_internal_error(
+    client_for, monkeypatch
+):
+    from mcp_tools.prompts import messages, runs
+
+    Prompt.objects.create(
+        name="pictured", messages=[{"role": "user", "image": "conformance/red-dot.png"}]
+    )
+    assert "result" in client_for().exchange("prompts/get", {"name": "pictured"})
+    monkeypatch.setattr(messages, "MAX_IMAGE_BYTES", 10)  # the file is 69 bytes
+    monkeypatch.setattr(runs, "read_static", lambda path: b"x" * 11)
+    error = client_for().exchange("prompts/get", {"name": "pictured"})["error"]
+    assert error["code"] == -32603 and "errorRef" in error["data"]

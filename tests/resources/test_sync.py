@@ -31,6 +31,18 @@ def test_a_registry_given_to_an_endpoint_is_served_and_synced(db):
 
 
 @pytest.mark.urls("tests.resources.urls")
+def test_a_rows_uri_follows_its_code(db):
+    from mcp_tools.resources.sync import sync_resources
+
+    sync_resources(urls.resources)
+    row = ExposedResource.objects.get(name="order_detail")
+    row.uri = "orders://{old}"  # as the code declared it before
+    row.save()
+    sync_resources(urls.resources)
+    assert ExposedResource.objects.get(name="order_detail").uri == "orders://{pk}"
+
+
+@pytest.mark.urls("tests.resources.urls")
 def test_migrate_syncs_the_resources_of_every_served_registry(db):
     call_command("migrate", "mcp_tools", verbosity=0)
     assert ExposedResource.objects.filter(name="banner", registered=True).exists()
