@@ -532,6 +532,7 @@ class MCPView(View):
         """Answer a JSON-RPC batch, item by item, never streamed; its messages share the
         exchange (one catalog, one set of visibility answers)."""
         bodies = []
+        headers: dict[str, str] = {}  # a private answer makes the whole batch's private
         # MAX_RESPONSE_BYTES bounds the batch's answer as sent: each tool call gets what the
         # answers before it left (the brackets and commas of the array counted).
         left = mcp_settings.MAX_RESPONSE_BYTES - 2
@@ -542,10 +543,12 @@ class MCPView(View):
                 outcome = server.serve_invocation(outcome, limit=max(left, 0))
             if outcome is not None:
                 bodies.append(outcome.body)
+                if "Cache-Control" in outcome.headers:
+                    headers["Cache-Control"] = outcome.headers["Cache-Control"]
                 left -= len(outcome.body.encode()) + 1
         if not bodies:
             return HttpResponse(status=202)
-        return HttpResponse("[" + ",".join(bodies) + "]", content_type=JSON)
+        return HttpResponse("[" + ",".join(bodies) + "]", content_type=JSON, headers=headers)
 
     def check_batch(self, request: HttpRequest, values: list[object]) -> None:
         """Refuse a batch outside 2025-03-26, an empty one, and one past ``MAX_BATCH_SIZE``."""

@@ -278,3 +278,13 @@ def test_the_lists_page_with_cursors(alice, settings):
     assert len(seen) == 5 == len(set(seen))
     _, bogus = exchange(mcp, "resources/list", {"cursor": "bogus"})
     assert bogus["error"]["code"] == -32602
+
+
+def test_a_batch_holding_a_read_is_answered_private(alice):
+    mcp = client(alice, "2025-03-26")
+    batch = [mcp.message("ping", {}), mcp.message("resources/read", {"uri": "orders://1"})]
+    answered = mcp.send(batch, headers={"MCP-Protocol-Version": "2025-03-26"})
+    assert len(json.loads(answered.content)) == 2
+    assert answered["Cache-Control"] == "private, no-store"
+    pings = mcp.send([mcp.message("ping", {})], headers={"MCP-Protocol-Version": "2025-03-26"})
+    assert "Cache-Control" not in pings
