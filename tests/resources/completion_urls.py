@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.urls import path
 from rest_framework import generics, permissions, serializers
+from rest_framework.throttling import UserRateThrottle
 
 from mcp_tools.endpoint.view import MCPView
 from mcp_tools.resources.decorators import mcp_resource
@@ -104,6 +105,11 @@ class OrderLine(generics.RetrieveAPIView):
     serializer_class = OrderSerializer
 
 
+class OncePerMinute(UserRateThrottle):
+    rate = "1/minute"
+    scope = "mcp-completion-batch-tests"
+
+
 urlpatterns = [
     path("api/products/<str:sku>/", ProductDetail.as_view()),
     path("api/my-orders/<str:item>/", MyOrder.as_view()),
@@ -112,4 +118,10 @@ urlpatterns = [
     path("api/checked-orders/<str:item>/", CheckedOrder.as_view()),
     path("api/order-lines/<int:pk>/", OrderLine.as_view()),
     path("mcp", MCPView.as_view(registry=ToolRegistry(), resource_registry=resources)),
+    path(
+        "mcp-throttled",
+        MCPView.as_view(
+            registry=ToolRegistry(), resource_registry=resources, throttle_classes=[OncePerMinute]
+        ),
+    ),
 ]

@@ -188,3 +188,25 @@ def test_a_completion_is_answered_private(alice):
     }
     response = mcp.send(mcp.message("completion/complete", params))
     assert response["Cache-Control"] == "private, no-store"
+
+
+@pytest.mark.parametrize("method", ["completion/complete", "prompts/get"])
+def test_each_completion_and_get_of_a_batch_counts_against_the_throttles(alice, method):
+    from django.core.cache import cache
+
+    from mcp_tools.models import Prompt
+
+    Prompt.objects.create(name="hello", messages=[{"role": "user", "text": "Hello"}])
+    params = {
+        "completion/complete": {
+            "ref": {"type": "ref/resource", "uri": "shop://products/{sku}"},
+            "argument": {"name": "sku", "value": ""},
+        },
+        "prompts/get": {"name": "hello"},
+    }[method]
+    cache.clear()
+    mcp = MCPClient(headers={"Authorization": f"Token {alice.token}"}, mcp_path="/mcp-throttled")
+    batch = [mcp.message(method, params) for _ in range(3)]
+    response = mcp.send(batch, headers={"MCP-Protocol-Version": "2025-03-26"})
+    codes = [answer.get("error", {}).get("code") for answer in json.loads(response.content)]
+    assert codes == [None, -32029, -32029]
