@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import base64
 import json
-import os
-import subprocess
 
 import pytest
 
-from tests.conformance_app.server import REPO, serve
-from tests.interop.test_results_clients import node_dir
+from tests.conformance_app.server import serve
+from tests.interop.test_results_clients import run_node_script
 
 
 @pytest.fixture(params=["gunicorn", "uvicorn"])
@@ -22,24 +20,9 @@ def server(request):
 
 
 def typescript_prompts(url, tmp_path, requests):
-    root = node_dir()
     requests_file = tmp_path / "requests.json"
     requests_file.write_text(json.dumps(requests))
-    completed = subprocess.run(
-        [
-            str(root / "node_modules" / ".bin" / "node"),
-            str(REPO / "tests" / "js" / "get_prompts.cjs"),
-            url,
-            "-",
-            str(requests_file),
-        ],
-        env={**os.environ, "NODE_PATH": str(root / "node_modules"), "HOME": str(tmp_path)},
-        capture_output=True,
-        text=True,
-        timeout=90,
-    )
-    assert completed.returncode == 0, completed.stderr
-    return json.loads(completed.stdout)
+    return run_node_script("get_prompts.cjs", url, "-", str(requests_file), home=tmp_path)
 
 
 def test_the_typescript_sdk_lists_gets_and_completes_prompts(server, tmp_path):

@@ -21,7 +21,9 @@ from tests.wire import validate_exchange
 pytestmark = [pytest.mark.urls("tests.resources.completion_urls"), pytest.mark.django_db]
 
 
-def complete(user, uri, name, value, version="2026-07-28", context=None):
+def sent(user, uri, name, value, version="2026-07-28", context=None):
+    """Send one completion/complete of a resource template's variable; return the HTTP
+    response, its exchange validated against the version's schema."""
     mcp = MCPClient(
         headers={"Authorization": f"Token {user.token}"}, mcp_path="/mcp", protocol_version=version
     )
@@ -36,7 +38,12 @@ def complete(user, uri, name, value, version="2026-07-28", context=None):
     message = mcp.message("completion/complete", params)
     response = mcp.send(message)
     validate_exchange(version, message, response.status_code, response.content)
-    answer = json.loads(response.content)
+    return response
+
+
+def complete(user, uri, name, value, version="2026-07-28", context=None):
+    """Return the completion, or the error, of ``sent``'s answer."""
+    answer = json.loads(sent(user, uri, name, value, version, context).content)
     return answer.get("result", {}).get("completion", answer.get("error"))
 
 
@@ -177,16 +184,7 @@ def test_the_sdk_completes_a_variable_from_the_callers_own_rows(
 
 def test_a_completion_is_answered_private(alice):
     Order.objects.create(owner=alice, item="grapes")
-    mcp = MCPClient(
-        headers={"Authorization": f"Token {alice.token}"},
-        mcp_path="/mcp",
-        protocol_version="2026-07-28",
-    )
-    params = {
-        "ref": {"type": "ref/resource", "uri": "shop://my-orders/{item}"},
-        "argument": {"name": "item", "value": "g"},
-    }
-    response = mcp.send(mcp.message("completion/complete", params))
+    response = sent(alice, "shop://my-orders/{item}", "item", "g")
     assert response["Cache-Control"] == "private, no-store"
 
 
