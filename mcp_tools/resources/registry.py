@@ -39,9 +39,6 @@ class RoutedResources:
     def __len__(self) -> int:
         return len(self.by_name)
 
-    def get(self, name: str) -> Resource | None:
-        return self.by_name.get(name)
-
 
 class ResourceRegistry:
     """Hold the ``@mcp_resource`` declarations and resolve them into resources per URLconf."""
@@ -62,9 +59,6 @@ class ResourceRegistry:
                 )
         self.tools.register(obj, ToolOptions(name=options.name, methods=("GET",)), again=again)
         self._options[obj] = options
-
-    def declarations(self) -> list[object]:
-        return list(self._options)
 
     def clear(self) -> None:
         self.tools.clear()
