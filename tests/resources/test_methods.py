@@ -249,5 +249,16 @@ def test_the_endpoints_throttle_refuses_a_batchs_further_reads_and_logs_them(ali
     ] * 2
 
 
+def test_a_read_leaves_a_shared_formatter_as_the_endpoint_gave_it(alice):
+    # get_formatter() may return one instance for every call: a read formats a file's body
+    # as a blob on a copy, so the endpoint's tool calls keep formatting theirs as before.
+    assert urls.SHARED_FORMATTER.binary_as_resource is None
+    (content,) = client(alice, path="/mcp/shared").rpc(
+        "resources/read", {"uri": "site://api/report"}
+    )["contents"]
+    assert base64.b64decode(content["blob"]) == urls.PDF
+    assert urls.SHARED_FORMATTER.binary_as_resource is None
+
+
 def test_resources_are_no_tools(alice):
     assert client(alice).list_tools() == []

@@ -107,6 +107,15 @@ class OncePerMinute(UserRateThrottle):
     scope = "mcp-resources-tests"
 
 
+class SharedFormatting(MCPView):
+    """An endpoint whose get_formatter() returns one instance to every call it serves."""
+
+    def get_formatter(self):
+        return SHARED_FORMATTER
+
+
+SHARED_FORMATTER = MCPView().get_formatter()
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/orders/<int:pk>/", OrderDetail.as_view()),
@@ -123,6 +132,7 @@ urlpatterns = [
             registry=tools, resource_registry=resources, throttle_classes=[OncePerMinute]
         ),
     ),
+    path("mcp/shared", SharedFormatting.as_view(registry=tools, resource_registry=resources)),
     path(
         "mcp/tagged",
         MCPView.as_view(registry=tools, resource_registry=resources, tags=["nothing"]),
