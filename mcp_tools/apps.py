@@ -24,7 +24,6 @@ class MCPToolsConfig(AppConfig):
         from .calllog import writer as calllog
         from .catalog import sync
         from .models import ExposedResource, ExposedTool, Toolset
-        from .prompts import groups as prompt_groups
         from .signals import CALL_LOG_UID, tool_called
 
         # Each app's prompts declared in code, as admin.autodiscover() imports admin modules.
@@ -45,7 +44,6 @@ class MCPToolsConfig(AppConfig):
             sync.groups_changed, sender=ExposedResource.allowed_groups.through
         )
         signals.pre_delete.connect(sync.group_deleted, sender=Group)
-        signals.pre_delete.connect(prompt_groups.group_deleted, sender=Group)
         signals.post_save.connect(sync.publish_after_change, sender=Toolset)
         signals.post_delete.connect(sync.publish_after_change, sender=Toolset)
         signals.m2m_changed.connect(sync.toolset_changed, sender=Toolset.tools.through)

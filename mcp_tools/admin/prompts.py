@@ -19,6 +19,7 @@ from ..prompts.messages import Argument, check_arguments, render
 from ..prompts.static import read_static
 from .display import pretty
 from .forms import StrictJSONField
+from .switches import save_each
 
 #: Characters of an image's base64 the preview shows.
 SHOWN_IMAGE = 40
@@ -119,22 +120,12 @@ class PromptAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Enable the selected prompts"), permissions=["change"])
     def enable_prompts(self, request: HttpRequest, queryset: QuerySet) -> None:
-        changed = self._switch(request, queryset, enabled=True)
+        changed = save_each(self, request, queryset, "enabled", True)
         message = ngettext("%(count)d prompt enabled.", "%(count)d prompts enabled.", changed)
         self.message_user(request, message % {"count": changed}, messages.SUCCESS)
 
     @admin.action(description=_("Disable the selected prompts"), permissions=["change"])
     def disable_prompts(self, request: HttpRequest, queryset: QuerySet) -> None:
-        changed = self._switch(request, queryset, enabled=False)
+        changed = save_each(self, request, queryset, "enabled", False)
         message = ngettext("%(count)d prompt disabled.", "%(count)d prompts disabled.", changed)
         self.message_user(request, message % {"count": changed}, messages.SUCCESS)
-
-    def _switch(self, request: HttpRequest, queryset: QuerySet, *, enabled: bool) -> int:
-        """Saved one by one, so that each change is logged like a form's."""
-        changed = 0
-        for prompt in queryset.exclude(enabled=enabled):
-            prompt.enabled = enabled
-            prompt.save(update_fields=["enabled", "changed_at"])
-            self.log_change(request, prompt, [{"changed": {"fields": ["enabled"]}}])
-            changed += 1
-        return changed

@@ -1,4 +1,4 @@
-"""The admin's switch actions (enable, disable, pin), shared by tools and resources."""
+"""The admin's switch actions (enable, disable, pin), shared by tools, resources and prompts."""
 
 from __future__ import annotations
 

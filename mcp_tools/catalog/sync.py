@@ -129,10 +129,10 @@ def toolset_changed(sender: object, action: str, **kwargs: Any) -> None:
 
 
 def restricted_models() -> tuple[type[Any], ...]:
-    """The models whose rows admins restrict to groups: tools and resources."""
-    from ..models import ExposedResource, ExposedTool
+    """The models whose rows admins restrict to groups: tools, resources and prompts."""
+    from ..models import ExposedResource, ExposedTool, Prompt
 
-    return (ExposedTool, ExposedResource)
+    return (ExposedTool, ExposedResource, Prompt)
 
 
 def groups_changed(
@@ -152,8 +152,8 @@ def groups_changed(
 
 
 def group_deleted(sender: object, instance: Group, **kwargs: object) -> None:
-    """``pre_delete`` receiver of ``auth.Group``: no tool or resource opens up when its
-    only group goes.
+    """``pre_delete`` receiver of ``auth.Group``: no tool, resource or prompt opens up when
+    its only group goes.
 
     One restricted to the deleted group alone would be left with no allowed groups, which
     means "everyone": it is disabled instead, for an admin to decide.

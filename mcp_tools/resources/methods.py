@@ -241,12 +241,12 @@ def answer(
     if status in NOT_FOUND_STATUSES or reading.refusal == "invalid_arguments":
         # Refused, or a URI whose variables the view can't take: no resource of the caller's.
         raise not_found(call, uri)
-    if status == 429:
-        raise JSONRPCError(THROTTLED, "Too many requests: the resource's view refused the read")
     if sent.is_error:
         message = "\n".join(sent.texts()) or "The resource could not be read"
-        code = INVALID_PARAMS if status is not None and 300 <= status < 400 else INTERNAL_ERROR
         data = {"uri": clip(uri, MAX_URI_IN_ERROR)}
+        if status == 429:  # the view's own throttles: answered as the endpoint's are
+            raise JSONRPCError(THROTTLED, message, data)
+        code = INVALID_PARAMS if status is not None and 300 <= status < 400 else INTERNAL_ERROR
         if sent.error_reference is not None:
             data["errorRef"] = sent.error_reference
         raise JSONRPCError(code, message, data)

@@ -9,6 +9,7 @@ contents.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from django.http import HttpRequest, HttpResponseBase
@@ -25,6 +26,9 @@ class _Noting(BaseFormatter):
     """The endpoint's formatter, noting the media type of the response it formats."""
 
     def __init__(self, formatter: BaseFormatter) -> None:
+        # A copy: get_formatter() may return one instance its tool calls share, and
+        # those must keep formatting a file's body as they did.
+        formatter = copy.copy(formatter)
         formatter.binary_as_resource = True  # a file's body is the resource's blob
         self.formatter = formatter
         self.media_type: str | None = None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from urllib.parse import urlsplit
 from weakref import WeakKeyDictionary
 
 from django.apps import apps
@@ -22,7 +23,8 @@ from .resource import Resource, ResourceOptions, variables_of
 __all__ = ["ResourceRegistry", "RoutedResources", "registry"]
 
 #: The scheme a resource URI must never have: a file of the server's is no view's.
-FILE_SCHEME = "file://"
+#: Compared with the URI's parsed scheme, so ``file:/etc/x`` (no ``//``) is refused too.
+FILE_SCHEME = "file"
 
 
 class RoutedResources:
@@ -39,9 +41,6 @@ class RoutedResources:
     def __len__(self) -> int:
         return len(self.by_name)
 
-    def get(self, name: str) -> Resource | None:
-        return self.by_name.get(name)
-
 
 class ResourceRegistry:
     """Hold the ``@mcp_resource`` declarations and resolve them into resources per URLconf."""
@@ -55,16 +54,13 @@ class ResourceRegistry:
     def register(self, obj: object, options: ResourceOptions, *, again: bool = False) -> None:
         """Record a declaration; the resources appear when routes are next resolved."""
         for address in (options.uri, options.uri_template):
-            if address is not None and address.lower().startswith(FILE_SCHEME):
+            if address is not None and urlsplit(address).scheme.lower() == FILE_SCHEME:
                 raise ImproperlyConfigured(
-                    f"@mcp_resource({address!r}): a resource URI never uses file://; give "
+                    f"@mcp_resource({address!r}): a resource URI never uses file:; give "
                     "it a scheme of the site's own (the default is the app's label)"
                 )
         self.tools.register(obj, ToolOptions(name=options.name, methods=("GET",)), again=again)
         self._options[obj] = options
-
-    def declarations(self) -> list[object]:
-        return list(self._options)
 
     def clear(self) -> None:
         self.tools.clear()

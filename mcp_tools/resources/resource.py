@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 from urllib.parse import unquote
 
@@ -51,9 +52,10 @@ class Resource:
     description: str | None = None
     mime_type: str | None = None
 
-    @property
+    @cached_property
     def pattern(self) -> re.Pattern[str]:
-        """The regular expression a URI of this resource matches, a group per variable."""
+        """The regular expression a URI of this resource matches, a group per variable
+        (built once: a frozen dataclass without slots keeps it in its ``__dict__``)."""
         parts = VARIABLE.split(self.address)
         regex = "".join(
             f"(?P<{part}>[^/?#]+)" if index % 2 else re.escape(part)

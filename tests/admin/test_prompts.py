@@ -85,6 +85,11 @@ def test_a_valid_prompt_is_saved(admin_client):
             "messages",
             "Message 1: no static file missing.png was found.",
         ),
+        (  # the finders raise SuspiciousFileOperation on it: a form error, not a 400
+            {"messages": '[{"role": "user", "image": "../../x.png"}]'},
+            "messages",
+            "Message 1: no static file ../../x.png was found.",
+        ),
         (
             {"messages": '[{"role": "user", "image": "notes.txt"}]'},
             "messages",

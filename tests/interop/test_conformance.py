@@ -80,6 +80,13 @@ MODERN_REQUIRED = {
     "http-custom-header-server-validation",
     # Every probe of the stateless architecture, -32021 and the input-required stream too.
     "server-stateless",
+    # Prompts written in the admin and in code, and completion (docs/prompts.md).
+    "prompts-list",
+    "prompts-get-simple",
+    "prompts-get-with-args",
+    "prompts-get-embedded-resource",
+    "prompts-get-with-image",
+    "completion-complete",
 }
 #: What the 0.1.16 baseline may name: what the server does not serve yet (subscriptions,
 #: live changes' issue), and the warnings about a session id a stateless server never mints.

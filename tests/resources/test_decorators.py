@@ -70,9 +70,11 @@ def test_expose_without_resource_still_makes_tools():
     assert [tool.name for tool in tools.tools(routed(ItemViewSet))] == ["item_list"]
 
 
-@pytest.mark.parametrize("address", ["file:///etc/passwd", "FILE://x/{pk}"])
+@pytest.mark.parametrize(
+    "address", ["file:///etc/passwd", "FILE://x/{pk}", "file:/etc/x", "File:etc/{pk}"]
+)
 def test_a_file_uri_is_refused(address):
-    with pytest.raises(ImproperlyConfigured, match="never uses file://"):
+    with pytest.raises(ImproperlyConfigured, match="never uses file:"):
         mcp_resource(address, registry=ResourceRegistry())(ItemViewSet)
 
 

@@ -220,10 +220,44 @@ def test_a_throttled_read_is_logged_like_a_throttled_call(alice, settings):
     mcp = client(alice)
     for _ in range(2):
         mcp.rpc("resources/read", {"uri": "shop://limited"})
-    with pytest.raises(MCPError):
+    with pytest.raises(MCPError) as refused:
         mcp.rpc("resources/read", {"uri": "shop://limited"})
+    # The view's own 429 is answered as the endpoint's throttles answer, its text kept.
+    assert refused.value.code == -32029
+    assert "Request was throttled" in refused.value.message
     last = ToolCall.objects.order_by("-pk").first()
     assert (last.kind, last.refusal) == ("resource", "throttled")
+
+
+def test_the_endpoints_throttle_refuses_a_batchs_further_reads_and_logs_them(alice, settings):
+    # The request counts once against the endpoint's own throttle (one a minute), with its
+    # first read; each further read of its batch counts as a request: refused, and logged.
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "CALL_LOG": "all"}
+    from django.core.cache import cache
+
+    cache.clear()
+    urls.RAN.clear()
+    mcp = client(alice, "2025-03-26", path="/mcp/throttled")  # the last era with batches
+    batch = [mcp.message("resources/read", {"uri": "orders://1"}) for _ in range(3)]
+    response = mcp.send(batch)
+    answers = json.loads(response.content)
+    assert [answer.get("error", {}).get("code") for answer in answers] == [None, -32029, -32029]
+    assert urls.RAN["order"] == 1  # the refused reads never ran their view
+    refused = ToolCall.objects.filter(refusal="throttled")
+    assert [(row.kind, row.tool_name, row.outcome) for row in refused] == [
+        ("resource", "order_detail", "refused")
+    ] * 2
+
+
+def test_a_read_leaves_a_shared_formatter_as_the_endpoint_gave_it(alice):
+    # get_formatter() may return one instance for every call: a read formats a file's body
+    # as a blob on a copy, so the endpoint's tool calls keep formatting theirs as before.
+    assert urls.SHARED_FORMATTER.binary_as_resource is None
+    (content,) = client(alice, path="/mcp/shared").rpc(
+        "resources/read", {"uri": "site://api/report"}
+    )["contents"]
+    assert base64.b64decode(content["blob"]) == urls.PDF
+    assert urls.SHARED_FORMATTER.binary_as_resource is None
 
 
 def test_resources_are_no_tools(alice):

@@ -9,7 +9,7 @@ from django.http import FileResponse, HttpResponse, HttpResponseRedirect
 from django.urls import path
 from rest_framework.permissions import IsAdminUser
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.throttling import ScopedRateThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
 from mcp_tools.endpoint.view import MCPView
@@ -104,6 +104,22 @@ class Limited(APIView):
         return Response({"ok": True})
 
 
+class OncePerMinute(UserRateThrottle):
+    """The endpoint's own throttle of ``mcp/throttled``: a batch's further reads count."""
+
+    rate = "1/minute"
+    scope = "mcp-resources-tests"
+
+
+class SharedFormatting(MCPView):
+    """An endpoint whose get_formatter() returns one instance to every call it serves."""
+
+    def get_formatter(self):
+        return SHARED_FORMATTER
+
+
+SHARED_FORMATTER = MCPView().get_formatter()
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/orders/<int:pk>/", OrderDetail.as_view()),
@@ -114,6 +130,13 @@ urlpatterns = [
     path("api/big/", Big.as_view()),
     path("api/limited/", Limited.as_view()),
     path("mcp", MCPView.as_view(registry=tools, resource_registry=resources)),
+    path(
+        "mcp/throttled",
+        MCPView.as_view(
+            registry=tools, resource_registry=resources, throttle_classes=[OncePerMinute]
+        ),
+    ),
+    path("mcp/shared", SharedFormatting.as_view(registry=tools, resource_registry=resources)),
     path(
         "mcp/tagged",
         MCPView.as_view(registry=tools, resource_registry=resources, tags=["nothing"]),
