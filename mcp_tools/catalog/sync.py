@@ -41,6 +41,8 @@ class SyncResult:
     registered_again: list[str]
     #: Tools whose admin row was carried from the name an earlier version gave them.
     renamed: list[str] = field(default_factory=list)
+    #: Rows whose code-given fields (a resource's URI) were brought up to date.
+    updated: list[str] = field(default_factory=list)
 
 
 def sync_tools(*registries: ToolRegistry, urlconf: str | None = None) -> SyncResult:
@@ -89,13 +91,14 @@ def sync_rows(
         ]
         for row in stale:
             model.objects.filter(pk=row.pk).update(**(fields or {})[row.name])
+        updated = sorted(row.name for row in stale)
         if gone:
             model.objects.filter(name__in=gone).update(registered=False)
         if back:
             model.objects.filter(name__in=back).update(registered=True)
         if created or gone or back or renamed:
             transaction.on_commit(catalog.publish, using=using)
-    return SyncResult(created, gone, back, renamed)
+    return SyncResult(created, gone, back, renamed, updated)
 
 
 def _carry_renamed(tools: list[Tool], rows: dict[str, Any], names: set[str]) -> list[str]:

@@ -8,10 +8,11 @@ caller as the view's own authentication finds them, with the template's other va
 the view's URL arguments, after its permission classes admitted the caller with them:
 prefix-matched, ordered, bounded. Where the permission classes check objects, each row is
 asked as ``get_object()`` would ask it before its value is offered, so no value names a
-row the view would refuse this caller. A view without a queryset, one that overrides
-``get_object()`` (who reads a row is then decided in code this can't ask), a variable of
-another kind, a template whose other variables are not given yet, or a view that refuses
-the caller completes to nothing.
+row the view would refuse this caller. A view without a queryset, one that overrides a
+step of DRF's retrieve (``get``, ``retrieve``, ``get_object``, ``check_object_permissions``:
+who reads a row is then decided in code this can't ask), a variable of another kind, a
+template whose other variables are not given yet, or a view that refuses the caller
+completes to nothing.
 """
 
 from __future__ import annotations
@@ -19,11 +20,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from django.core.exceptions import FieldDoesNotExist, ValidationError
+from django.core.exceptions import FieldDoesNotExist, PermissionDenied, ValidationError
 from django.db import models
 from django.http import Http404
 from rest_framework.exceptions import APIException
-from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import BasePermission
 
 from ..protocol.jsonrpc import INVALID_PARAMS, JSONRPCError, clip
@@ -75,8 +75,8 @@ def resource_values(
     field = getattr(view, "lookup_field", None)
     if field is None or variable != (getattr(view, "lookup_url_kwarg", None) or field):
         return Completion()
-    if type(view).get_object is not GenericAPIView.get_object:
-        return Completion()  # it decides who reads a row in code this can't ask
+    if decides_in_code(view):
+        return Completion()  # who reads a row is decided in code this can't ask
     view.kwargs = typed_arguments(found, others)
     try:
         # Asked again with the URL's other variables, which a permission may read.
@@ -84,17 +84,43 @@ def resource_values(
         queryset = view.filter_queryset(view.get_queryset())
         if not isinstance(queryset.model._meta.get_field(field), TEXT_FIELDS):
             return Completion()
-        rows = queryset.filter(**{f"{field}__istartswith": typed}).order_by(field)
+        rows = (
+            queryset.filter(**{f"{field}__istartswith": typed})
+            .exclude(**{f"{field}__isnull": True})
+            .order_by(field)
+        )
         permissions = view.get_permissions()
         checked = [permission for permission in permissions if checks_objects(permission)]
         if not checked:
             values = list(rows.values_list(field, flat=True).distinct()[: MAX_VALUES + 1])
             return Completion(tuple(values[:MAX_VALUES]), None, len(values) > MAX_VALUES)
         return permitted(rows, field, request, view, checked)
-    except (APIException, Http404, FieldDoesNotExist, KeyError, ValueError, ValidationError):
+    except (
+        APIException,
+        Http404,
+        PermissionDenied,
+        FieldDoesNotExist,
+        KeyError,
+        ValueError,
+        ValidationError,
+    ):
         # The view refuses the caller, or can't build its queryset from these values, or
         # its lookup is no field of the queryset's model (``author__slug``): nothing to offer.
         return Completion()
+
+
+#: What a retrieve view may override to decide who reads a row: where any is the view's own
+#: (not Django REST framework's), completion can't ask it and offers nothing.
+DECIDING = ("get", "retrieve", "get_object", "check_object_permissions")
+
+
+def decides_in_code(view: Any) -> bool:
+    """Return whether ``view`` overrides a step of DRF's retrieve (``DECIDING``)."""
+    for name in DECIDING:
+        method = getattr(type(view), name, None)
+        if method is not None and not method.__module__.startswith("rest_framework."):
+            return True
+    return False
 
 
 def checks_objects(permission: BasePermission) -> bool:
@@ -114,7 +140,7 @@ def permitted(
             return Completion(tuple(values[:MAX_VALUES]), None, True)
         try:
             admitted = all(each.has_object_permission(request, view, row) for each in permissions)
-        except APIException:
+        except (APIException, Http404, PermissionDenied):
             admitted = False
         value = getattr(row, field)
         if admitted and value not in values:

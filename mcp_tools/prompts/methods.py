@@ -7,6 +7,7 @@ small protocol, which the endpoint's ``Call`` meets: nothing here imports the en
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -17,11 +18,11 @@ from ..conf import mcp_settings
 from ..inputs.asks import StreamNeeded
 from ..protocol import versions
 from ..protocol.cursors import decode_cursor, encode_cursor
-from ..protocol.jsonrpc import INVALID_PARAMS, JSONRPCError, clip
+from ..protocol.jsonrpc import INVALID_PARAMS, THROTTLED, JSONRPCError, clip
 from ..protocol.results import InputRequiredResult
 from ..resources.methods import read_contents
 from .registry import PromptRegistry
-from .runs import PromptRun, logged_messages, result_of
+from .runs import PromptRun, logged_messages, report_refused, result_of
 from .served import ServedPrompt, served_prompts
 
 __all__ = ["PromptCall", "capabilities", "find", "get_prompt", "list_prompts", "serves_prompts"]
@@ -79,6 +80,14 @@ def visible(call: PromptCall) -> tuple[list[ServedPrompt], bool]:
     return served_prompts(admits, _registry(call))
 
 
+def is_served(call: PromptCall, name: str) -> bool:
+    """Return whether this endpoint serves a prompt ``name`` to someone (the caller or not)."""
+    if not serves_prompts(call.endpoint):
+        return False
+    every, _ = served_prompts(lambda rule: True, _registry(call))
+    return any(prompt.name == name for prompt in every)
+
+
 def find(call: PromptCall, name: object) -> ServedPrompt:
     """Return the prompt ``name`` if ``call``'s caller may get it; else -32602, the same for
     an unknown prompt and a hidden one."""
@@ -111,9 +120,20 @@ def list_prompts(call: PromptCall) -> dict[str, Any]:
 def get_prompt(call: PromptCall) -> dict[str, Any] | InputRequiredResult | PromptRun:
     """Answer ``prompts/get``: its result, the input a code prompt asks for (2026-07-28), or
     the ``PromptRun`` to stream when it asked in the handshake era (docs/prompts.md)."""
-    call.exchange.count_call()  # a batch's further gets count as requests
     params = call.message.params
-    prompt = find(call, params.get("name"))
+    name, started = params.get("name"), time.perf_counter()
+    try:
+        prompt = find(call, name)
+    except JSONRPCError as error:
+        if isinstance(name, str) and is_served(call, name):  # hidden: logged as a tool's is
+            report_refused(call, name, started, error.message, "hidden")
+        raise
+    try:
+        call.exchange.count_call()  # a batch's further gets count as requests
+    except JSONRPCError as error:
+        if error.code == THROTTLED:
+            report_refused(call, prompt.name, started, error.message, "throttled")
+        raise
     values = argument_values(prompt, params.get("arguments"))
     capabilities: Mapping[str, object] | None = None
     if call.era.modern:

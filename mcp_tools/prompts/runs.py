@@ -19,20 +19,29 @@ from typing import Any
 from django.http import HttpRequest
 
 from ..auth.caller import Caller
+from ..conf import mcp_settings
+from ..core import errors
 from ..core.context import Notifier, ToolCallContext, attach_context
 from ..exceptions import InputUnavailable, ToolError
 from ..inputs import request_state
 from ..inputs.asks import InputRequired, StreamNeeded, receive
 from ..inputs.request_state import Binding
 from ..models import Prompt
-from ..pipeline.invocation import send_tool_called
+from ..pipeline.invocation import send_refused, send_tool_called
 from ..protocol.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, MISSING_CAPABILITY, JSONRPCError
 from ..protocol.results import InputRequiredResult
 from . import messages
 from .served import ServedPrompt
 from .static import read_static
 
-__all__ = ["BINDING_PREFIX", "PromptRun", "caller_request", "get_messages", "logged_messages"]
+__all__ = [
+    "BINDING_PREFIX",
+    "PromptRun",
+    "caller_request",
+    "get_messages",
+    "logged_messages",
+    "report_refused",
+]
 
 #: What a prompt's signed state is bound to: never a tool's name, which has no colon.
 BINDING_PREFIX = "prompt:"
@@ -117,11 +126,17 @@ def logged_messages(
     except StreamNeeded:
         raise  # run again on a stream, where this is called again
     except JSONRPCError as error:
-        _report(call, prompt, values, began, started, error.message)
+        reference = error.data.get("errorRef") if isinstance(error.data, dict) else None
+        _report(call, prompt, values, began, started, error.message, reference)
         raise
     except Exception as exc:
-        _report(call, prompt, values, began, started, f"The prompt failed: {type(exc).__name__}")
-        raise
+        # The site's fault: logged under a reference the client's answer and the call log
+        # share, as a tool's masked error is (docs/errors.md).
+        reference = errors.report("Prompt %s failed", prompt.name, exc=exc, request=call.request)
+        detail = None if mcp_settings.mask_errors else f"{type(exc).__name__}: {exc}"
+        message = f"Internal server error (reference {reference})"
+        _report(call, prompt, values, began, started, message, reference)
+        raise JSONRPCError.internal(reference, detail) from None
     if not isinstance(messages, InputRequiredResult):
         _report(call, prompt, values, began, started)
     return messages
@@ -134,6 +149,7 @@ def _report(
     began: float,
     started: float,
     error: str | None = None,
+    reference: str | None = None,
 ) -> None:
     send_tool_called(
         call,
@@ -145,11 +161,17 @@ def _report(
         result_type="complete",
         status=None,
         is_error=error is not None,
-        error_ref=None,
+        error_ref=reference,
         outcome="ok" if error is None else "error",
         error_message=error or "",
         kind="prompt",
     )
+
+
+def report_refused(call: Any, name: str, started: float, message: str, refusal: str) -> None:
+    """Log a get of the prompt ``name`` the endpoint refused (``hidden``, ``throttled``)
+    before it ran, as a refused tool call is."""
+    send_refused(call, Prompt, name, {}, started, message, refusal, "prompt")
 
 
 class PromptRun:

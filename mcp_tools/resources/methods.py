@@ -189,15 +189,23 @@ def read_resource(call: Any) -> dict[str, Any]:
             report_throttled(call, found[1], found[3], started, error)
         raise
     if found is None:
-        hidden = among_served(call, uri)
-        if hidden is not None:  # logged as a hidden tool's call is
-            tool, arguments = hidden
-            message = not_found(call, uri).message
-            send_refused(
-                call, tool.view_class, tool.name, arguments, started, message, "hidden", "resource"
-            )
-        raise not_found(call, uri)
+        raise unseen(call, uri, started)
     return read(call, found, uri)
+
+
+def unseen(call: Any, uri: str, started: float) -> JSONRPCError:
+    """Return the not-found error of a URI no resource this caller sees answers, the read
+    logged as refused where a resource hidden from the caller answers it (as a hidden
+    tool's call is)."""
+    error = not_found(call, uri)
+    hidden = among_served(call, uri)
+    if hidden is not None:
+        tool, arguments = hidden
+        message = error.message
+        send_refused(
+            call, tool.view_class, tool.name, arguments, started, message, "hidden", "resource"
+        )
+    return error
 
 
 def read_contents(call: Any, uri: str) -> list[dict[str, Any]]:
@@ -206,9 +214,10 @@ def read_contents(call: Any, uri: str) -> list[dict[str, Any]]:
     hidden from this caller or none): a prompt's resource of this site (docs/prompts.md).
     Not counted against the endpoint's throttles: the request that asks is, and the view's
     own throttles refuse as in any read."""
+    started = time.perf_counter()
     found = find(call, uri)
     if found is None:
-        raise not_found(call, uri)
+        raise unseen(call, uri, started)
     contents: list[dict[str, Any]] = read(call, found, uri)["contents"]
     return contents
 

@@ -210,10 +210,13 @@ def test_under_the_default_mode_only_a_failed_get_is_logged(client_for, review):
     )
     assert not ToolCall.objects.exists()
     Prompt.objects.create(name="broken", messages=[{"role": "user"}])
-    assert client_for().exchange("prompts/get", {"name": "broken"})["error"]["code"] == -32603
+    error = client_for().exchange("prompts/get", {"name": "broken"})["error"]
+    assert error["code"] == -32603
     row = ToolCall.objects.get()
     assert (row.kind, row.tool_name, row.outcome) == ("prompt", "broken", "error")
-    assert row.error_message.startswith("The prompt failed: ")
+    # The call log and the client's answer share the reference.
+    assert row.error_ref == error["data"]["errorRef"]
+    assert row.error_message == f"Internal server error (reference {row.error_ref})"
 
 
 def test_an_image_grown_past_the_bound_since_it_was_saved_is_an_internal_error(
@@ -229,3 +232,18 @@ def test_an_image_grown_past_the_bound_since_it_was_saved_is_an_internal_error(
     monkeypatch.setattr(runs, "read_static", lambda path: b"x" * 11)
     error = client_for().exchange("prompts/get", {"name": "pictured"})["error"]
     assert error["code"] == -32603 and "errorRef" in error["data"]
+
+
+def test_a_get_of_a_hidden_prompt_is_logged_as_refused(client_for, review, settings):
+    review.enabled = False
+    review.save()
+    error = client_for().exchange("prompts/get", {"name": "review", "arguments": {"change": "x"}})
+    assert error["error"]["message"] == "Unknown prompt: review"
+    assert client_for().exchange("prompts/get", {"name": "nothing"})["error"]["code"] == -32602
+    row = ToolCall.objects.get()  # the unknown prompt is no one's: not logged
+    assert (row.kind, row.tool_name, row.outcome, row.refusal) == (
+        "prompt",
+        "review",
+        "refused",
+        "hidden",
+    )

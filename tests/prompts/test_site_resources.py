@@ -211,3 +211,13 @@ def test_a_row_the_view_refuses_gives_no_contents_and_resources_reads_error(clie
     assert (
         answer["error"] == theirs.exchange("resources/read", {"uri": "shop://orders/tea"})["error"]
     )
+
+
+@SHOP
+def test_a_hidden_resource_a_prompt_embeds_is_logged_as_a_refused_read(client_for, settings):
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "CALL_LOG": "all"}
+    site_prompt("staff", "shop://staff", arguments=())
+    get(client_for(MODERN, mcp_path="/mcp"), "staff")
+    read = ToolCall.objects.get(kind="resource")
+    assert (read.tool_name, read.outcome, read.refusal) == ("staff_only", "refused", "hidden")
+    assert ToolCall.objects.get(kind="prompt").outcome == "error"

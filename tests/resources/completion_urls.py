@@ -97,6 +97,20 @@ class CheckedOrder(generics.RetrieveAPIView):
         return order
 
 
+@mcp_resource("shop://kept-orders/{item}", registry=resources)
+class KeptOrder(generics.RetrieveAPIView):
+    """An order whose retrieve() answers its owner alone."""
+
+    queryset = Order.objects.all()
+    serializer_class = OrderSerializer
+    lookup_field = "item"
+
+    def retrieve(self, request, *args, **kwargs):
+        if self.get_object().owner != request.user:
+            raise permissions.exceptions.NotFound()
+        return super().retrieve(request, *args, **kwargs)
+
+
 @mcp_resource("shop://order-lines/{pk}", registry=resources)
 class OrderLine(generics.RetrieveAPIView):
     """An order by its number."""
@@ -116,6 +130,7 @@ urlpatterns = [
     path("api/orders/<str:item>/", AnyOrder.as_view()),
     path("api/owners/<int:owner>/orders/<str:item>/", OwnersOrder.as_view()),
     path("api/checked-orders/<str:item>/", CheckedOrder.as_view()),
+    path("api/kept-orders/<str:item>/", KeptOrder.as_view()),
     path("api/order-lines/<int:pk>/", OrderLine.as_view()),
     path("mcp", MCPView.as_view(registry=ToolRegistry(), resource_registry=resources)),
     path(

@@ -10,7 +10,7 @@ import pytest
 from mcp import types
 
 from mcp_tools.completion import resources as completion
-from mcp_tools.models import ExposedResource
+from mcp_tools.models import ExposedResource, ToolCall
 from mcp_tools.resources.sync import sync_resources
 from mcp_tools.test import MCPClient
 from tests.dayone_app.models import Order, Product
@@ -141,12 +141,11 @@ def test_a_template_whose_other_variables_are_missing_or_odd_completes_to_nothin
         assert found == {"values": [], "hasMore": False}, odd
 
 
-def test_a_view_that_decides_in_get_object_completes_to_nothing(alice, bob):
+@pytest.mark.parametrize("template", ["shop://checked-orders/{item}", "shop://kept-orders/{item}"])
+def test_a_view_that_decides_in_its_own_code_completes_to_nothing(alice, bob, template):
+    # get_object() and retrieve() overridden: who reads a row is the view's own code.
     Order.objects.create(owner=bob, item="gherkins")
-    assert complete(alice, "shop://checked-orders/{item}", "item", "g") == {
-        "values": [],
-        "hasMore": False,
-    }
+    assert complete(alice, template, "item", "g") == {"values": [], "hasMore": False}
 
 
 def test_a_nul_character_is_invalid_params(alice):
@@ -208,3 +207,6 @@ def test_each_completion_and_get_of_a_batch_counts_against_the_throttles(alice, 
     response = mcp.send(batch, headers={"MCP-Protocol-Version": "2025-03-26"})
     codes = [answer.get("error", {}).get("code") for answer in json.loads(response.content)]
     assert codes == [None, -32029, -32029]
+    if method == "prompts/get":  # logged as a throttled call is
+        refused = ToolCall.objects.filter(kind="prompt", refusal="throttled")
+        assert refused.count() == 2

@@ -38,8 +38,25 @@ def test_a_rows_uri_follows_its_code(db):
     row = ExposedResource.objects.get(name="order_detail")
     row.uri = "orders://{old}"  # as the code declared it before
     row.save()
-    sync_resources(urls.resources)
+    out = io.StringIO()
+    call_command("mcp_sync", stdout=out)
+    assert "Updated from the code (resources): order_detail" in out.getvalue()
     assert ExposedResource.objects.get(name="order_detail").uri == "orders://{pk}"
+
+
+@pytest.mark.urls("tests.resources.urls")
+def test_a_sync_of_unchanged_code_writes_nothing(db):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from mcp_tools.resources.sync import sync_resources
+
+    sync_resources(urls.resources)
+    with CaptureQueriesContext(connection) as queries:
+        result = sync_resources(urls.resources)
+    assert not (result.created or result.updated or result.unregistered)
+    writes = [q["sql"] for q in queries if q["sql"].split()[0] in ("INSERT", "UPDATE", "DELETE")]
+    assert writes == []
 
 
 @pytest.mark.urls("tests.resources.urls")

@@ -32,6 +32,7 @@ class Command(BaseCommand):
             ("New", result.created),
             ("No longer registered", result.unregistered),
             ("Registered again", result.registered_again),
+            ("Updated from the code", result.updated),
         ]:
             if names:
                 self.stdout.write(
@@ -39,5 +40,5 @@ class Command(BaseCommand):
                     if kind != "tools"
                     else f"{label}: {', '.join(names)}"
                 )
-        if not (result.created or result.unregistered or result.registered_again):
+        if not (result.created or result.unregistered or result.registered_again or result.updated):
             self.stdout.write(f"The exposed {kind} are in sync.")
