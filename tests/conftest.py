@@ -157,13 +157,17 @@ E2E_MODULES = {
 #: Modules whose subject Django's version can't change, run on the first pass only
 #: (``first_pass``; `make test-django6` leaves them out): the bench harness, and what
 #: independent clients read on the wire (the conformance suites, the Inspector, the SDKs'
-#: results, every version's schema, the OAuth flow of the TypeScript SDK against
-#: django-oauth-toolkit). The bytes come from this package's code on both passes, and the
-#: in-process tests that check them against the schemas run on both (docs/contributing.md).
+#: results, the TypeScript SDK's resources, prompts and completion, every version's schema,
+#: the OAuth flow of the TypeScript SDK against django-oauth-toolkit). The bytes come from
+#: this package's code on both passes, and the in-process tests that check them against the
+#: schemas run on both (docs/contributing.md).
 FIRST_PASS_MODULES = {
     "interop.test_conformance",
     "interop.test_inspector_strict",
     "interop.test_oauth_flow",
+    "interop.test_prompt_servers",
+    "interop.test_resource_completion_servers",
+    "interop.test_resource_servers",
     "interop.test_results_clients",
     "interop.test_wire_versions",
     "test_bench",
