@@ -27,6 +27,7 @@ __all__ = [
     "mcp_tool",
     "report_progress",
     "request_input",
+    "resource_updated",
     "warm_up",
 ]
 
@@ -46,6 +47,7 @@ __getattr__ = lazy_exports(
         "mcp_prompt": ".prompts.decorators",
         "expose": ".resources.decorators",
         "mcp_resource": ".resources.decorators",
+        "resource_updated": ".resources.stamps",
         "warm_up": ".endpoint.startup",
         "elicit": ".inputs.asks",
         "request_input": ".inputs.asks",
@@ -61,4 +63,5 @@ if TYPE_CHECKING:
     from .pipeline.notifications import log_message, report_progress
     from .prompts.decorators import mcp_prompt
     from .resources.decorators import expose, mcp_resource
+    from .resources.stamps import resource_updated
     from .tools.decorators import mcp_tool

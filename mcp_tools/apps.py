@@ -23,7 +23,7 @@ class MCPToolsConfig(AppConfig):
 
         from .calllog import writer as calllog
         from .catalog import sync
-        from .models import ExposedResource, ExposedTool, Toolset
+        from .models import ExposedResource, ExposedTool, Prompt, Toolset
         from .signals import CALL_LOG_UID, tool_called
 
         # Each app's prompts declared in code, as admin.autodiscover() imports admin modules.
@@ -44,6 +44,11 @@ class MCPToolsConfig(AppConfig):
             sync.groups_changed, sender=ExposedResource.allowed_groups.through
         )
         signals.pre_delete.connect(sync.group_deleted, sender=Group)
+        # Prompts are read per request; their changes publish a version all the same, by
+        # which listening clients hear that the prompts' list changed (docs/subscriptions.md).
+        signals.post_save.connect(sync.publish_after_change, sender=Prompt)
+        signals.post_delete.connect(sync.publish_after_change, sender=Prompt)
+        signals.m2m_changed.connect(sync.groups_changed, sender=Prompt.allowed_groups.through)
         signals.post_save.connect(sync.publish_after_change, sender=Toolset)
         signals.post_delete.connect(sync.publish_after_change, sender=Toolset)
         signals.m2m_changed.connect(sync.toolset_changed, sender=Toolset.tools.through)

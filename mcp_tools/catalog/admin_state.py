@@ -27,6 +27,7 @@ from django.db import transaction
 from django.db.models import F
 
 from ..conf import mcp_settings
+from ..core import broadcast
 from ..core.shared_cache import is_per_process
 from ..pipeline.plans import CallPlan
 from ..protocol.content import TOOL_ANNOTATION_TYPES
@@ -152,13 +153,15 @@ def publish() -> str:
     ``ADMIN_STATE_MAX_AGE``, this process at once.
 
     Called after every change saved through the models (admin, ``mcp_sync``); call it after
-    changing rows with ``QuerySet.update()``, which sends no signal.
+    changing rows with ``QuerySet.update()``, which sends no signal. Clients listening for
+    changes hear of it (docs/subscriptions.md): at once where the shared cache is Redis.
     """
     version = bump_version()
     cache = caches[mcp_settings.CACHE]
     if not is_per_process(cache):
         cache.set(VERSION_KEY, version, timeout=None)
     catalogs.saw(version)
+    broadcast.publish({"admin": version})
     return version
 
 

@@ -43,12 +43,11 @@ from ..protocol.jsonrpc import (
 from ..protocol.projection import project_tool
 from ..protocol.results import InputRequiredResult, ToolResult
 from ..resources import methods as resource_calls
+from ..subscriptions import methods as subscriptions
 from ..tasks import methods as task_calls
 from ..tools.definitions import hide_listings
 from ..tools.tool import Tool
 from .exchange import Call
-
-CAPABILITIES = {"tools": {"listChanged": False}, "logging": {}}
 
 
 def server_info() -> dict[str, Any]:
@@ -64,12 +63,15 @@ def server_info() -> dict[str, Any]:
 
 def capabilities(call: Call) -> dict[str, Any]:
     """Return the server's capabilities at ``call``'s version: tasks where a tool has them;
-    resources, prompts and completion where the endpoint serves its default catalog."""
+    resources, prompts and completion where the endpoint serves its default catalog; lists
+    that say when they change where the server holds listeners' streams."""
     served = [tool for tool in call.exchange.catalog if call.exchange.serves(tool)]
+    live = subscriptions.holds_streams(call.request)
     return {
-        **CAPABILITIES,
-        **resource_calls.capabilities(call),
-        **prompts.capabilities(call),
+        "tools": {"listChanged": live},
+        "logging": {},
+        **resource_calls.capabilities(call, live),
+        **prompts.capabilities(call, live),
         **task_calls.capabilities(call, served),
     }
 
@@ -398,6 +400,8 @@ HANDSHAKE_HANDLERS: dict[str, Handler] = {
     "resources/list": resource_calls.list_resources,
     "resources/templates/list": resource_calls.list_templates,
     "resources/read": resource_calls.read_resource,
+    "resources/subscribe": subscriptions.subscribe_resource,
+    "resources/unsubscribe": subscriptions.unsubscribe_resource,
     # 2025-11-25's experimental tasks (other versions answer -32601).
     "tasks/get": task_calls.experimental_get,
     "tasks/result": task_calls.experimental_result,
@@ -416,6 +420,7 @@ MODERN_HANDLERS: dict[str, Handler] = {
     "resources/list": resource_calls.list_resources,
     "resources/templates/list": resource_calls.list_templates,
     "resources/read": resource_calls.read_resource,
+    "subscriptions/listen": subscriptions.listen,
     # The tasks extension (its tasks/result and tasks/list are gone: -32601).
     "tasks/get": task_calls.get_task,
     "tasks/update": task_calls.update_task,

@@ -39,6 +39,7 @@ from ..protocol.jsonrpc import (
 )
 from ..protocol.projection import project
 from ..protocol.results import InputRequiredResult, ToolResult
+from ..subscriptions.methods import Listening
 from . import handlers, tracing
 from .exchange import Call, Exchange
 
@@ -64,7 +65,7 @@ class Answer:
 
 def serve_message(
     value: Any, exchange: Exchange, *, in_batch: bool = False
-) -> Answer | Invocation[Call] | PromptRun | None:
+) -> Answer | Invocation[Call] | PromptRun | Listening | None:
     """Check one decoded message of ``exchange`` and do on this thread what answering it
     takes.
 
@@ -102,6 +103,9 @@ def serve_message(
             result = handler(call)
         if isinstance(result, Invocation | PromptRun):
             return result  # its span ends in serve_invocation()
+        if isinstance(result, Listening):
+            trace.end()  # the stream may last hours: the request's span is its opening
+            return result
         answer = complete(call, result, trace=trace)
     except JSONRPCError as error:
         trace.error(error)

@@ -97,6 +97,11 @@ class Channel:
         self._waker: Callable[[], None] | None = None
 
     @property
+    def closed(self) -> bool:
+        """Whether nobody reads any more (``close``)."""
+        return self._closed
+
+    @property
     def size(self) -> int:
         """Return the characters of the events waiting to be read."""
         return self._size
@@ -149,10 +154,13 @@ class Channel:
             self._size = 0
             self._condition.notify_all()
 
-    def get(self, timeout: float) -> Event | None:
-        """Return the next item, or None when ``timeout`` seconds pass first."""
+    def get(self, timeout: float, *, until_closed: bool = False) -> Event | None:
+        """Return the next item, or None when ``timeout`` seconds pass first (or, with
+        ``until_closed``, when the channel is closed first)."""
         with self._condition:
-            self._condition.wait_for(lambda: self._items, timeout=max(timeout, 0))
+            self._condition.wait_for(
+                lambda: self._items or (until_closed and self._closed), timeout=max(timeout, 0)
+            )
             return self._pop()
 
     async def aget(self, timeout: float) -> Event | None:

@@ -58,15 +58,24 @@ from ..protocol import jsonrpc, mediatypes, versions
 from ..protocol.jsonrpc import INVALID_REQUEST, JSONRPCError
 from ..resources.registry import ResourceRegistry
 from ..resources.registry import registry as default_resource_registry
+from ..subscriptions import methods as subscriptions
+from ..subscriptions.methods import Listening
 from ..tools.registry import ToolRegistry
 from ..tools.registry import registry as default_registry
 from ..tools.tool import Tool
-from . import server, streaming
+from . import listening, server, streaming
 from .exchange import Call, Exchange, UnknownToolset
 from .server import Answer
 
 JSON = "application/json"
 EVENT_STREAM = "text/event-stream"
+
+
+class _Refused(Exception):
+    """The endpoint refused the HTTP request before any message: ``response`` says why."""
+
+    def __init__(self, response: HttpResponse) -> None:
+        self.response = response
 
 
 class _AllDatabases(frozenset):
@@ -155,7 +164,7 @@ class MCPView(View):
     ``THROTTLE_CLASSES``, ``FORMATTER_CLASS``), and the first two to DRF's defaults.
     """
 
-    http_method_names = ["post"]
+    http_method_names = ["get", "post"]
     registry: ToolRegistry | None = None
     #: The resources it serves (None: the default registry's), docs/resources.md.
     resource_registry: ResourceRegistry | None = None
@@ -443,12 +452,14 @@ class MCPView(View):
         return response
 
     def http_method_not_allowed(
-        self, request: HttpRequest, *args: Any, **kwargs: Any
+        self, request: HttpRequest, *args: Any, allowed: list[str] | None = None, **kwargs: Any
     ) -> HttpResponse:
-        # A 405 with Allow: POST, as the transport says (docs/protocol.md). Clients probe GET
-        # for the optional server stream on every connection: that is no news, so unlike
+        # A 405 with Allow, as the transport says (docs/protocol.md). Clients probe GET for
+        # the optional server stream on every connection: that is no news, so unlike
         # Django's own answer it is logged at DEBUG, and marked logged for Django's handler.
-        response = HttpResponseNotAllowed([method.upper() for method in self.http_method_names])
+        if allowed is None:  # GET where this server holds listeners' streams
+            allowed = ["GET", "POST"] if subscriptions.holds_streams(request) else ["POST"]
+        response = HttpResponseNotAllowed(allowed)
         log_response(
             "Method Not Allowed (%s): %s",
             request.method,
@@ -459,6 +470,55 @@ class MCPView(View):
         )
         return response
 
+    def get(self, request: HttpRequest) -> HttpResponseBase:
+        """Open the handshake era's stream of notifications (docs/subscriptions.md): what
+        changes in the lists the caller sees, and in the resources it subscribed to. A
+        2026-07-28 client listens with ``subscriptions/listen`` instead (405); a server that
+        can't hold a stream (a single-threaded WSGI worker) serves none (405)."""
+        header = request.META.get(versions.PROTOCOL_VERSION_HEADER)
+        if header in versions.MODERN_VERSIONS or not subscriptions.holds_streams(request):
+            return self.http_method_not_allowed(request, allowed=["POST"])
+        try:
+            self.check_origin(request)
+            versions.version_from_header(header)
+            accepted = mediatypes.admitted_ranges(request.META.get("HTTP_ACCEPT"))
+            if not mediatypes.names(accepted, EVENT_STREAM):
+                raise JSONRPCError(
+                    INVALID_REQUEST,
+                    "Not Acceptable: the client must accept text/event-stream",
+                    status=406,
+                )
+            exchange = self.exchange(request, None)
+        except JSONRPCError as error:
+            return error_response(error)
+        except _Refused as refused:
+            return refused.response
+        return listening.stream(request, subscriptions.listening_on_get(exchange))
+
+    def exchange(self, request: HttpRequest, value: object) -> Exchange:
+        """Return the exchange of ``request`` (its caller authenticated by the endpoint's
+        policy), or raise its refusal as ``_Refused``; ``value`` is the message read."""
+        try:
+            exchange = Exchange(request, self.authenticate(request), self)
+            exchange.toolset  # noqa: B018  (an unknown one: 404, before any message)
+        except JSONRPCError as error:
+            raise _Refused(error_response(error)) from None
+        except PermissionDenied:  # Django's, raised by a permission class: as Django answers it
+            raise _Refused(
+                error_response(JSONRPCError(INVALID_REQUEST, "Forbidden", status=403))
+            ) from None
+        except (SuspiciousOperation, BadRequest) as exc:  # what Django's handler answers 400
+            message = f"Bad Request ({type(exc).__name__})"
+            raise _Refused(
+                error_response(JSONRPCError(INVALID_REQUEST, message, status=400))
+            ) from None
+        except Exception as exc:
+            # A fault of the endpoint's own policy (a permission class that raises): the
+            # message is read by now, so its answer can name it.
+            answer = server.internal_error(jsonrpc.id_of(value), exc, request)
+            raise _Refused(answer_response(answer)) from None
+        return exchange
+
     def post(self, request: HttpRequest) -> HttpResponseBase:
         value = None
         try:
@@ -466,24 +526,16 @@ class MCPView(View):
             value = jsonrpc.loads(self.read_body(request), max_depth=mcp_settings.MAX_JSON_DEPTH)
             if isinstance(value, list):
                 self.check_batch(request, value)
-            caller = self.authenticate(request)
         except JSONRPCError as error:
             return error_response(error)
-        except PermissionDenied:  # Django's, raised by a permission class: as Django answers it
-            return error_response(JSONRPCError(INVALID_REQUEST, "Forbidden", status=403))
         except (SuspiciousOperation, BadRequest, UnreadablePostError) as exc:
             # What Django's handler answers 400 (a client that went away mid-body included).
             message = f"Bad Request ({type(exc).__name__})"
             return error_response(JSONRPCError(INVALID_REQUEST, message, status=400))
-        except Exception as exc:
-            # A fault of the endpoint's own policy (a permission class that raises): the
-            # message is read by now, so its answer can name it.
-            return answer_response(server.internal_error(jsonrpc.id_of(value), exc, request))
-        exchange = Exchange(request, caller, self)
         try:
-            exchange.toolset  # noqa: B018  (an unknown one: 404, before any message)
-        except JSONRPCError as error:
-            return error_response(error)
+            exchange = self.exchange(request, value)
+        except _Refused as refused:
+            return refused.response
         if isinstance(value, list):
             return self.batch(exchange, value)
         exchange.accepted = accepted
@@ -494,6 +546,8 @@ class MCPView(View):
             return self.run_invocation(request, exchange, outcome)
         if isinstance(outcome, PromptRun):
             return self.run_prompt(request, outcome)
+        if isinstance(outcome, Listening):
+            return listening.stream(request, outcome)
         return answer_response(outcome)
 
     def run_invocation(
@@ -541,6 +595,8 @@ class MCPView(View):
             # A batch's prompt never streams (it can't ask): a PromptRun never comes of it.
             if isinstance(outcome, Invocation | PromptRun):
                 outcome = server.serve_invocation(outcome, limit=max(left, 0))
+            # Only 2026-07-28 listens, and its requests are never batched.
+            assert not isinstance(outcome, Listening)
             if outcome is not None:
                 bodies.append(outcome.body)
                 if "Cache-Control" in outcome.headers:
@@ -571,11 +627,8 @@ class MCPView(View):
                 status=400,
             )
 
-    def check_transport(self, request: HttpRequest) -> mediatypes.Ranges:
-        """Refuse foreign hosts and origins, non-JSON bodies and clients that can't read JSON.
-
-        Returns the media ranges the client accepts.
-        """
+    def check_origin(self, request: HttpRequest) -> None:
+        """Refuse foreign hosts (``ALLOWED_HOSTS``) and origins (``ALLOWED_ORIGINS``)."""
         try:
             host = request.get_host()
         except DisallowedHost as exc:
@@ -585,6 +638,13 @@ class MCPView(View):
         origin = request.META.get("HTTP_ORIGIN")  # META: request.headers copies them all
         if origin and not self.origin_allowed(origin, f"{request.scheme}://{host}"):
             raise JSONRPCError(INVALID_REQUEST, "Forbidden: origin not allowed", status=403)
+
+    def check_transport(self, request: HttpRequest) -> mediatypes.Ranges:
+        """Refuse foreign hosts and origins, non-JSON bodies and clients that can't read JSON.
+
+        Returns the media ranges the client accepts.
+        """
+        self.check_origin(request)
         content_type = (request.content_type or "").lower()
         if content_type != JSON:
             raise JSONRPCError(

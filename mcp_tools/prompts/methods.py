@@ -58,11 +58,12 @@ def serves_prompts(endpoint: object) -> bool:
     return getattr(endpoint, "toolset", None) is None and getattr(endpoint, "tags", None) is None
 
 
-def capabilities(call: PromptCall) -> dict[str, Any]:
-    """Return the capabilities prompts and completion add at ``call``'s version."""
+def capabilities(call: PromptCall, live: bool = False) -> dict[str, Any]:
+    """Return the capabilities prompts and completion add at ``call``'s version; ``live``:
+    where its server holds listeners' streams (docs/subscriptions.md)."""
     if not serves_prompts(call.endpoint):
         return {}
-    found: dict[str, Any] = {"prompts": {"listChanged": False}}
+    found: dict[str, Any] = {"prompts": {"listChanged": live}}
     if call.version >= "2025-03-26":  # completions is declared since 2025-03-26
         found["completions"] = {}
     return found

@@ -12,7 +12,9 @@ __all__ = [
     "ResourceRegistry",
     "expose",
     "mcp_resource",
+    "resource_updated",
     "sync_resources",
+    "updated_by",
 ]
 
 __getattr__ = lazy_exports(
@@ -22,7 +24,9 @@ __getattr__ = lazy_exports(
         "ResourceRegistry": ".registry",
         "expose": ".decorators",
         "mcp_resource": ".decorators",
+        "resource_updated": ".stamps",
         "sync_resources": ".sync",
+        "updated_by": ".stamps",
     },
 )
 
@@ -30,4 +34,5 @@ if TYPE_CHECKING:
     from .decorators import expose, mcp_resource
     from .registry import ResourceRegistry
     from .resource import Resource
+    from .stamps import resource_updated, updated_by
     from .sync import sync_resources

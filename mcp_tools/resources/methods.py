@@ -40,6 +40,7 @@ __all__ = [
     "read_contents",
     "read_resource",
     "served",
+    "served_at",
 ]
 
 #: Resource not found, before 2026-07-28 (its spec's own code).
@@ -61,7 +62,11 @@ def registry_of(endpoint: Any) -> ResourceRegistry:
 def served(call: Any) -> tuple[RoutedResources, Catalog] | None:
     """Return the resources this request's endpoint serves and their catalog, or None: a
     toolset's or tags' endpoint serves tools alone (docs/resources.md)."""
-    exchange = call.exchange
+    return served_at(call.exchange)
+
+
+def served_at(exchange: Any) -> tuple[RoutedResources, Catalog] | None:
+    """``served()`` of an exchange (an HTTP request to the endpoint)."""
     endpoint = exchange.endpoint
     if endpoint.tags is not None or getattr(endpoint, "toolset", None) is not None:
         return None
@@ -71,11 +76,12 @@ def served(call: Any) -> tuple[RoutedResources, Catalog] | None:
     return resources, resource_catalog(resources)
 
 
-def capabilities(call: Any) -> dict[str, Any]:
-    """Return the ``resources`` capability where this endpoint serves a resource."""
+def capabilities(call: Any, live: bool = False) -> dict[str, Any]:
+    """Return the ``resources`` capability where this endpoint serves a resource; ``live``:
+    where its server holds listeners' streams (docs/subscriptions.md)."""
     if served(call) is None:
         return {}
-    return {"resources": {"listChanged": False, "subscribe": False}}
+    return {"resources": {"listChanged": live, "subscribe": live}}
 
 
 def visible(call: Any) -> tuple[list[tuple[Resource, Tool]], Catalog | None, int]:

@@ -9,4 +9,5 @@ urlpatterns = [
     path("static-text/", resource_views.static_text),
     path("static-binary/", resource_views.static_binary),
     path("template/<str:id>/data/", resource_views.template_data),
+    path("watched/", resource_views.watched),
 ]

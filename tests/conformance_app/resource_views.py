@@ -33,3 +33,10 @@ def static_binary(request):
 def template_data(request, id):
     """The data of one ID."""
     return Response({"id": id, "templateTest": True, "data": f"Data for ID: {id}"})
+
+
+@mcp_resource(uri="test://watched-resource", mime_type="text/plain")
+@api_view(["GET"])
+def watched(request):
+    """A resource clients subscribe to (``resource_updated("test://watched-resource")``)."""
+    return HttpResponse("Watched content.", content_type="text/plain")

@@ -513,3 +513,30 @@ def probe_workers(request):
     threads are alive."""
     workers = [t.name for t in threading.enumerate() if t.name.startswith("mcp-tools-call-")]
     return Response({"outcomes": LOOP_OUTCOMES, "workers": workers, "flood": FLOOD})
+
+
+@mcp_tool("test_trigger_tool_change")
+@api_view(["POST"])
+def trigger_tool_change(request):
+    """Change the tool list: retitle this tool in the admin, as staff would (clients that
+    listen hear that the list changed)."""
+    from mcp_tools.models import ExposedTool
+
+    row = ExposedTool.objects.get(name="test_trigger_tool_change")
+    row.title = "" if row.title else "Tool list changer"
+    row.save()
+    return Response({"title": row.title})
+
+
+@mcp_tool("test_trigger_prompt_change")
+@api_view(["POST"])
+def trigger_prompt_change(request):
+    """Change the prompt list: add a prompt written in the admin, or take it away again."""
+    from mcp_tools.models import Prompt
+
+    deleted, _ = Prompt.objects.filter(name="test_changing_prompt").delete()
+    if not deleted:
+        Prompt.objects.create(
+            name="test_changing_prompt", messages=[{"role": "user", "content": "Hello"}]
+        )
+    return Response({"listed": not deleted})

@@ -143,7 +143,7 @@ def test_modern_tools_call_is_complete_and_names_the_server(modern_mcp):
 # -- Unknown methods -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("method", ["resources/subscribe", "sampling/createMessage", "nope"])
+@pytest.mark.parametrize("method", ["resources/watch", "sampling/createMessage", "nope"])
 def test_unknown_methods_answer_method_not_found_at_once(mcp, method):
     response = mcp.send(mcp.message(method))
     assert error_of(response) == {"code": -32601, "message": f"Method not found: {method}"}

@@ -1,0 +1,136 @@
+"""A listener's SSE stream: ``subscriptions/listen``'s answer, or the handshake era's GET.
+
+The stream holds one of the process's held streams (``core.holds``: ``MAX_STREAMS``, of
+which ``MAX_STREAMS_PER_CALLER`` per caller) for as long as its client reads; past either
+bound it is refused at once, 429 with ``Retry-After``, never queued. It holds no thread of
+its own: the watcher (``subscriptions.watcher``) puts its notifications in its channel,
+and the server's own thread (WSGI) or event loop (ASGI) sends them, with a comment every
+``KEEP_ALIVE`` seconds by which a client that left is found (docs/subscriptions.md).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
+
+from django.core.handlers.asgi import ASGIRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
+
+from ..core.holds import NoRoom, holds
+from ..protocol import jsonrpc
+from ..protocol.jsonrpc import THROTTLED, JSONRPCError
+from ..subscriptions.listeners import Listener
+from ..subscriptions.methods import Listening
+from ..subscriptions.watcher import watcher
+from .server import Answer
+from .streaming import EVENT_STREAM, KEEP_ALIVE, KEEP_ALIVE_COMMENT, Channel, Event, sse_event
+
+__all__ = ["refused", "stream"]
+
+SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
+#: Seconds a refused client is told to wait before it tries again.
+RETRY_AFTER = 15
+
+
+class ListenerResponse(StreamingHttpResponse):
+    """The stream's response: closed by the server however it ends (sent, cut, or never
+    started), which lets the listener go and gives its held stream back."""
+
+    def __init__(self, events: Any, end: Callable[[], None]) -> None:
+        super().__init__(events, content_type=EVENT_STREAM)
+        self["Cache-Control"] = "no-cache, no-transform"
+        self["X-Accel-Buffering"] = "no"  # proxies (nginx) would hold events back
+        self._end = end
+
+    def close(self) -> None:
+        self._end()  # first: a stream read on another thread (a test's) stops at once
+        super().close()
+
+
+def refused(request_id: jsonrpc.RequestId, full: NoRoom) -> HttpResponse:
+    """Answer a listener past the held streams' budget: 429, at once."""
+    message = (
+        f"Too many held streams: this server holds as many as it allows ({full.setting}: "
+        f"{full.limit}); try again later"
+    )
+    error = JSONRPCError(THROTTLED, message, status=429)
+    answer = Answer.error(request_id, error)
+    response = HttpResponse(answer.body.encode(), status=429, content_type="application/json")
+    response["Retry-After"] = str(RETRY_AFTER)
+    return response
+
+
+def stream(request: HttpRequest, listening: Listening) -> HttpResponseBase:
+    """Open ``listening``'s stream: its acknowledgement first (listen), then what the
+    watcher hears for it, until its client leaves."""
+    try:
+        holds.acquire(listening.holder)
+    except NoRoom as full:
+        return refused(listening.request_id, full)
+    try:
+        channel = Channel()
+        subscription = listening.request_id
+
+        def send(method: str, params: dict[str, Any]) -> bool:
+            if subscription is not None:
+                params = {**params, "_meta": {SUBSCRIPTION_ID: subscription}}
+            data = jsonrpc.notification_envelope(method, params)
+            return channel.put(Event(data), time.monotonic())  # behind: dropped, never waited
+
+        if listening.honored is not None:
+            send("notifications/subscriptions/acknowledged", {"notifications": listening.honored})
+        listener = Listener(
+            listening.audience,
+            listening.wants,
+            send,
+            dict(listening.stamps),
+            listening.subscriber,
+        )
+        ended = threading.Event()
+
+        def end() -> None:
+            if not ended.is_set():
+                ended.set()
+                watcher.remove(listener)
+                channel.close()
+                holds.release(listening.holder)
+
+        events: Iterator[bytes] | AsyncIterator[bytes]
+        if isinstance(request, ASGIRequest):
+            events = _async_events(channel, end)
+        else:
+            events = _sync_events(channel, end)
+        response = ListenerResponse(events, end)
+        watcher.add(listener)
+    except BaseException:
+        holds.release(listening.holder)
+        raise
+    return response
+
+
+def _sync_events(channel: Channel, end: Callable[[], None]) -> Iterator[bytes]:
+    """Yield the stream to a WSGI server: a write that fails (the client left) closes it."""
+    try:
+        while not channel.closed:
+            item = channel.get(KEEP_ALIVE, until_closed=True)
+            if item is not None:
+                yield sse_event(item.data)
+            elif not channel.closed:
+                yield KEEP_ALIVE_COMMENT
+    finally:
+        end()
+
+
+async def _async_events(channel: Channel, end: Callable[[], None]) -> AsyncIterator[bytes]:
+    """Yield the stream to an ASGI server; Django cancels it when the client disconnects."""
+    try:
+        while not channel.closed:
+            item = await channel.aget(KEEP_ALIVE)
+            if item is not None:
+                yield sse_event(item.data)
+            elif not channel.closed:
+                yield KEEP_ALIVE_COMMENT
+    finally:
+        end()

@@ -1,0 +1,184 @@
+"""``subscriptions/listen`` (2026-07-28), the handshake era's GET stream, and its
+``resources/subscribe`` / ``resources/unsubscribe`` (docs/subscriptions.md).
+
+The handlers check what a client asks and return a ``Listening``: what its stream will hear,
+and the acknowledgement it opens with. The transport holds the stream (``endpoint.listening``)
+and the process's watcher feeds it (``subscriptions.watcher``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.core.handlers.asgi import ASGIRequest
+from django.http import HttpRequest
+
+from ..auth.caller import quota_key
+from ..prompts.methods import serves_prompts
+from ..protocol.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, JSONRPCError, RequestId, clip
+from ..resources import methods as resources
+from ..resources.stamps import read_stamps
+from .listeners import Audience
+from .subscribed import MAX_SUBSCRIBED, subscribe, unsubscribe
+
+__all__ = [
+    "Listening",
+    "holds_streams",
+    "listen",
+    "listening_on_get",
+    "subscribe_resource",
+    "unsubscribe_resource",
+]
+
+#: ``SubscriptionFilter``'s flags, each with the kind of list it names.
+FLAGS = {
+    "toolsListChanged": "tools",
+    "resourcesListChanged": "resources",
+    "promptsListChanged": "prompts",
+}
+#: The longest URI a subscription may name.
+MAX_URI = 2048
+
+
+@dataclass
+class Listening:
+    """A stream of notifications about to open: for whom, what it hears, how it starts."""
+
+    audience: Audience
+    #: The kinds of list it hears of.
+    wants: frozenset[str]
+    #: The resources it follows, with their stamps now.
+    stamps: dict[str, str | None] = field(default_factory=dict)
+    #: Whose handshake-era subscription set it follows (the GET stream), else None.
+    subscriber: str | None = None
+    #: The ``subscriptions/listen`` request's id (its notifications carry it), else None.
+    request_id: RequestId | None = None
+    #: The ``SubscriptionFilter`` it honours, for its acknowledgement (listen only).
+    honored: dict[str, Any] | None = None
+    #: Whose share of the held streams it takes (``auth.caller.quota_key``).
+    holder: str = "anonymous"
+
+
+def holds_streams(request: HttpRequest) -> bool:
+    """Whether the server that made ``request`` can hold a listener's stream without
+    starving: ASGI, or a threaded WSGI server (gunicorn's gthread, ``runserver``). A
+    single-threaded WSGI worker (gunicorn's sync worker, Django's test client) would give
+    its only thread to the stream: its capabilities say no listener is served, and none is
+    (docs/subscriptions.md#servers)."""
+    return isinstance(request, ASGIRequest) or bool(request.META.get("wsgi.multithread"))
+
+
+def audience(exchange: Any) -> Audience:
+    """Return who the exchange's caller is to the admin's rules, and what its endpoint
+    serves."""
+    kinds = {"tools"}
+    if resources.served_at(exchange) is not None:
+        kinds.add("resources")
+    if serves_prompts(exchange.endpoint):
+        kinds.add("prompts")
+    whole = exchange.endpoint.tags is None and exchange.toolset is None
+    tools = None if whole else frozenset(t.name for t in exchange.catalog if exchange.serves(t))
+    return Audience(
+        group_ids=exchange.visibility.group_ids(),
+        kinds=frozenset(kinds),
+        tools=tools,
+        toolset=exchange.toolset is not None,
+    )
+
+
+def listen(call: Any) -> Listening:
+    """Answer ``subscriptions/listen``: the stream it opens, hearing what the client asked
+    and the server has (a resource the caller can't read is left out of the
+    acknowledgement, as one that does not exist)."""
+    notifications = call.message.params.get("notifications")
+    if not isinstance(notifications, dict):
+        raise JSONRPCError(INVALID_PARAMS, "Invalid params: notifications must be an object")
+    if not holds_streams(call.request):
+        raise JSONRPCError(
+            METHOD_NOT_FOUND,
+            "Method not found: subscriptions/listen (this server holds no streams: a "
+            "single-threaded WSGI worker)",
+            status=404,
+        )
+    served = audience(call.exchange)
+    honored: dict[str, Any] = {}
+    for flag, kind in FLAGS.items():
+        value = notifications.get(flag)
+        if value is not None and not isinstance(value, bool):
+            raise JSONRPCError(INVALID_PARAMS, f"Invalid params: {flag} must be a boolean")
+        if value and kind in served.kinds:
+            honored[flag] = True
+    uris = _uris(notifications.get("resourceSubscriptions"))
+    followed = []
+    if uris is not None and "resources" in served.kinds:
+        followed = [uri for uri in uris if resources.find(call, uri) is not None]
+        honored["resourceSubscriptions"] = followed
+    return Listening(
+        audience=served,
+        wants=frozenset(FLAGS[flag] for flag in honored if flag in FLAGS),
+        stamps=read_stamps(followed),
+        request_id=call.message.id,
+        honored=honored,
+        holder=quota_key(call.request, call.caller),
+    )
+
+
+def _uris(value: object) -> list[str] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(uri, str) for uri in value):
+        raise JSONRPCError(
+            INVALID_PARAMS, "Invalid params: resourceSubscriptions must be an array of strings"
+        )
+    if len(value) > MAX_SUBSCRIBED:
+        raise JSONRPCError(
+            INVALID_PARAMS,
+            f"Invalid params: at most {MAX_SUBSCRIBED} resourceSubscriptions are accepted",
+        )
+    if any(len(uri) > MAX_URI for uri in value):
+        raise JSONRPCError(INVALID_PARAMS, f"Invalid params: a URI is longer than {MAX_URI}")
+    return list(dict.fromkeys(value))
+
+
+def listening_on_get(exchange: Any) -> Listening:
+    """Return the handshake era's GET stream of the exchange's caller: every list its
+    endpoint serves, and the resources the caller subscribed to."""
+    served = audience(exchange)
+    holder = quota_key(exchange.request, exchange.caller)
+    return Listening(
+        audience=served,
+        wants=served.kinds,
+        subscriber=holder if "resources" in served.kinds else None,
+        holder=holder,
+    )
+
+
+def _uri(call: Any) -> str:
+    uri = call.message.params.get("uri")
+    if not isinstance(uri, str):
+        raise JSONRPCError(INVALID_PARAMS, "Invalid params: uri must be a string")
+    if len(uri) > MAX_URI:
+        raise JSONRPCError(INVALID_PARAMS, f"Invalid params: a URI is longer than {MAX_URI}")
+    return uri
+
+
+def subscribe_resource(call: Any) -> dict[str, Any]:
+    """Answer ``resources/subscribe`` (before 2026-07-28): the caller's GET streams hear
+    when ``uri`` is updated. A resource the caller can't read is not found."""
+    uri = _uri(call)
+    if resources.find(call, uri) is None:
+        raise resources.not_found(call, uri)
+    if not subscribe(quota_key(call.request, call.caller), uri):
+        raise JSONRPCError(
+            INVALID_PARAMS,
+            f"Invalid params: a client follows at most {MAX_SUBSCRIBED} resources; "
+            f"unsubscribe from one first ({clip(uri)})",
+        )
+    return {}
+
+
+def unsubscribe_resource(call: Any) -> dict[str, Any]:
+    """Answer ``resources/unsubscribe``: nothing more is heard of ``uri``."""
+    unsubscribe(quota_key(call.request, call.caller), _uri(call))
+    return {}
