@@ -94,7 +94,8 @@ class Listener:
         self.send("notifications/resources/updated", {"uri": uri})
 
     def follow(self, stamps: dict[str, str | None]) -> None:
-        """Follow exactly the URIs of ``stamps`` (a subscriber's set read again), keeping
-        the stamps already seen of those it followed."""
+        """Follow exactly the URIs of ``stamps`` (a subscriber's set read again, each with
+        its stamp when it was subscribed to), keeping the stamps already seen of those it
+        followed."""
         with self._lock:
             self.stamps = {uri: self.stamps.get(uri, stamp) for uri, stamp in stamps.items()}

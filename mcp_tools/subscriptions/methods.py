@@ -20,7 +20,7 @@ from ..protocol.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, JSONRPCError, R
 from ..resources import methods as resources
 from ..resources.stamps import read_stamps
 from .listeners import Audience
-from .subscribed import MAX_SUBSCRIBED, subscribe, unsubscribe
+from .subscribed import MAX_SUBSCRIBED, read_subscribed, subscribe, unsubscribe
 
 __all__ = [
     "Listening",
@@ -146,10 +146,12 @@ def listening_on_get(exchange: Any) -> Listening:
     endpoint serves, and the resources the caller subscribed to."""
     served = audience(exchange)
     holder = quota_key(exchange.request, exchange.caller)
+    follows = "resources" in served.kinds
     return Listening(
         audience=served,
         wants=served.kinds,
-        subscriber=holder if "resources" in served.kinds else None,
+        stamps=read_subscribed([holder])[holder] if follows else {},
+        subscriber=holder if follows else None,
         holder=holder,
     )
 

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 from ..core import broadcast
 from ..core.shared_cache import shared_cache
+from ..resources.stamps import read_stamps
 
 __all__ = ["MAX_SUBSCRIBED", "read_subscribed", "subscribe", "unsubscribe"]
 
@@ -28,11 +29,16 @@ def _key(subscriber: str) -> str:
     return PREFIX + hashlib.sha256(subscriber.encode()).hexdigest()
 
 
-def read_subscribed(subscribers: Iterable[str]) -> dict[str, set[str]]:
-    """Return each subscriber's URIs, one read."""
+def read_subscribed(subscribers: Iterable[str]) -> dict[str, dict[str, str | None]]:
+    """Return each subscriber's URIs, each with the stamp it had when the subscriber
+    subscribed (an update after that is one the subscriber hears of); one read."""
     subscribers = list(subscribers)
     found = shared_cache().get_many([_key(subscriber) for subscriber in subscribers])
-    return {subscriber: set(found.get(_key(subscriber)) or ()) for subscriber in subscribers}
+    read = {}
+    for subscriber in subscribers:
+        value = found.get(_key(subscriber))
+        read[subscriber] = dict(value) if isinstance(value, dict) else {}
+    return read
 
 
 def subscribe(subscriber: str, uri: str) -> bool:
@@ -41,7 +47,7 @@ def subscribe(subscriber: str, uri: str) -> bool:
     if uri not in uris:
         if len(uris) >= MAX_SUBSCRIBED:
             return False
-        uris.add(uri)
+        uris[uri] = read_stamps([uri])[uri]
         _write(subscriber, uris)
     return True
 
@@ -50,12 +56,12 @@ def unsubscribe(subscriber: str, uri: str) -> None:
     """Take ``uri`` from the subscriber's set (nothing when it is not in it)."""
     uris = read_subscribed([subscriber])[subscriber]
     if uri in uris:
-        uris.discard(uri)
+        del uris[uri]
         _write(subscriber, uris)
 
 
-def _write(subscriber: str, uris: set[str]) -> None:
+def _write(subscriber: str, uris: dict[str, str | None]) -> None:
     # Read, changed and written: two subscribes of one caller at the same instant may keep
     # one of them; a client subscribes once per URI, and may do so again.
-    shared_cache().set(_key(subscriber), sorted(uris), timeout=TIMEOUT)
+    shared_cache().set(_key(subscriber), uris, timeout=TIMEOUT)
     broadcast.publish({"subscriber": hashlib.sha256(subscriber.encode()).hexdigest()})

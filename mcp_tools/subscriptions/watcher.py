@@ -184,11 +184,9 @@ class Watcher:
         if not subscribers:
             return
         sets = read_subscribed(subscribers)  # type: ignore[arg-type]
-        stamps = read_stamps(set().union(*sets.values()))
         for listener in listeners:
             if listener.subscriber is not None:
-                uris = sets.get(listener.subscriber, set())
-                listener.follow({uri: stamps.get(uri) for uri in uris})
+                listener.follow(sets.get(listener.subscriber, {}))
 
 
 #: The process's one watcher.

@@ -537,6 +537,8 @@ def trigger_prompt_change(request):
     deleted, _ = Prompt.objects.filter(name="test_changing_prompt").delete()
     if not deleted:
         Prompt.objects.create(
-            name="test_changing_prompt", messages=[{"role": "user", "content": "Hello"}]
+            name="test_changing_prompt",
+            description="A prompt test_trigger_prompt_change adds and takes away",
+            messages=[{"role": "user", "content": "Hello"}],
         )
     return Response({"listed": not deleted})

@@ -243,7 +243,7 @@ def test_the_handshake_eras_get_stream_hears_lists_and_subscribed_resources(alic
     stream = Stream(response)
     try:
         assert mcp.rpc("resources/subscribe", {"uri": "notes://1"}) == {}
-        wait_for_polls()  # the GET stream follows the caller's set from its next poll
+        # Updated at once: heard, whether or not the stream has read the caller's new set.
         resource_updated("notes://1")
         updated = valid(version, stream.next())
         assert updated == {
