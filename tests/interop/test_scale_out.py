@@ -715,3 +715,22 @@ def test_a_listener_on_one_instance_hears_changes_made_through_the_other_at_once
             f"answered ({tool_heard - disable_started:.3f} s after its sign-in began); "
             f"resources/updated {todo_heard - saved:.3f} s after another process saved {uri}"
         )
+
+
+def test_a_sync_worker_holds_no_listener_and_says_so(cluster):
+    # gunicorn's sync worker has one thread: a held stream would take it. Its instance
+    # refuses subscriptions/listen, whichever instance gets it (docs/subscriptions.md#servers).
+    from tests.sdk import connect
+
+    user = cluster.user()
+
+    async def scenario():
+        async with connect(f"{cluster.urls[0]}/mcp", token=user.token) as client:
+            with pytest.raises(MCPError) as refused:
+                async with client.listen(tools_list_changed=True):
+                    pass  # pragma: no cover - never acknowledged
+            return refused.value
+
+    refused = run(scenario())
+    assert refused.error.code == -32601, refused
+    assert "single-threaded WSGI worker" in refused.error.message
