@@ -233,7 +233,9 @@ def _ready(url: str) -> bool:
 #: Each instance's gunicorn worker: one sync worker, which holds no listener's stream.
 SYNC = ("--worker-class", "sync")
 #: One threaded worker (gthread), which holds listeners' streams (docs/subscriptions.md).
-THREADED = ("--worker-class", "gthread", "--threads", "4")
+#: Stopped, it waits ``--graceful-timeout`` for the streams it holds, whose clients left:
+#: each finds so at its next keep-alive (15 s), so it is told to wait 2 s, not gunicorn's 30.
+THREADED = ("--worker-class", "gthread", "--threads", "4", "--graceful-timeout", "2")
 
 
 @contextmanager
