@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -230,13 +230,23 @@ def _ready(url: str) -> bool:
     return True
 
 
-@pytest.fixture(scope="session")
-def cluster(scale_environ: dict[str, str], postgres: Postgres, redis: Redis) -> Iterator[Cluster]:
-    """Yield two gunicorn instances (one sync worker each) of the scale-out project.
+#: Each instance's gunicorn worker: one sync worker, which holds no listener's stream.
+SYNC = ("--worker-class", "sync")
+#: One threaded worker (gthread), which holds listeners' streams (docs/subscriptions.md).
+#: Stopped, it waits ``--graceful-timeout`` for the streams it holds, whose clients left:
+#: each finds so at its next keep-alive (15 s), so it is told to wait 2 s, not gunicorn's 30.
+THREADED = ("--worker-class", "gthread", "--threads", "4", "--graceful-timeout", "2")
+
+
+@contextmanager
+def instances(
+    environ: dict[str, str], postgres: Postgres, redis: Redis, worker: tuple[str, ...]
+) -> Iterator[Cluster]:
+    """Yield two gunicorn instances (one ``worker`` each) of the scale-out project.
 
     Both start at once, to halve the wait; each is ready when it answers HTTP, not when its
     port is bound (gunicorn binds before its worker has imported Django). Both are stopped
-    by their PIDs at the end of the session.
+    by their PIDs at the end.
     """
     logdir = Path(tempfile.mkdtemp(prefix="mcp-tools-scale-"))
     processes: list[subprocess.Popen] = []
@@ -247,26 +257,47 @@ def cluster(scale_environ: dict[str, str], postgres: Postgres, redis: Redis) -> 
             log = logdir / f"gunicorn-{index}.log"
             command = [
                 *(sys.executable, "-m", "gunicorn", "django.core.wsgi:get_wsgi_application()"),
-                *("--worker-class", "sync", "--workers", "1", "--timeout", "60"),
+                *worker,
+                *("--workers", "1", "--timeout", "60"),
                 *("--bind", f"127.0.0.1:{port}", "--log-level", "warning"),
             ]
             with log.open("wb") as out:
                 processes.append(
                     subprocess.Popen(
-                        command, cwd=REPO, env=scale_environ, stdout=out, stderr=subprocess.STDOUT
+                        command, cwd=REPO, env=environ, stdout=out, stderr=subprocess.STDOUT
                     )
                 )
             urls.append(f"http://127.0.0.1:{port}")
             logs.append(log)
         for process, url, log in zip(processes, urls, logs, strict=True):
             wait_until_ready(process, partial(_ready, url), log, f"gunicorn at {url}")
-        yield Cluster(tuple(urls), scale_environ, postgres, redis)
+        yield Cluster(tuple(urls), environ, postgres, redis)
     finally:
         for process in processes:
             stop(process)
         for log in logs:
             log.unlink(missing_ok=True)
         logdir.rmdir()
+
+
+@pytest.fixture(scope="session")
+def cluster(scale_environ: dict[str, str], postgres: Postgres, redis: Redis) -> Iterator[Cluster]:
+    """Yield two gunicorn instances, one sync worker each: no instance holds a listener."""
+    with instances(scale_environ, postgres, redis, SYNC) as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def threaded_cluster(
+    scale_environ: dict[str, str], postgres: Postgres, redis: Redis
+) -> Iterator[Cluster]:
+    """Yield two more gunicorn instances, one gthread worker each, that hold listeners.
+
+    A pair of their own: ``cluster``'s scenarios are of sync workers, whose only thread a
+    held stream takes (the handshake-era ask handed over through Redis), and whose
+    capabilities promise no list change."""
+    with instances(scale_environ, postgres, redis, THREADED) as running:
+        yield running
 
 
 def run(coroutine: Any) -> Any:
@@ -590,3 +621,118 @@ def test_a_nul_a_client_sends_loses_no_call_log_row_in_postgresql(cluster):
         time.sleep(0.1)
     assert [names for names, _ in rows] == [["bogus"], ["bo\ufffdgus"], ["bogus"], []]
     assert rows[-1][1] == "sneaky\ufffd"
+
+
+# Live changes across instances --------------------------------------------------------------
+
+CREATE_TODO = """
+import sys
+from demo_project.todos.models import Todo
+print(Todo.objects.create(owner_id=int(sys.argv[1]), title="Followed").pk)
+"""
+
+SAVE_TODO = """
+import sys, time
+from demo_project.todos.models import Todo
+todo = Todo.objects.get(pk=int(sys.argv[1]))
+todo.title = "Saved in another process"
+todo.save()  # autocommit: its stamp is written and published before save() returns
+print(time.time())
+"""
+
+#: The longest a listener may wait to hear of a change made on the other instance. With
+#: Redis it hears at once (milliseconds); by polling alone it would be ADMIN_STATE_MAX_AGE.
+HEARD_WITHIN = 5.0
+
+
+def test_a_listener_on_one_instance_hears_changes_made_through_the_other_at_once(
+    threaded_cluster, capsys
+):
+    # A 2026-07-28 client listens on the first instance only (no round robin): an admin
+    # disables a tool through the second instance's admin, then another process saves the
+    # listener's todo. Both reach the first instance through Redis pub/sub, well within
+    # ADMIN_STATE_MAX_AGE, as the tools/list_changed and resources/updated of its stream.
+    from mcp.shared.subscriptions import ResourceUpdated, ToolsListChanged
+
+    from tests.sdk import connect
+
+    cluster = threaded_cluster
+    user = cluster.user()
+    admin = cluster.user(superuser=True)
+    first, second = cluster.urls
+    pk = int(django_run(cluster.environ, CREATE_TODO, str(user.pk)))
+    uri = f"todo://{pk}"
+    credentials = (admin.username, admin.password)
+    heard: list[tuple[float, Any]] = []
+
+    async def next_event(events: asyncio.Queue) -> tuple[float, Any]:
+        return await asyncio.wait_for(events.get(), timeout=HEARD_WITHIN)
+
+    async def scenario():
+        async with connect(f"{first}/mcp", token=user.token) as client:
+            assert client.session.protocol_version == "2026-07-28"
+            async with client.listen(tools_list_changed=True, resource_subscriptions=[uri]) as sub:
+                assert sub.honored.tools_list_changed is True
+                assert sub.honored.resource_subscriptions == [uri]
+                events: asyncio.Queue = asyncio.Queue()
+
+                async def hear():
+                    async for event in sub:
+                        events.put_nowait((time.time(), event))
+
+                hearing = asyncio.create_task(hear())
+                try:
+                    started = time.time()
+                    await asyncio.to_thread(
+                        admin_action, second, "todo_list", "disable_tools", credentials
+                    )
+                    done = time.time()
+                    at, event = await next_event(events)
+                    heard.append(("tool disabled", started, done, at, event))
+                    saved = float(
+                        await asyncio.to_thread(django_run, cluster.environ, SAVE_TODO, str(pk))
+                    )
+                    at, event = await next_event(events)
+                    heard.append(("todo saved", saved, saved, at, event))
+                    await asyncio.sleep(0.5)
+                    assert events.empty(), events.get_nowait()  # nothing more, once each
+                finally:
+                    hearing.cancel()
+
+    try:
+        run(scenario())
+    finally:
+        admin_action(second, "todo_list", "enable_tools", credentials)
+    (_, disable_started, disabled, tool_heard, tool_event), saved_row = heard
+    _, _, saved, todo_heard, todo_event = saved_row
+    assert tool_event == ToolsListChanged()
+    assert todo_event == ResourceUpdated(uri=uri)
+    # The admin's change is published as its transaction commits, before its answer: heard
+    # from the admin action's start (sign-in included) and from its end.
+    assert tool_heard - disable_started < HEARD_WITHIN
+    assert todo_heard - saved < HEARD_WITHIN
+    with capsys.disabled():
+        print(
+            f"\nlisten on A: tools/list_changed {tool_heard - disabled:+.3f} s after B's admin "
+            f"answered ({tool_heard - disable_started:.3f} s after its sign-in began); "
+            f"resources/updated {todo_heard - saved:.3f} s after another process saved {uri}"
+        )
+
+
+def test_a_sync_worker_holds_no_listener_and_says_so(cluster):
+    # gunicorn's sync worker has one thread: a held stream would take it. Its instance
+    # refuses subscriptions/listen, whichever instance gets it (docs/subscriptions.md#servers).
+    from tests.sdk import connect
+
+    user = cluster.user()
+
+    async def scenario():
+        async with connect(f"{cluster.urls[0]}/mcp", token=user.token) as client:
+            with pytest.raises(MCPError) as refused:
+                async with client.listen(tools_list_changed=True):
+                    pass  # pragma: no cover - never acknowledged
+            return refused.value
+
+    refused = run(scenario())
+    assert refused.error.code == -32601, refused
+    assert "single-threaded WSGI worker" in refused.error.message
