@@ -14,7 +14,7 @@ Servers, on the test suite's conformance project (tests/conformance_app), one wo
 started on a free 127.0.0.1 port and stopped by PID: uvicorn (ASGI), gunicorn ``gthread``
 with four threads, and gunicorn ``sync``. docs/deployment.md has the figures.
 
-    .venv/bin/python bench/held_listeners.py                 # every configuration: ~1 minute
+    .venv/bin/python bench/held_listeners.py  # docs/deployment.md's table: ~5 minutes
     .venv/bin/python bench/held_listeners.py --configs uvicorn-100 --listeners 100
 """
 

@@ -106,14 +106,23 @@ class Feed:
             logger.debug("Closing the change feed failed", exc_info=True)
 
 
+_failing = False
+
+
 def feed() -> Feed | None:
     """Return a feed of every process's messages where the shared cache is Redis, else
-    None (the caller polls). None too when Redis can't be reached now: polled until then."""
+    None (the caller polls). None too when Redis can't be reached now: polled until then
+    (logged once, not at every try)."""
+    global _failing
     cache = redis_cache()
     if cache is None:
         return None
     try:
-        return Feed(cache)
+        found = Feed(cache)
     except Exception:
-        logger.warning("Listening for changes on Redis failed: polling", exc_info=True)
+        if not _failing:
+            logger.warning("Listening for changes on Redis failed: polling", exc_info=True)
+        _failing = True
         return None
+    _failing = False
+    return found

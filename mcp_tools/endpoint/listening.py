@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 from django.core.handlers.asgi import ASGIRequest
+from django.db import connections
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
 
 from ..core.holds import NoRoom, holds
@@ -69,34 +71,34 @@ def stream(request: HttpRequest, listening: Listening) -> HttpResponseBase:
         holds.acquire(listening.holder)
     except NoRoom as full:
         return refused(listening.request_id, full)
+    channel = Channel()
+    subscription = listening.request_id
+
+    def send(method: str, params: dict[str, Any]) -> bool:
+        if subscription is not None:
+            params = {**params, "_meta": {SUBSCRIPTION_ID: subscription}}
+        data = jsonrpc.notification_envelope(method, params)
+        return channel.put(Event(data), time.monotonic())  # behind: dropped, never waited
+
+    listener = Listener(
+        listening.audience, listening.wants, send, dict(listening.stamps), listening.subscriber
+    )
+    lock = threading.Lock()
+    ended: list[bool] = []
+
+    def end() -> None:
+        """Let the listener go and give its held stream back: once, whoever asks first."""
+        with lock:
+            if ended:
+                return
+            ended.append(True)
+        watcher.remove(listener)
+        channel.close()
+        holds.release(listening.holder)
+
     try:
-        channel = Channel()
-        subscription = listening.request_id
-
-        def send(method: str, params: dict[str, Any]) -> bool:
-            if subscription is not None:
-                params = {**params, "_meta": {SUBSCRIPTION_ID: subscription}}
-            data = jsonrpc.notification_envelope(method, params)
-            return channel.put(Event(data), time.monotonic())  # behind: dropped, never waited
-
         if listening.honored is not None:
             send("notifications/subscriptions/acknowledged", {"notifications": listening.honored})
-        listener = Listener(
-            listening.audience,
-            listening.wants,
-            send,
-            dict(listening.stamps),
-            listening.subscriber,
-        )
-        ended = threading.Event()
-
-        def end() -> None:
-            if not ended.is_set():
-                ended.set()
-                watcher.remove(listener)
-                channel.close()
-                holds.release(listening.holder)
-
         events: Iterator[bytes] | AsyncIterator[bytes]
         if isinstance(request, ASGIRequest):
             events = _async_events(channel, end)
@@ -105,9 +107,23 @@ def stream(request: HttpRequest, listening: Listening) -> HttpResponseBase:
         response = ListenerResponse(events, end)
         watcher.add(listener)
     except BaseException:
-        holds.release(listening.holder)
+        end()
         raise
+    # A response Django drops unsent (its client left under ASGI before the view returned,
+    # a middleware's exception replaced it) is never closed: it gives its stream back when
+    # it is collected.
+    weakref.finalize(response, end)
+    let_go_of_databases()
     return response
+
+
+def let_go_of_databases() -> None:
+    """Close the request thread's database connections before its stream is held: a
+    listener may be held for hours, and each connection it kept would be one fewer for
+    the site (outside a transaction only; the view's request is done with them)."""
+    for connection in connections.all(initialized_only=True):
+        if not connection.in_atomic_block:
+            connection.close()
 
 
 def _sync_events(channel: Channel, end: Callable[[], None]) -> Iterator[bytes]:

@@ -595,8 +595,8 @@ class MCPView(View):
             # A batch's prompt never streams (it can't ask): a PromptRun never comes of it.
             if isinstance(outcome, Invocation | PromptRun):
                 outcome = server.serve_invocation(outcome, limit=max(left, 0))
-            # Only 2026-07-28 listens, and its requests are never batched.
-            assert not isinstance(outcome, Listening)
+            if isinstance(outcome, Listening):  # 2026-07-28 listens, and never in a batch
+                raise ImproperlyConfigured("subscriptions/listen can't be answered in a batch")
             if outcome is not None:
                 bodies.append(outcome.body)
                 if "Cache-Control" in outcome.headers:

@@ -16,11 +16,18 @@ from django.http import HttpRequest
 
 from ..auth.caller import quota_key
 from ..prompts.methods import serves_prompts
-from ..protocol.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, JSONRPCError, RequestId, clip
+from ..protocol.jsonrpc import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    JSONRPCError,
+    RequestId,
+    clip,
+)
 from ..resources import methods as resources
 from ..resources.stamps import read_stamps
 from .listeners import Audience
-from .subscribed import MAX_SUBSCRIBED, read_subscribed, subscribe, unsubscribe
+from .subscribed import MAX_SUBSCRIBED, read_subscribed, subscribe, subscriber_of, unsubscribe
 
 __all__ = [
     "Listening",
@@ -77,8 +84,10 @@ def audience(exchange: Any) -> Audience:
         kinds.add("resources")
     if serves_prompts(exchange.endpoint):
         kinds.add("prompts")
-    whole = exchange.endpoint.tags is None and exchange.toolset is None
-    tools = None if whole else frozenset(t.name for t in exchange.catalog if exchange.serves(t))
+    # Tags are the code's: the tools they serve are known now. A toolset's change as the
+    # admin changes it: its endpoint hears of every tool its caller may see.
+    tagged = exchange.endpoint.tags is not None
+    tools = frozenset(t.name for t in exchange.catalog if exchange.serves(t)) if tagged else None
     return Audience(
         group_ids=exchange.visibility.group_ids(),
         kinds=frozenset(kinds),
@@ -100,6 +109,10 @@ def listen(call: Any) -> Listening:
             "Method not found: subscriptions/listen (this server holds no streams: a "
             "single-threaded WSGI worker)",
             status=404,
+        )
+    if not call.exchange.streams:
+        raise JSONRPCError(
+            INVALID_REQUEST, "Not Acceptable: the client must accept text/event-stream", status=406
         )
     served = audience(call.exchange)
     honored: dict[str, Any] = {}
@@ -145,14 +158,14 @@ def listening_on_get(exchange: Any) -> Listening:
     """Return the handshake era's GET stream of the exchange's caller: every list its
     endpoint serves, and the resources the caller subscribed to."""
     served = audience(exchange)
-    holder = quota_key(exchange.request, exchange.caller)
+    subscriber = subscriber_of(exchange.request, exchange.caller)
     follows = "resources" in served.kinds
     return Listening(
         audience=served,
         wants=served.kinds,
-        stamps=read_subscribed([holder])[holder] if follows else {},
-        subscriber=holder if follows else None,
-        holder=holder,
+        stamps=read_subscribed([subscriber])[subscriber] if follows else {},
+        subscriber=subscriber if follows else None,
+        holder=quota_key(exchange.request, exchange.caller),
     )
 
 
@@ -171,7 +184,7 @@ def subscribe_resource(call: Any) -> dict[str, Any]:
     uri = _uri(call)
     if resources.find(call, uri) is None:
         raise resources.not_found(call, uri)
-    if not subscribe(quota_key(call.request, call.caller), uri):
+    if not subscribe(subscriber_of(call.request, call.caller), uri):
         raise JSONRPCError(
             INVALID_PARAMS,
             f"Invalid params: a client follows at most {MAX_SUBSCRIBED} resources; "
@@ -182,5 +195,5 @@ def subscribe_resource(call: Any) -> dict[str, Any]:
 
 def unsubscribe_resource(call: Any) -> dict[str, Any]:
     """Answer ``resources/unsubscribe``: nothing more is heard of ``uri``."""
-    unsubscribe(quota_key(call.request, call.caller), _uri(call))
+    unsubscribe(subscriber_of(call.request, call.caller), _uri(call))
     return {}

@@ -2,9 +2,9 @@
 
 ``resources/subscribe`` and ``resources/unsubscribe`` come as requests of their own, on any
 worker of any host, and the notifications go on the caller's GET stream, held by one of
-them. A stateless server has no session to keep them in: they are kept per caller (its
-user, or an anonymous client's address, as ``MAX_STREAMS_PER_CALLER`` counts it), so each
-of the caller's GET streams hears of them (docs/subscriptions.md#the-handshake-era).
+them. A stateless server has no session to keep them in: they are kept per caller
+(``subscriber_of``), so each of the caller's GET streams hears of them
+(docs/subscriptions.md#what-a-client-does).
 """
 
 from __future__ import annotations
@@ -12,6 +12,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
+from django.http import HttpRequest
+
+from ..auth.caller import Caller, caller_key
 from ..core import broadcast
 from ..core.shared_cache import shared_cache
 from ..resources.stamps import read_stamps
@@ -23,6 +26,19 @@ PREFIX = "mcp_tools:subscribed:"
 MAX_SUBSCRIBED = 100
 #: Seconds a caller's set outlives its last change.
 TIMEOUT = 24 * 60 * 60
+
+
+def subscriber_of(request: HttpRequest, caller: Caller) -> str:
+    """Name whose set a request reads and changes: an authenticated caller's own, per
+    credential (a token scoped narrower than another of its user's hears only its own
+    subscriptions); an anonymous one's by the address it connects from (``REMOTE_ADDR``,
+    never a header a client can forge): anonymous clients behind one address share a set."""
+    if caller.is_authenticated:
+        credential = getattr(caller.auth, "pk", None)
+        if credential is None:
+            return caller_key(caller)
+        return f"{caller_key(caller)}:{type(caller.auth).__name__}:{credential}"
+    return f"anonymous@{request.META.get('REMOTE_ADDR', '')}"
 
 
 def _key(subscriber: str) -> str:

@@ -56,9 +56,10 @@ class Watcher:
 
         The first listener of the process reads the admin state it starts from here, on its
         request's thread: a change saved once its stream is open is one it hears of."""
+        first = changes.snapshot(read_version()) if self._snapshot is None else None
         with self._lock:
-            if self._snapshot is None:
-                self._snapshot = changes.snapshot(read_version())
+            if self._snapshot is None:  # the thread stopped meanwhile: read under the lock
+                self._snapshot = first or changes.snapshot(read_version())
             self._listeners.add(listener)
             if self._thread is None:
                 self._thread = threading.Thread(

@@ -8,15 +8,17 @@ own.
 
 from __future__ import annotations
 
+import gc
 import json
 
 import pytest
-from django.contrib.auth.models import Group
+from django.contrib.auth.models import AnonymousUser, Group
+from django.test import RequestFactory
 from rest_framework.authtoken.models import Token
 
 from mcp_tools.catalog.sync import sync_tools
 from mcp_tools.core.holds import holds
-from mcp_tools.models import ExposedTool, Prompt
+from mcp_tools.models import ExposedTool, Prompt, Toolset
 from mcp_tools.resources.stamps import resource_updated
 from mcp_tools.resources.sync import sync_resources
 from mcp_tools.subscriptions.watcher import watcher
@@ -286,3 +288,50 @@ def test_a_resource_the_caller_cant_read_cant_be_subscribed_to(alice):
     with pytest.raises(Exception) as gone:
         client(alice).rpc("resources/subscribe", {"uri": "notes://1"})
     assert gone.value.code == -32601
+
+
+def test_a_toolsets_endpoint_hears_of_a_tool_added_to_it_and_then_of_that_tools_change(alice):
+    toolset = Toolset.objects.create(name="reading")
+    toolset.tools.add(ExposedTool.objects.get(name="note_list"))
+    stream = Stream(listen(client(alice), {"toolsListChanged": True}, "/mcp/toolsets/reading")[0])
+    try:
+        stream.next()
+        toolset.tools.add(ExposedTool.objects.get(name="weather"))
+        assert stream.next()["method"] == "notifications/tools/list_changed"
+        disable("weather")  # not in the toolset when the stream opened: heard all the same
+        assert stream.next()["method"] == "notifications/tools/list_changed"
+    finally:
+        stream.close()
+
+
+def test_a_listen_whose_client_cant_read_a_stream_is_not_acceptable(alice):
+    mcp = client(alice)
+    sent = mcp.message("subscriptions/listen", {"notifications": {"toolsListChanged": True}})
+    response = mcp.send(sent, headers={"Accept": "application/json"})
+    assert response.status_code == 406
+    assert json.loads(response.content)["id"] == sent["id"]
+    assert holds.held() == 0
+
+
+def test_a_listener_response_dropped_unsent_gives_its_stream_back(alice):
+    response, _ = listen(client(alice), {"toolsListChanged": True})
+    assert holds.held() == 1 and len(watcher.listeners()) == 1
+    del response  # never iterated nor closed: Django dropped it (its client left first)
+    gc.collect()
+    assert holds.held() == 0 and watcher.listeners() == []
+
+
+def test_an_anonymous_subscriber_is_its_address_never_a_header_it_sends(alice):
+    from mcp_tools.auth.caller import Caller
+    from mcp_tools.subscriptions.subscribed import subscriber_of
+
+    factory = RequestFactory()
+    anonymous = Caller(user=AnonymousUser(), auth=None, authentication_classes=())
+    first = factory.get("/mcp", REMOTE_ADDR="10.0.0.1")
+    forged = factory.get("/mcp", REMOTE_ADDR="10.0.0.6", HTTP_X_FORWARDED_FOR="10.0.0.1")
+    assert subscriber_of(first, anonymous) == "anonymous@10.0.0.1"
+    assert subscriber_of(forged, anonymous) == "anonymous@10.0.0.6"
+    token = Token.objects.get(user=alice)
+    by_token = Caller(user=alice, auth=token, authentication_classes=())
+    by_session = Caller(user=alice, auth=None, authentication_classes=())
+    assert subscriber_of(first, by_token) != subscriber_of(first, by_session)

@@ -54,4 +54,8 @@ urlpatterns = [
         "mcp/notes",
         MCPView.as_view(registry=tools, resource_registry=resources, tags=["notes"]),
     ),
+    path(
+        "mcp/toolsets/<str:toolset>",
+        MCPView.as_view(registry=tools, resource_registry=resources),
+    ),
 ]
