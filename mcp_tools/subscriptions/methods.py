@@ -20,7 +20,7 @@ from ..protocol.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, JSONRPCError, R
 from ..resources import methods as resources
 from ..resources.stamps import read_stamps
 from .listeners import Audience
-from .subscribed import MAX_SUBSCRIBED, subscribe, unsubscribe
+from .subscribed import MAX_SUBSCRIBED, read_subscribed, subscribe, unsubscribe
 
 __all__ = [
     "Listening",
@@ -146,10 +146,15 @@ def listening_on_get(exchange: Any) -> Listening:
     endpoint serves, and the resources the caller subscribed to."""
     served = audience(exchange)
     holder = quota_key(exchange.request, exchange.caller)
+    subscriber = holder if "resources" in served.kinds else None
+    # What it subscribed to before: from the stamps now (what came before the stream is not
+    # told); what it subscribes to next, from the stamp as it did (the watcher's follow).
+    subscribed = read_subscribed([subscriber])[subscriber] if subscriber is not None else {}
     return Listening(
         audience=served,
         wants=served.kinds,
-        subscriber=holder if "resources" in served.kinds else None,
+        stamps=read_stamps(subscribed),
+        subscriber=subscriber,
         holder=holder,
     )
 

@@ -184,11 +184,11 @@ class Watcher:
         if not subscribers:
             return
         sets = read_subscribed(subscribers)  # type: ignore[arg-type]
-        stamps = read_stamps(set().union(*sets.values()))
         for listener in listeners:
             if listener.subscriber is not None:
-                uris = sets.get(listener.subscriber, set())
-                listener.follow({uri: stamps.get(uri) for uri in uris})
+                # A URI it starts following: from its stamp as it was subscribed to, so an
+                # update since (before this poll) is heard.
+                listener.follow(sets.get(listener.subscriber, {}))
 
 
 #: The process's one watcher.
