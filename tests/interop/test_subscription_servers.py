@@ -30,7 +30,7 @@ from typing import Any
 
 import httpx2
 import pytest
-from mcp.client.subscriptions import ResourceUpdated, ToolsListChanged
+from mcp.client.subscriptions import PromptsListChanged, ResourceUpdated, ToolsListChanged
 
 from tests.conformance_app.server import DATABASE_ENV, REPO, migrated_database, serve
 from tests.interop.test_results_clients import node_dir
@@ -212,13 +212,41 @@ def test_the_python_sdk_hears_a_tool_disabled_and_a_resource_updated_in_another_
     }
 
 
+async def python_hears_another_client(server: Served) -> tuple[list[Any], list[str]]:
+    """Listen for the prompt list with the Python SDK while a second client calls the
+    conformance app's ``test_trigger_prompt_change``; return what the listener heard and the
+    prompts it then lists."""
+    heard: list[Any] = []
+    async with connect(server.url) as listener, connect(server.url) as other:
+        async with listener.listen(prompts_list_changed=True) as subscription:
+            assert subscription.honored.prompts_list_changed is True
+            called = await other.call_tool("test_trigger_prompt_change", {})
+            assert not called.is_error, called
+
+            async def hear() -> None:
+                async for event in subscription:
+                    heard.append(event)
+                    return
+
+            with suppress(TimeoutError):
+                await asyncio.wait_for(hear(), BOUND)
+        prompts = [prompt.name for prompt in (await listener.list_prompts()).prompts]
+    return heard, prompts
+
+
+def test_the_python_sdk_hears_a_prompt_another_client_added(server):
+    heard, prompts = asyncio.run(python_hears_another_client(server))
+    assert [type(event) for event in heard] == [PromptsListChanged]
+    assert "test_changing_prompt" in prompts
+
+
 # -- 2. and 3. The TypeScript SDK 1.x (handshake era) and client v2 (2026-07-28) ---------------
 
 
-def node_follows(script: str, server: Served, tool: str, home: Path, pause: float = 0) -> tuple:
+def node_follows(script: str, server: Served, tool: str, home: Path) -> tuple:
     """Run ``tests/js/<script>`` against ``server``; once it says it is ready (its stream is
-    open), wait ``pause`` seconds, make the change from another process, and return what
-    the script said when ready and its report."""
+    open), make the change from another process, and return what the script said when
+    ready and its report."""
     root = node_dir()
     process = subprocess.Popen(
         [str(root / "node_modules" / ".bin" / "node"), str(REPO / "tests" / "js" / script)]
@@ -234,7 +262,6 @@ def node_follows(script: str, server: Served, tool: str, home: Path, pause: floa
             _, errors = process.communicate(timeout=30)
             pytest.fail(f"{script} stopped before it was ready: {errors}")
         ready = json.loads(line)
-        time.sleep(pause)
         server.change(tool)
         out, errors = process.communicate(timeout=60)
         assert process.returncode == 0, errors
