@@ -144,6 +144,7 @@ E2E_MODULES = {
     "interop.test_resource_servers",
     "interop.test_results_clients",
     "interop.test_scale_out",
+    "interop.test_subscription_servers",
     "interop.test_task_clients",
     "interop.test_task_scale_out",
     "interop.test_thirdparty",

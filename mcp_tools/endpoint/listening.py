@@ -127,8 +127,14 @@ def let_go_of_databases() -> None:
 
 
 def _sync_events(channel: Channel, end: Callable[[], None]) -> Iterator[bytes]:
-    """Yield the stream to a WSGI server: a write that fails (the client left) closes it."""
+    """Yield the stream to a WSGI server: a write that fails (the client left) closes it.
+
+    A WSGI server sends the status and headers with the first bytes it is given: a stream
+    with nothing to say yet (the handshake era's GET) starts with a comment, or its client
+    would see it open only at its first event or keep-alive."""
     try:
+        if not channel.size:
+            yield KEEP_ALIVE_COMMENT
         while not channel.closed:
             item = channel.get(KEEP_ALIVE, until_closed=True)
             if item is not None:

@@ -264,6 +264,20 @@ def test_the_handshake_eras_get_stream_hears_lists_and_subscribed_resources(alic
         stream.close()
 
 
+def test_a_get_stream_hears_an_update_made_before_its_next_poll(alice):
+    version = "2025-06-18"
+    mcp = client(alice, version)
+    stream = Stream(get_stream(mcp))
+    try:
+        wait_for_polls()  # the stream is followed, with nothing subscribed yet
+        assert mcp.rpc("resources/subscribe", {"uri": "notes://1"}) == {}
+        resource_updated("notes://1")  # at once: before the watcher reads the set again
+        updated = valid(version, stream.next())
+        assert updated["params"] == {"uri": "notes://1"}
+    finally:
+        stream.close()
+
+
 def test_a_get_stream_is_refused_as_the_transport_says(alice):
     mcp = client(alice, "2025-06-18")
     modern = get_stream(mcp, MODERN)  # 2026-07-28 listens by POST
