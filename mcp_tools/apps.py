@@ -25,6 +25,7 @@ class MCPToolsConfig(AppConfig):
         from .catalog import sync
         from .models import ExposedResource, ExposedTool, Prompt, Toolset
         from .signals import CALL_LOG_UID, tool_called
+        from .subscriptions.shutdown import end_listeners_on_exit
 
         # Each app's prompts declared in code, as admin.autodiscover() imports admin modules.
         autodiscover_modules("mcp_prompts")
@@ -34,6 +35,7 @@ class MCPToolsConfig(AppConfig):
         tool_called.keeps = calllog.keeps
         if threading.current_thread() is threading.main_thread() and calllog.queue_configured():
             calllog.queue.stop_on(signal.SIGTERM)  # only in front of uvicorn's handler
+        end_listeners_on_exit()  # only in front of a gunicorn worker's handler
         signals.post_migrate.connect(sync_after_migrate, sender=self)
         signals.post_save.connect(sync.publish_after_change, sender=ExposedTool)
         signals.post_delete.connect(sync.publish_after_change, sender=ExposedTool)

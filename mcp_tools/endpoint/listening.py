@@ -23,15 +23,21 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHt
 from ..core.holds import NoRoom, holds
 from ..protocol import jsonrpc
 from ..protocol.jsonrpc import THROTTLED, JSONRPCError
+from ..protocol.versions import SERVER_INFO_META_KEY
 from ..subscriptions.listeners import Listener
 from ..subscriptions.methods import Listening
 from ..subscriptions.watcher import watcher
+from .handlers import server_info
 from .server import Answer
-from .streaming import EVENT_STREAM, KEEP_ALIVE, KEEP_ALIVE_COMMENT, Channel, Event, sse_event
+from .streaming import EVENT_STREAM, KEEP_ALIVE_COMMENT, Channel, Event, sse_event
 
 __all__ = ["refused", "stream"]
 
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
+#: Seconds a quiet stream waits before it sends a comment: proxies end idle responses, and
+#: under WSGI only a write finds that the client left (the second one after it did), which
+#: gives its held stream back.
+KEEP_ALIVE = 5.0
 #: Seconds a refused client is told to wait before it tries again.
 RETRY_AFTER = 15
 
@@ -80,8 +86,23 @@ def stream(request: HttpRequest, listening: Listening) -> HttpResponseBase:
         data = jsonrpc.notification_envelope(method, params)
         return channel.put(Event(data), time.monotonic())  # behind: dropped, never waited
 
+    def finish() -> None:
+        """End the stream as its server stops: a listen with its result, which tells its
+        client the subscription ended gracefully (it listens again elsewhere)."""
+        if subscription is None:
+            channel.close()  # the GET stream ends: its client opens another
+            return
+        meta = {SUBSCRIPTION_ID: subscription, SERVER_INFO_META_KEY: server_info()}
+        result = {"resultType": "complete", "_meta": meta}
+        channel.put(Event(jsonrpc.result_envelope(subscription, result), final=True))
+
     listener = Listener(
-        listening.audience, listening.wants, send, dict(listening.stamps), listening.subscriber
+        listening.audience,
+        listening.wants,
+        send,
+        dict(listening.stamps),
+        listening.subscriber,
+        finish=finish,
     )
     lock = threading.Lock()
     ended: list[bool] = []
@@ -139,6 +160,8 @@ def _sync_events(channel: Channel, end: Callable[[], None]) -> Iterator[bytes]:
             item = channel.get(KEEP_ALIVE, until_closed=True)
             if item is not None:
                 yield sse_event(item.data)
+                if item.final:
+                    break
             elif not channel.closed:
                 yield KEEP_ALIVE_COMMENT
     finally:
@@ -152,6 +175,8 @@ async def _async_events(channel: Channel, end: Callable[[], None]) -> AsyncItera
             item = await channel.aget(KEEP_ALIVE)
             if item is not None:
                 yield sse_event(item.data)
+                if item.final:
+                    break
             elif not channel.closed:
                 yield KEEP_ALIVE_COMMENT
     finally:

@@ -70,6 +70,8 @@ class Listener:
     #: Whose ``resources/subscribe`` set it follows (the handshake era's GET stream), read
     #: again at each poll; None: the URIs of its ``subscriptions/listen``.
     subscriber: str | None = None
+    #: What ends its stream gracefully (its server stops), if anything does.
+    finish: Callable[[], None] | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property

@@ -72,6 +72,15 @@ class Watcher:
         with self._lock:
             self._listeners.discard(listener)
 
+    def finish_all(self) -> None:
+        """End every listener's stream gracefully: this process is stopping."""
+        for listener in self.listeners():
+            if listener.finish is not None:
+                try:
+                    listener.finish()
+                except Exception:
+                    logger.exception("Ending a listener's stream failed")
+
     def listeners(self) -> list[Listener]:
         with self._lock:
             return list(self._listeners)

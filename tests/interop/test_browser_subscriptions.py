@@ -91,7 +91,7 @@ class Listening:
 def quick_keep_alive(monkeypatch):
     """Write the streams' keep-alive every half second, so that the live server's thread
     finds within a second that the client left and gives its held stream back (else it
-    would hold it ``KEEP_ALIVE``, 15 s, into the next test)."""
+    would hold it two ``KEEP_ALIVE``s, about 10 s, into the next test)."""
     from mcp_tools.core.holds import holds
     from mcp_tools.endpoint import listening
 

@@ -19,6 +19,7 @@ import asyncio
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -32,7 +33,7 @@ import httpx2
 import pytest
 from mcp.client.subscriptions import PromptsListChanged, ResourceUpdated, ToolsListChanged
 
-from tests.conformance_app.server import DATABASE_ENV, REPO, migrated_database, serve
+from tests.conformance_app.server import DATABASE_ENV, REPO, migrated_database, running, serve
 from tests.interop.test_results_clients import node_dir
 from tests.sdk import StreamingWire, connect
 from tests.wire import validator
@@ -432,3 +433,33 @@ def test_a_gunicorn_sync_worker_says_its_lists_dont_change_and_opens_no_stream()
     assert capabilities["resources"]["subscribe"] is False
     assert (got.status_code, got.headers["Allow"]) == (405, "POST")
     assert listen.json()["error"]["code"] == -32601
+
+
+# -- 6. A stopping worker ends its listeners gracefully ----------------------------------------
+
+
+def test_a_stopping_gunicorn_worker_ends_its_listeners_with_their_result_and_exits_at_once(
+    tmp_path,
+):
+    """SIGTERM to gunicorn: its gthread worker stops taking requests, each listen stream ends
+    with its result (the spec's graceful end: the client listens again elsewhere), and the
+    worker exits then, not after its graceful timeout (30 s) of streams that never end."""
+    database = migrated_database(SETTINGS, tmp_path)
+    env = {"MCP_TESTS_CACHE": str(tmp_path / "cache")}
+    with running("gunicorn", SETTINGS, env, database, threads=4) as (base, process):
+        with (
+            httpx2.Client(timeout=BOUND) as client,
+            client.stream("POST", f"{base}/mcp", **listen_post(7)) as response,
+        ):
+            lines = response.iter_lines()
+            assert first_event(lines)["method"] == "notifications/subscriptions/acknowledged"
+            started = time.monotonic()
+            process.send_signal(signal.SIGTERM)
+            ended = first_event(lines)
+        process.wait(timeout=10)
+        stopped_in = time.monotonic() - started
+    validator(MODERN, "SubscriptionsListenResultResponse").validate(ended)
+    assert ended["id"] == 7
+    assert ended["result"]["resultType"] == "complete"
+    assert ended["result"]["_meta"][SUBSCRIPTION_ID] == 7
+    assert stopped_in < 5, stopped_in
