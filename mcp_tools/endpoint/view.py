@@ -63,7 +63,7 @@ from ..subscriptions.methods import Listening
 from ..tools.registry import ToolRegistry
 from ..tools.registry import registry as default_registry
 from ..tools.tool import Tool
-from . import listening, server, streaming
+from . import server, streaming
 from .exchange import Call, Exchange, UnknownToolset
 from .server import Answer
 
@@ -493,7 +493,7 @@ class MCPView(View):
             return error_response(error)
         except _Refused as refused:
             return refused.response
-        return listening.stream(request, subscriptions.listening_on_get(exchange))
+        return self.listen(request, subscriptions.listening_on_get(exchange))
 
     def exchange(self, request: HttpRequest, value: object) -> Exchange:
         """Return the exchange of ``request`` (its caller authenticated by the endpoint's
@@ -547,7 +547,7 @@ class MCPView(View):
         if isinstance(outcome, PromptRun):
             return self.run_prompt(request, outcome)
         if isinstance(outcome, Listening):
-            return listening.stream(request, outcome)
+            return self.listen(request, outcome)
         return answer_response(outcome)
 
     def run_invocation(
@@ -572,6 +572,14 @@ class MCPView(View):
         if streamed is not None:
             return streamed
         return answer_response(server.serve_invocation(invocation))  # it can ask nothing now
+
+    def listen(self, request: HttpRequest, listening: Listening) -> HttpResponseBase:
+        """Open a listener's stream (docs/subscriptions.md). Its module, and the watcher's,
+        load with the process's first listener: a worker that serves none never imports
+        them."""
+        from .listening import stream
+
+        return stream(request, listening)
 
     def run_prompt(self, request: HttpRequest, run: PromptRun) -> HttpResponseBase:
         """Answer a handshake-era ``prompts/get`` whose function asked for input: on an SSE

@@ -12,10 +12,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..catalog.admin_state import Rule
-from .changes import Change
+
+if TYPE_CHECKING:  # the watcher loads what changed with the process's first listener
+    from .changes import Change
 
 __all__ = ["Audience", "Listener"]
 

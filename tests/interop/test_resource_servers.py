@@ -37,6 +37,7 @@ def test_the_typescript_sdk_lists_and_reads_resources(server, tmp_path, request)
     assert [each["uri"] for each in report["resources"]] == [
         "test://static-text",
         "test://static-binary",
+        "test://watched-resource",
     ]
     assert [each["uriTemplate"] for each in report["templates"]] == ["test://template/{id}/data"]
     text, blob, template, missing = report["reads"]
