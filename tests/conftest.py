@@ -33,6 +33,17 @@ def list_the_suites_tools_in_full(setting, value, enter, **kwargs):
         value.setdefault("DISCOVERY", "never")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def quick_listener_keep_alive():
+    """A listener's keep-alive every half second in the suite's own processes: a threaded
+    live server notices within a second that a client of a test left (a TypeScript client
+    opens the GET stream), rather than holding its stream, and the watcher's thread, into
+    the tests after it (docs/subscriptions.md#servers: 5 s when served)."""
+    from mcp_tools.endpoint import listening
+
+    listening.KEEP_ALIVE = 0.5
+
+
 @pytest.fixture
 def alice(django_user_model):
     user = django_user_model.objects.create_user("alice", password="alice-password")

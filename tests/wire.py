@@ -33,6 +33,14 @@ RESULT_DEFINITIONS = {
     "tasks/list": "ListTasksResult",
     "tasks/cancel": "CancelTaskResult",
 }
+#: The notifications a listener's stream carries (docs/subscriptions.md).
+NOTIFICATION_DEFINITIONS = {
+    "notifications/subscriptions/acknowledged": "SubscriptionsAcknowledgedNotification",
+    "notifications/tools/list_changed": "ToolListChangedNotification",
+    "notifications/prompts/list_changed": "PromptListChangedNotification",
+    "notifications/resources/list_changed": "ResourceListChangedNotification",
+    "notifications/resources/updated": "ResourceUpdatedNotification",
+}
 #: The results of 2026-07-28's tasks extension, defined by its own schema.
 EXTENSION_DEFINITIONS = {
     "tasks/get": "GetTaskResult",
@@ -138,3 +146,9 @@ def validate_server_request(version: str, message: Any) -> None:
     validator(version, "JSONRPCRequest").validate(message)
     validator(version, "ServerRequest").validate(message)
     assert message["method"] in {"elicitation/create", "sampling/createMessage", "roots/list"}
+
+
+def validate_notification(version: str, message: dict[str, Any]) -> dict[str, Any]:
+    """Return a listener's notification once its version's schema accepts it."""
+    validator(version, NOTIFICATION_DEFINITIONS[message["method"]]).validate(message)
+    return message

@@ -57,16 +57,21 @@ class ListenerResponse(StreamingHttpResponse):
         super().close()
 
 
-def refused(request_id: jsonrpc.RequestId, full: NoRoom) -> HttpResponse:
-    """Answer a listener past the held streams' budget: 429, at once."""
+def refused(listening: Listening, full: NoRoom) -> HttpResponse:
+    """Answer a listener past the held streams' budget, at once: a ``subscriptions/listen``
+    429 (-32029, ``Retry-After``); a GET 405, as the transport says a server answers that
+    offers no stream (clients carry on without one: a 429 would fail their connection)."""
     message = (
         f"Too many held streams: this server holds as many as it allows ({full.setting}: "
         f"{full.limit}); try again later"
     )
-    error = JSONRPCError(THROTTLED, message, status=429)
-    answer = Answer.error(request_id, error)
-    response = HttpResponse(answer.body.encode(), status=429, content_type="application/json")
-    response["Retry-After"] = str(RETRY_AFTER)
+    status = 429 if listening.honored is not None else 405
+    answer = Answer.error(listening.request_id, JSONRPCError(THROTTLED, message))
+    response = HttpResponse(answer.body.encode(), status=status, content_type="application/json")
+    if status == 405:
+        response["Allow"] = "POST"
+    else:
+        response["Retry-After"] = str(RETRY_AFTER)
     return response
 
 
@@ -76,7 +81,7 @@ def stream(request: HttpRequest, listening: Listening) -> HttpResponseBase:
     try:
         holds.acquire(listening.holder)
     except NoRoom as full:
-        return refused(listening.request_id, full)
+        return refused(listening, full)
     channel = Channel()
     subscription = listening.request_id
 
@@ -147,6 +152,16 @@ def let_go_of_databases() -> None:
             connection.close()
 
 
+def _relay(item: Event | None, channel: Channel) -> tuple[bytes | None, bool]:
+    """Return what to send for ``item`` (None: ``KEEP_ALIVE`` passed, or the stream was
+    closed), and whether the stream ends: closed, or its final event (a listen's result)."""
+    if item is not None:
+        return sse_event(item.data), item.final
+    if channel.closed:
+        return None, True
+    return KEEP_ALIVE_COMMENT, False
+
+
 def _sync_events(channel: Channel, end: Callable[[], None]) -> Iterator[bytes]:
     """Yield the stream to a WSGI server: a write that fails (the client left) closes it.
 
@@ -156,14 +171,11 @@ def _sync_events(channel: Channel, end: Callable[[], None]) -> Iterator[bytes]:
     try:
         if not channel.size:
             yield KEEP_ALIVE_COMMENT
-        while not channel.closed:
-            item = channel.get(KEEP_ALIVE, until_closed=True)
-            if item is not None:
-                yield sse_event(item.data)
-                if item.final:
-                    break
-            elif not channel.closed:
-                yield KEEP_ALIVE_COMMENT
+        done = False
+        while not done:
+            chunk, done = _relay(channel.get(KEEP_ALIVE, until_closed=True), channel)
+            if chunk is not None:
+                yield chunk
     finally:
         end()
 
@@ -171,13 +183,10 @@ def _sync_events(channel: Channel, end: Callable[[], None]) -> Iterator[bytes]:
 async def _async_events(channel: Channel, end: Callable[[], None]) -> AsyncIterator[bytes]:
     """Yield the stream to an ASGI server; Django cancels it when the client disconnects."""
     try:
-        while not channel.closed:
-            item = await channel.aget(KEEP_ALIVE)
-            if item is not None:
-                yield sse_event(item.data)
-                if item.final:
-                    break
-            elif not channel.closed:
-                yield KEEP_ALIVE_COMMENT
+        done = False
+        while not done:
+            chunk, done = _relay(await channel.aget(KEEP_ALIVE), channel)
+            if chunk is not None:
+                yield chunk
     finally:
         end()

@@ -113,7 +113,8 @@ def serve_message(
     except Exception as exc:
         answer = internal_error(request_id, exc, exchange.request, trace)
     trace.end()
-    if isinstance(value, dict) and value.get("method") in handlers.PRIVATE_ANSWERS:
+    method = value.get("method") if isinstance(value, dict) else None
+    if isinstance(method, str) and method in handlers.PRIVATE_ANSWERS:
         answer = dataclasses.replace(answer, headers={**answer.headers, **PRIVATE})
     return answer
 

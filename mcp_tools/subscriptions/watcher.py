@@ -61,7 +61,7 @@ class Watcher:
             if self._snapshot is None:  # the thread stopped meanwhile: read under the lock
                 self._snapshot = first or changes.snapshot(read_version())
             self._listeners.add(listener)
-            if self._thread is None:
+            if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(
                     target=self._run, name="mcp-tools-watcher", daemon=True
                 )
@@ -126,10 +126,10 @@ class Watcher:
                 due = time.monotonic() - polled >= mcp_settings.ADMIN_STATE_MAX_AGE
                 if not (messages or due):
                     continue
-                close_old_connections()
                 try:
+                    close_old_connections()
                     self._tell(messages, due)
-                except Exception:
+                except Exception:  # the thread never dies of it: its listeners would hear nothing
                     logger.exception("Looking for changes failed; trying again at the next poll")
                 if due:
                     polled = time.monotonic()
@@ -137,7 +137,10 @@ class Watcher:
         finally:
             if feed is not None:
                 feed.close()
-            connections.close_all()  # this thread's own connections
+            try:
+                connections.close_all()  # this thread's own connections
+            except Exception:
+                logger.warning("Closing the watcher's connections failed", exc_info=True)
 
     def _wait(self, feed: broadcast.Feed | None, timeout: float) -> list[dict[str, Any]] | None:
         if feed is None:

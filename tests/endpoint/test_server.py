@@ -307,6 +307,17 @@ def test_the_answer_of_a_streamed_call_is_bounded_too(mcp, settings):
     assert result["content"][0]["text"] == "Response too large: more than 10000 bytes"
 
 
+def test_a_message_whose_method_is_no_string_is_invalid_never_a_fault(mcp):
+    """Found by the fuzzer: a method that is a list (unhashable) in a batch's item once
+    reached a set lookup and answered 500."""
+    batch = [{"jsonrpc": "2.0", "method": [], "params": {"requestId": 1}}]
+    response = mcp.send(batch, headers={"MCP-Protocol-Version": "2025-03-26"})
+    assert response.status_code < 500, response.content
+    alone = mcp.send({"jsonrpc": "2.0", "id": 9, "method": ["resources/read"]})
+    assert alone.status_code == 400
+    assert json.loads(alone.content)["error"]["code"] == -32600
+
+
 def test_a_batch_answer_is_bounded_as_a_whole(mcp, settings):
     settings.MCP_TOOLS = {"MAX_RESPONSE_BYTES": 10_000}
     calls = [

@@ -36,6 +36,7 @@ from mcp.client.subscriptions import PromptsListChanged, ResourceUpdated, ToolsL
 from tests.conformance_app.server import DATABASE_ENV, REPO, migrated_database, running, serve
 from tests.interop.test_results_clients import node_dir
 from tests.sdk import StreamingWire, connect
+from tests.wire import validate_notification as valid
 from tests.wire import validator
 
 pytestmark = pytest.mark.e2e
@@ -48,13 +49,6 @@ EVENT_STREAM = "text/event-stream"
 #: Seconds a client waits for what it should hear (the watcher polls every second).
 BOUND = 10
 
-NOTIFICATIONS = {
-    "notifications/subscriptions/acknowledged": "SubscriptionsAcknowledgedNotification",
-    "notifications/tools/list_changed": "ToolListChangedNotification",
-    "notifications/prompts/list_changed": "PromptListChangedNotification",
-    "notifications/resources/list_changed": "ResourceListChangedNotification",
-    "notifications/resources/updated": "ResourceUpdatedNotification",
-}
 
 #: Run by ``manage.py shell`` on the served database and cache: what staff (the admin) and
 #: the project's code (``resource_updated``) do, in another process than the server's.
@@ -117,12 +111,6 @@ def server(request):
     listeners' streams), and uvicorn (ASGI)."""
     with served(request.param, threads=4) as running:
         yield running
-
-
-def valid(version: str, message: dict[str, Any]) -> dict[str, Any]:
-    """Return ``message`` once its version's schema accepts it."""
-    validator(version, NOTIFICATIONS[message["method"]]).validate(message)
-    return message
 
 
 def sse_messages(body: bytes) -> list[dict[str, Any]]:

@@ -25,21 +25,13 @@ from mcp_tools.subscriptions.watcher import watcher
 from mcp_tools.test import MCPClient
 from tests.subscriptions import urls
 from tests.subscriptions.streams import EVENT_STREAM, THREADED, Stream, client, listen
-from tests.wire import validator
+from tests.wire import validate_notification as valid
 
 pytestmark = [pytest.mark.urls("tests.subscriptions.urls"), pytest.mark.django_db(transaction=True)]
 
 MODERN = "2026-07-28"
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 EVERYTHING = {"toolsListChanged": True, "resourcesListChanged": True, "promptsListChanged": True}
-
-NOTIFICATIONS = {
-    "notifications/subscriptions/acknowledged": "SubscriptionsAcknowledgedNotification",
-    "notifications/tools/list_changed": "ToolListChangedNotification",
-    "notifications/prompts/list_changed": "PromptListChangedNotification",
-    "notifications/resources/list_changed": "ResourceListChangedNotification",
-    "notifications/resources/updated": "ResourceUpdatedNotification",
-}
 
 
 @pytest.fixture(autouse=True)
@@ -48,12 +40,6 @@ def rows():
     sync_resources(urls.resources, urlconf="tests.subscriptions.urls")
     yield
     assert holds.held() == 0, "a stream was left held"
-
-
-def valid(version, message):
-    """Return ``message`` once its version's schema accepts it."""
-    validator(version, NOTIFICATIONS[message["method"]]).validate(message)
-    return message
 
 
 def wait_for_polls(count=2):
@@ -349,3 +335,20 @@ def test_an_anonymous_subscriber_is_its_address_never_a_header_it_sends(alice):
     by_token = Caller(user=alice, auth=token, authentication_classes=())
     by_session = Caller(user=alice, auth=None, authentication_classes=())
     assert subscriber_of(first, by_token) != subscriber_of(first, by_session)
+
+
+def test_a_get_stream_past_the_budget_is_405_as_the_transport_says_of_no_stream(
+    alice, bob, settings
+):
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "MAX_STREAMS_PER_CALLER": 1}
+    first = Stream(get_stream(client(alice, "2025-06-18")))
+    try:
+        refused = get_stream(client(alice, "2025-06-18"))
+        # A client that finds no stream carries on without one; a 429 fails its connection.
+        assert (refused.status_code, refused["Allow"]) == (405, "POST")
+        assert "MAX_STREAMS_PER_CALLER: 1" in json.loads(refused.content)["error"]["message"]
+        other = get_stream(client(bob, "2025-06-18"))
+        assert other.status_code == 200
+        other.close()
+    finally:
+        first.close()
