@@ -170,9 +170,10 @@ E2E_MODULES = {
 #: (``first_pass``; `make test-django6` leaves them out): the bench harness, and what
 #: independent clients read on the wire (the conformance suites, the Inspector, the SDKs'
 #: results, the TypeScript SDK's resources, prompts and completion, every version's schema,
-#: the OAuth flow of the TypeScript SDK against django-oauth-toolkit). The bytes come from
-#: this package's code on both passes, and the in-process tests that check them against the
-#: schemas run on both (docs/contributing.md).
+#: the OAuth flow of the TypeScript SDK against django-oauth-toolkit, the SDKs' live changes
+#: against gunicorn and uvicorn). The bytes come from this package's code on both passes,
+#: and the in-process tests that check them against the schemas run on both
+#: (docs/contributing.md).
 FIRST_PASS_MODULES = {
     "interop.test_conformance",
     "interop.test_inspector_strict",
@@ -181,6 +182,7 @@ FIRST_PASS_MODULES = {
     "interop.test_resource_completion_servers",
     "interop.test_resource_servers",
     "interop.test_results_clients",
+    "interop.test_subscription_servers",
     "interop.test_wire_versions",
     "test_bench",
 }

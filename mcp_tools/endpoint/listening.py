@@ -2,7 +2,7 @@
 
 The stream holds one of the process's held streams (``core.holds``: ``MAX_STREAMS``, of
 which ``MAX_STREAMS_PER_CALLER`` per caller) for as long as its client reads; past either
-bound it is refused at once, 429 with ``Retry-After``, never queued. It holds no thread of
+bound it is refused at once, never queued (``refused``). It holds no thread of
 its own: the watcher (``subscriptions.watcher``) puts its notifications in its channel,
 and the server's own thread (WSGI) or event loop (ASGI) sends them, with a comment every
 ``KEEP_ALIVE`` seconds by which a client that left is found (docs/subscriptions.md).

@@ -35,6 +35,12 @@ EVERYTHING = {"toolsListChanged": True, "resourcesListChanged": True, "promptsLi
 
 
 @pytest.fixture(autouse=True)
+def quick_polls(settings):
+    """The watcher polls five times a second here: what a test waits for comes sooner."""
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "ADMIN_STATE_MAX_AGE": 0.2}
+
+
+@pytest.fixture(autouse=True)
 def rows():
     sync_tools(urls.tools, urlconf="tests.subscriptions.urls")
     sync_resources(urls.resources, urlconf="tests.subscriptions.urls")
