@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import gc
 import json
+import threading
+import time
 
 import pytest
 from django.contrib.auth.models import AnonymousUser, Group
@@ -50,8 +52,6 @@ def rows():
 
 def wait_for_polls(count=2):
     """Wait until the watcher looked ``count`` more times (it saw what came before)."""
-    import time
-
     start = watcher.polls
     deadline = time.monotonic() + 10
     while watcher.polls < start + count:
@@ -358,3 +358,23 @@ def test_a_get_stream_past_the_budget_is_405_as_the_transport_says_of_no_stream(
         other.close()
     finally:
         first.close()
+
+
+def test_a_watcher_thread_that_is_gone_is_started_again_by_the_next_listener(alice):
+    """The thread once died of an exception outside its guard (CI): every later listener
+    of the process heard nothing, since none started another while one was named."""
+    deadline = time.monotonic() + 5
+    while watcher._thread is not None:  # the last test's thread ends by itself
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    dead = threading.Thread(target=lambda: None)
+    dead.start()
+    dead.join()
+    watcher._thread = dead  # gone, yet named: as after the death
+    stream = Stream(listen(client(alice), {"toolsListChanged": True})[0])
+    try:
+        stream.next()
+        disable("weather")
+        assert stream.next()["method"] == "notifications/tools/list_changed"
+    finally:
+        stream.close()
