@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sized
 from typing import Any
 
-from ..prompts.methods import PromptCall, find
+from ..pipeline.invocation import Call
+from ..prompts.methods import find
 from ..prompts.runs import caller_request
 from ..protocol.jsonrpc import INVALID_PARAMS, JSONRPCError, clip
 from .resources import resource_values
@@ -19,7 +20,7 @@ def _invalid(message: str) -> JSONRPCError:
     return JSONRPCError(INVALID_PARAMS, f"Invalid params: {message}")
 
 
-def complete(call: PromptCall) -> dict[str, Any]:
+def complete(call: Call) -> dict[str, Any]:
     call.exchange.count_call()  # a batch's further completions count as requests
     params = call.message.params
     ref = params.get("ref")
@@ -49,7 +50,7 @@ def complete(call: PromptCall) -> dict[str, Any]:
 
 
 def prompt_completion(
-    call: PromptCall, prompt_name: object, name: str, typed: str, others: dict[str, str]
+    call: Call, prompt_name: object, name: str, typed: str, others: dict[str, str]
 ) -> Completion:
     """Complete the argument ``name`` of the prompt ``prompt_name`` (as ``prompts/get``
     finds it for this caller: an unknown or hidden prompt is -32602)."""

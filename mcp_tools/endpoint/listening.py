@@ -65,7 +65,7 @@ def refused(listening: Listening, full: NoRoom) -> HttpResponse:
         f"Too many held streams: this server holds as many as it allows ({full.setting}: "
         f"{full.limit}); try again later"
     )
-    status = 429 if listening.honored is not None else 405
+    status = 405 if listening.on_get else 429
     answer = Answer.error(listening.request_id, JSONRPCError(THROTTLED, message))
     response = HttpResponse(answer.body.encode(), status=status, content_type="application/json")
     if status == 405:
@@ -86,7 +86,7 @@ def stream(request: HttpRequest, listening: Listening) -> HttpResponseBase:
     subscription = listening.request_id
 
     def send(method: str, params: dict[str, Any]) -> bool:
-        if subscription is not None:
+        if not listening.on_get:
             params = {**params, "_meta": {SUBSCRIPTION_ID: subscription}}
         data = jsonrpc.notification_envelope(method, params)
         return channel.put(Event(data), time.monotonic())  # behind: dropped, never waited
@@ -94,7 +94,7 @@ def stream(request: HttpRequest, listening: Listening) -> HttpResponseBase:
     def finish() -> None:
         """End the stream as its server stops: a listen with its result, which tells its
         client the subscription ended gracefully (it listens again elsewhere)."""
-        if subscription is None:
+        if listening.on_get:
             channel.close()  # the GET stream ends: its client opens another
             return
         meta = {SUBSCRIPTION_ID: subscription, SERVER_INFO_META_KEY: server_info()}

@@ -61,7 +61,13 @@ class Exchange(Protocol):
     @property
     def endpoint_path(self) -> str: ...
 
+    #: Who sees what (``catalog.visibility.Visibility``, a section above this one).
+    @property
+    def visibility(self) -> Any: ...
+
     def plan_at(self, path: str) -> tuple[CallPlan, dict[str, Any]] | None: ...
+
+    def count_call(self) -> None: ...
 
 
 class Endpoint(Protocol):

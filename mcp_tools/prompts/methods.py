@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any
 
-from django.http import HttpRequest
-
-from ..auth.caller import Caller
 from ..conf import mcp_settings
 from ..inputs.asks import StreamNeeded
+from ..pipeline.invocation import Call
 from ..protocol import versions
 from ..protocol.cursors import decode_cursor, encode_cursor
 from ..protocol.jsonrpc import INVALID_PARAMS, THROTTLED, JSONRPCError, clip
@@ -25,32 +23,7 @@ from .registry import PromptRegistry
 from .runs import PromptRun, logged_messages, report_refused, result_of
 from .served import ServedPrompt, served_prompts
 
-__all__ = ["PromptCall", "capabilities", "find", "get_prompt", "list_prompts", "serves_prompts"]
-
-
-class PromptCall(Protocol):
-    """What the prompt methods read of a JSON-RPC request (``endpoint.exchange.Call``)."""
-
-    @property
-    def version(self) -> str: ...
-
-    @property
-    def request(self) -> HttpRequest: ...
-
-    @property
-    def caller(self) -> Caller: ...
-
-    @property
-    def endpoint(self) -> Any: ...
-
-    @property
-    def exchange(self) -> Any: ...
-
-    @property
-    def era(self) -> versions.Era: ...
-
-    @property
-    def message(self) -> Any: ...
+__all__ = ["capabilities", "find", "get_prompt", "list_prompts", "serves_prompts"]
 
 
 def serves_prompts(endpoint: object) -> bool:
@@ -58,7 +31,7 @@ def serves_prompts(endpoint: object) -> bool:
     return getattr(endpoint, "toolset", None) is None and getattr(endpoint, "tags", None) is None
 
 
-def capabilities(call: PromptCall, live: bool = False) -> dict[str, Any]:
+def capabilities(call: Call, live: bool = False) -> dict[str, Any]:
     """Return the capabilities prompts and completion add at ``call``'s version; ``live``:
     where its server holds listeners' streams (docs/subscriptions.md)."""
     if not serves_prompts(call.endpoint):
@@ -69,11 +42,11 @@ def capabilities(call: PromptCall, live: bool = False) -> dict[str, Any]:
     return found
 
 
-def _registry(call: PromptCall) -> PromptRegistry | None:
+def _registry(call: Call) -> PromptRegistry | None:
     return getattr(call.endpoint, "prompt_registry", None)
 
 
-def visible(call: PromptCall) -> tuple[list[ServedPrompt], bool]:
+def visible(call: Call) -> tuple[list[ServedPrompt], bool]:
     """Return the prompts ``call``'s caller sees, and whether some were hidden from them."""
     if not serves_prompts(call.endpoint):
         return [], False
@@ -81,7 +54,7 @@ def visible(call: PromptCall) -> tuple[list[ServedPrompt], bool]:
     return served_prompts(admits, _registry(call))
 
 
-def is_served(call: PromptCall, name: str) -> bool:
+def is_served(call: Call, name: str) -> bool:
     """Return whether this endpoint serves a prompt ``name`` to someone (the caller or not)."""
     if not serves_prompts(call.endpoint):
         return False
@@ -89,7 +62,7 @@ def is_served(call: PromptCall, name: str) -> bool:
     return any(prompt.name == name for prompt in every)
 
 
-def find(call: PromptCall, name: object) -> ServedPrompt:
+def find(call: Call, name: object) -> ServedPrompt:
     """Return the prompt ``name`` if ``call``'s caller may get it; else -32602, the same for
     an unknown prompt and a hidden one."""
     if not isinstance(name, str):
@@ -100,7 +73,7 @@ def find(call: PromptCall, name: object) -> ServedPrompt:
     raise JSONRPCError(INVALID_PARAMS, f"Unknown prompt: {clip(name)}")
 
 
-def list_prompts(call: PromptCall) -> dict[str, Any]:
+def list_prompts(call: Call) -> dict[str, Any]:
     prompts, hidden = visible(call)
     size = mcp_settings.PAGE_SIZE
     cursor = call.message.params.get("cursor")
@@ -118,7 +91,7 @@ def list_prompts(call: PromptCall) -> dict[str, Any]:
     return result
 
 
-def get_prompt(call: PromptCall) -> dict[str, Any] | InputRequiredResult | PromptRun:
+def get_prompt(call: Call) -> dict[str, Any] | InputRequiredResult | PromptRun:
     """Answer ``prompts/get``: its result, the input a code prompt asks for (2026-07-28), or
     the ``PromptRun`` to stream when it asked in the handshake era (docs/prompts.md)."""
     params = call.message.params

@@ -8,7 +8,7 @@ rewrite or restrict it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +17,7 @@ from ..models import Prompt
 from .messages import Argument, check_arguments
 from .registry import CodePrompt, PromptRegistry, prompt_registry
 
-__all__ = ["ServedPrompt", "served_prompts"]
+__all__ = ["ServedPrompt", "prompt_rows", "served_prompts"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,14 @@ def of_code(code: CodePrompt) -> ServedPrompt:
     return ServedPrompt(code.name, code.title, code.description, code.arguments, code=code)
 
 
+def prompt_rows() -> Iterator[tuple[Prompt, Rule]]:
+    """Each ``Prompt`` row with the admin's rule of who sees it (enabled, its groups), in
+    two queries."""
+    for row in Prompt.objects.prefetch_related("allowed_groups"):
+        groups = frozenset(group.pk for group in row.allowed_groups.all())
+        yield row, Rule(enabled=row.enabled, group_ids=groups)
+
+
 def served_prompts(
     admits: Callable[[Rule], bool], registry: PromptRegistry | None = None
 ) -> tuple[list[ServedPrompt], bool]:
@@ -62,10 +70,9 @@ def served_prompts(
     registry = prompt_registry if registry is None else registry
     found: dict[str, ServedPrompt] = {code.name: of_code(code) for code in registry}
     hidden = False
-    for row in Prompt.objects.prefetch_related("allowed_groups"):
-        groups = frozenset(group.pk for group in row.allowed_groups.all())
+    for row, rule in prompt_rows():
         found.pop(row.name, None)  # a row stands in for the code prompt of its name
-        if admits(Rule(enabled=row.enabled, group_ids=groups)):
+        if admits(rule):
             found[row.name] = of_row(row)
         else:
             hidden = True

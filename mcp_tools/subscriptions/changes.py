@@ -15,6 +15,7 @@ from typing import Any
 
 from ..catalog.admin_state import UNLISTED_DISABLED, AdminState, Rule, load_state
 from ..conf import mcp_settings
+from ..prompts.served import prompt_rows
 from ..resources.state import load_resource_state
 
 __all__ = ["KINDS", "Change", "Snapshot", "diff", "snapshot"]
@@ -65,13 +66,10 @@ def _entries(state: AdminState) -> dict[str, Entry]:
 
 
 def _prompts() -> dict[str, Entry]:
-    from ..models import Prompt
-
     found = {}
-    for row in Prompt.objects.prefetch_related("allowed_groups"):
-        groups = frozenset(group.pk for group in row.allowed_groups.all())
+    for row, rule in prompt_rows():
         shown = json.dumps([row.title, row.description, row.arguments], sort_keys=True)
-        found[row.name] = Entry(Rule(enabled=row.enabled, group_ids=groups), shown)
+        found[row.name] = Entry(rule, shown)
     return found
 
 

@@ -66,6 +66,11 @@ class Listening:
     #: Whose share of the held streams it takes (``auth.caller.quota_key``).
     holder: str = "anonymous"
 
+    @property
+    def on_get(self) -> bool:
+        """Whether it is the handshake era's GET stream (no ``subscriptions/listen``)."""
+        return self.request_id is None
+
 
 def holds_streams(request: HttpRequest) -> bool:
     """Whether the server that made ``request`` can hold a listener's stream without
