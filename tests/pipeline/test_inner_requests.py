@@ -5,6 +5,7 @@ import base64
 import pytest
 from django.core.cache import cache
 from django.core.signals import request_finished
+from django.http.request import HttpHeaders
 from django.test import RequestFactory
 from django.test.utils import override_settings
 
@@ -64,6 +65,20 @@ def test_the_clients_headers_reach_the_view_less_the_transports(mcp_with_headers
         "HTTP_X_TENANT_ID",
         "HTTP_X_REQUEST_ID",
     }
+
+
+def test_the_views_request_headers_are_djangos_of_its_meta(mcp_with_headers):
+    # request.headers of the view's request is built by mcp_tools (core.request_headers): the
+    # same mapping Django builds of the same META, names and values.
+    seen = mcp_with_headers.call_tool("echo", {"word": "x"})["structuredContent"]
+    headers = seen["request_headers"]
+    assert {HttpHeaders.to_wsgi_name(name) for name in headers} == set(seen["headers"]) | {
+        "CONTENT_LENGTH"  # the view's request's own body, empty: "0"
+    }
+    assert headers["Accept"] == "*/*"
+    assert headers["X-Tenant-Id"] == "acme"
+    assert headers["Content-Length"] == "0"
+    assert "Mcp-Session-Id" not in headers
 
 
 def test_over_plain_http_the_view_is_not_an_mcp_request(http):

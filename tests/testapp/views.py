@@ -69,6 +69,7 @@ class EchoView(APIView):
                 "url_name": request.resolver_match.url_name,
                 "accept": meta.get("HTTP_ACCEPT"),
                 "headers": sorted(k for k in meta if k.startswith("HTTP_")),
+                "request_headers": dict(request.headers),
                 "language": getattr(request, "LANGUAGE_CODE", None),
                 "scheme": request.scheme,
             }
