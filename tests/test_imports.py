@@ -1,6 +1,7 @@
 """The server path imports neither the mcp SDK nor pydantic (about 13 MiB per process), nor
 OpenTelemetry until something else in the process has (about 6 MiB: mcp_tools.endpoint.tracing),
-nor the system checks or the ranker until they are used."""
+nor the system checks, the ranker or the methods of prompts, completion, resources and
+subscriptions until they are used."""
 
 import json
 import subprocess
@@ -39,7 +40,16 @@ heavy_roots = ("mcp", "mcp_types", "pydantic", "pydantic_core", "opentelemetry")
 heavy = sorted(m for m in sys.modules if m.split(".")[0] in heavy_roots)
 # Imported when used, never by a worker that only serves (docs/performance.md#memory); this
 # project's django_tasks imports importlib.metadata itself (bench/modules.py shows ours don't).
-lazy = ("mcp_tools.checks", "mcp_tools.discovery.ranking")
+lazy = (
+    "mcp_tools.checks",
+    "mcp_tools.discovery.ranking",
+    # Each feature's methods, with the first request for them (endpoint.handlers.Deferred).
+    "mcp_tools.completion.methods",
+    "mcp_tools.prompts.methods",
+    "mcp_tools.prompts.runs",
+    "mcp_tools.resources.methods",
+    "mcp_tools.subscriptions.methods",
+)
 heavy += [name for name in lazy if name in sys.modules]
 print(json.dumps(heavy))
 """

@@ -17,9 +17,12 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from django.core.handlers.asgi import ASGIRequest
+from django.http import HttpRequest
+
 from ..conf import mcp_settings
 
-__all__ = ["Holds", "NoRoom", "holds"]
+__all__ = ["Holds", "NoRoom", "holds", "holds_streams"]
 
 
 class NoRoom(Exception):
@@ -86,3 +89,12 @@ class Holds:
 #: The process's one budget.
 holds = Holds()
 os.register_at_fork(after_in_child=holds.reset)
+
+
+def holds_streams(request: HttpRequest) -> bool:
+    """Whether the server that made ``request`` can hold a listener's stream without
+    starving: ASGI, or a threaded WSGI server (gunicorn's gthread, ``runserver``). A
+    single-threaded WSGI worker (gunicorn's sync worker, Django's test client) would give
+    its only thread to the stream: its capabilities say no listener is served, and none is
+    (docs/subscriptions.md#servers)."""
+    return isinstance(request, ASGIRequest) or bool(request.META.get("wsgi.multithread"))

@@ -20,16 +20,17 @@ from collections.abc import Callable, Container, Hashable
 from typing import Any
 
 from django.http import HttpRequest
+from django.utils.module_loading import import_string
 from django.utils.translation import get_language
 
-from ..completion import methods as completion
 from ..conf import mcp_settings
+from ..core.holds import holds_streams
 from ..discovery import tools as discovery
 from ..inputs.asks import receive
 from ..inputs.request_state import Binding
 from ..pipeline.invocation import Invocation, ending, send_refused, send_tool_called
 from ..pipeline.plans import CallPlan
-from ..prompts import methods as prompts
+from ..prompts import registry as prompts
 from ..protocol import headers, versions
 from ..protocol.cursors import decode_cursor, encode_cursor
 from ..protocol.jsonrpc import (
@@ -42,8 +43,7 @@ from ..protocol.jsonrpc import (
 )
 from ..protocol.projection import project_tool
 from ..protocol.results import InputRequiredResult, ToolResult
-from ..resources import methods as resource_calls
-from ..subscriptions import methods as subscriptions
+from ..resources import registry as resources
 from ..tasks import methods as task_calls
 from ..tools.definitions import hide_listings
 from ..tools.tool import Tool
@@ -66,11 +66,11 @@ def capabilities(call: Call) -> dict[str, Any]:
     resources, prompts and completion where the endpoint serves its default catalog; lists
     that say when they change where the server holds listeners' streams."""
     served = [tool for tool in call.exchange.catalog if call.exchange.serves(tool)]
-    live = subscriptions.holds_streams(call.request)
+    live = holds_streams(call.request)
     return {
         "tools": {"listChanged": live},
         "logging": {},
-        **resource_calls.capabilities(call, live),
+        **resources.capabilities(call, live),
         **prompts.capabilities(call, live),
         **task_calls.capabilities(call, served),
     }
@@ -381,6 +381,38 @@ def repeated_headers(request: HttpRequest) -> frozenset[str]:
 
 Handler = Callable[[Call], Any]
 
+
+class Deferred:
+    """A handler whose module is imported at its first call: a worker that serves tools
+    alone never loads prompts, completion, resources or subscriptions
+    (docs/performance.md#memory)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._handler: Handler | None = None
+
+    def __call__(self, call: Call) -> Any:
+        handler = self._handler
+        if handler is None:
+            handler = self._handler = import_string(self.path)
+        return handler(call)
+
+    def __repr__(self) -> str:
+        return f"Deferred({self.path!r})"
+
+
+def deferred(module: str, names: list[str]) -> dict[str, Deferred]:
+    """Return each handler of ``module`` (``mcp_tools.<module>``), deferred, by its name."""
+    return {name: Deferred(f"mcp_tools.{module}.{name}") for name in names}
+
+
+PROMPTS = deferred("prompts.methods", ["list_prompts", "get_prompt"])
+COMPLETION = deferred("completion.methods", ["complete"])
+RESOURCES = deferred("resources.methods", ["list_resources", "list_templates", "read_resource"])
+SUBSCRIPTIONS = deferred(
+    "subscriptions.methods", ["listen", "subscribe_resource", "unsubscribe_resource"]
+)
+
 #: The methods whose every answer is the caller's alone (``Cache-Control: private``): a
 #: resource read runs a view as its caller, as a tool call does (docs/resources.md), a
 #: prompt may embed such a read (docs/prompts.md#embedded-resources), and a completion
@@ -394,14 +426,14 @@ HANDSHAKE_HANDLERS: dict[str, Handler] = {
     "logging/setLevel": set_level,
     "tools/list": list_tools,
     "tools/call": call_tool,
-    "prompts/list": prompts.list_prompts,
-    "prompts/get": prompts.get_prompt,
-    "completion/complete": completion.complete,
-    "resources/list": resource_calls.list_resources,
-    "resources/templates/list": resource_calls.list_templates,
-    "resources/read": resource_calls.read_resource,
-    "resources/subscribe": subscriptions.subscribe_resource,
-    "resources/unsubscribe": subscriptions.unsubscribe_resource,
+    "prompts/list": PROMPTS["list_prompts"],
+    "prompts/get": PROMPTS["get_prompt"],
+    "completion/complete": COMPLETION["complete"],
+    "resources/list": RESOURCES["list_resources"],
+    "resources/templates/list": RESOURCES["list_templates"],
+    "resources/read": RESOURCES["read_resource"],
+    "resources/subscribe": SUBSCRIPTIONS["subscribe_resource"],
+    "resources/unsubscribe": SUBSCRIPTIONS["unsubscribe_resource"],
     # 2025-11-25's experimental tasks (other versions answer -32601).
     "tasks/get": task_calls.experimental_get,
     "tasks/result": task_calls.experimental_result,
@@ -414,13 +446,13 @@ MODERN_HANDLERS: dict[str, Handler] = {
     "server/discover": discover,
     "tools/list": list_tools,
     "tools/call": call_tool,
-    "prompts/list": prompts.list_prompts,
-    "prompts/get": prompts.get_prompt,
-    "completion/complete": completion.complete,
-    "resources/list": resource_calls.list_resources,
-    "resources/templates/list": resource_calls.list_templates,
-    "resources/read": resource_calls.read_resource,
-    "subscriptions/listen": subscriptions.listen,
+    "prompts/list": PROMPTS["list_prompts"],
+    "prompts/get": PROMPTS["get_prompt"],
+    "completion/complete": COMPLETION["complete"],
+    "resources/list": RESOURCES["list_resources"],
+    "resources/templates/list": RESOURCES["list_templates"],
+    "resources/read": RESOURCES["read_resource"],
+    "subscriptions/listen": SUBSCRIPTIONS["listen"],
     # The tasks extension (its tasks/result and tasks/list are gone: -32601).
     "tasks/get": task_calls.get_task,
     "tasks/update": task_calls.update_task,

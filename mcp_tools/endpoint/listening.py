@@ -24,8 +24,7 @@ from ..core.holds import NoRoom, holds
 from ..protocol import jsonrpc
 from ..protocol.jsonrpc import THROTTLED, JSONRPCError
 from ..protocol.versions import SERVER_INFO_META_KEY
-from ..subscriptions.listeners import Listener
-from ..subscriptions.methods import Listening
+from ..subscriptions.listeners import Listener, Listening
 from ..subscriptions.watcher import watcher
 from .handlers import server_info
 from .server import Answer

@@ -14,7 +14,7 @@ import dataclasses
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.http import HttpRequest
 
@@ -25,7 +25,6 @@ from ..core.context import Notifier
 from ..inputs import relay as client_requests
 from ..pipeline.formatters import response_too_large
 from ..pipeline.invocation import Invocation
-from ..prompts.runs import PromptRun
 from ..protocol import versions
 from ..protocol.jsonrpc import (
     INVALID_REQUEST,
@@ -39,9 +38,12 @@ from ..protocol.jsonrpc import (
 )
 from ..protocol.projection import project
 from ..protocol.results import InputRequiredResult, ToolResult
-from ..subscriptions.methods import Listening
+from ..subscriptions.listeners import Listening
 from . import handlers, tracing
 from .exchange import Call, Exchange
+
+if TYPE_CHECKING:  # loaded with the first prompt asked for
+    from ..prompts.runs import PromptRun
 
 logger = logging.getLogger("mcp_tools")
 
@@ -101,11 +103,11 @@ def serve_message(
             )
         with trace.active():
             result = handler(call)
-        if isinstance(result, Invocation | PromptRun):
-            return result  # its span ends in serve_invocation()
         if isinstance(result, Listening):
             trace.end()  # the stream may last hours: the request's span is its opening
             return result
+        if not isinstance(result, ToolResult | InputRequiredResult | dict):
+            return result  # an Invocation or a PromptRun: its span ends in serve_invocation()
         answer = complete(call, result, trace=trace)
     except JSONRPCError as error:
         trace.error(error)

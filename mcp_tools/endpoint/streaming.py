@@ -25,7 +25,7 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from django.core.handlers.asgi import ASGIRequest
 from django.db import connections
@@ -42,13 +42,15 @@ from ..exceptions import ClientDisconnected
 from ..inputs import relay as client_requests
 from ..inputs.asks import Busy, NoAnswer, can_ask_on_stream
 from ..pipeline.invocation import Invocation
-from ..prompts.runs import PromptRun
 from ..protocol import jsonrpc
 from ..protocol.projection import project_progress
 from ..protocol.versions import Era, sends_log
 from .exchange import Call
 from .server import Answer, complete, serve_invocation
 from .watchdog import Alarm, watchdog
+
+if TYPE_CHECKING:  # loaded with the first prompt asked for
+    from ..prompts.runs import PromptRun
 
 logger = logging.getLogger("mcp_tools")
 
@@ -654,7 +656,7 @@ def stream(
         timeout = mcp_settings.CALL_TIMEOUT
 
         def timed_out() -> bytes:
-            if isinstance(invocation, PromptRun):  # a prompt's answer is no tool result
+            if not isinstance(invocation, Invocation):  # a prompt's answer is no tool result
                 error = invocation.timed_out(timeout)
                 return sse_event(Answer.error(call.message.id, error).body)
             return sse_event(complete(call, invocation.timed_out(timeout)).body)

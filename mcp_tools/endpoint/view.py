@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from django.core.exceptions import (
@@ -48,25 +48,27 @@ from ..auth.credentials import scopes_of
 from ..auth.refusals import MAX_AUTHORIZATION_BYTES, TOO_LONG, refusal, refused_credentials
 from ..calllog import writer as calllog
 from ..conf import mcp_settings
+from ..core.holds import holds_streams
 from ..core.request_headers import read_headers
 from ..discovery import tools as discovery
 from ..inputs.asks import StreamNeeded
 from ..pipeline.formatters import BaseFormatter
 from ..pipeline.invocation import Invocation
 from ..prompts.registry import PromptRegistry
-from ..prompts.runs import PromptRun
 from ..protocol import jsonrpc, mediatypes, versions
 from ..protocol.jsonrpc import INVALID_REQUEST, JSONRPCError
 from ..resources.registry import ResourceRegistry
 from ..resources.registry import registry as default_resource_registry
-from ..subscriptions import methods as subscriptions
-from ..subscriptions.methods import Listening
+from ..subscriptions.listeners import Listening
 from ..tools.registry import ToolRegistry
 from ..tools.registry import registry as default_registry
 from ..tools.tool import Tool
 from . import server, streaming
 from .exchange import Call, Exchange, UnknownToolset
 from .server import Answer
+
+if TYPE_CHECKING:  # loaded with the first prompt asked for
+    from ..prompts.runs import PromptRun
 
 JSON = "application/json"
 EVENT_STREAM = "text/event-stream"
@@ -461,7 +463,7 @@ class MCPView(View):
         # the optional server stream on every connection: that is no news, so unlike
         # Django's own answer it is logged at DEBUG, and marked logged for Django's handler.
         if allowed is None:  # GET where this server holds listeners' streams
-            allowed = ["GET", "POST"] if subscriptions.holds_streams(request) else ["POST"]
+            allowed = ["GET", "POST"] if holds_streams(request) else ["POST"]
         response = HttpResponseNotAllowed(allowed)
         log_response(
             "Method Not Allowed (%s): %s",
@@ -479,7 +481,7 @@ class MCPView(View):
         2026-07-28 client listens with ``subscriptions/listen`` instead (405); a server that
         can't hold a stream (a single-threaded WSGI worker) serves none (405)."""
         header = request.META.get(versions.PROTOCOL_VERSION_HEADER)
-        if header in versions.MODERN_VERSIONS or not subscriptions.holds_streams(request):
+        if header in versions.MODERN_VERSIONS or not holds_streams(request):
             return self.http_method_not_allowed(request, allowed=["POST"])
         try:
             self.check_origin(request)
@@ -496,7 +498,9 @@ class MCPView(View):
             return error_response(error)
         except _Refused as refused:
             return refused.response
-        return self.listen(request, subscriptions.listening_on_get(exchange))
+        from ..subscriptions.methods import listening_on_get  # with the first listener
+
+        return self.listen(request, listening_on_get(exchange))
 
     def exchange(self, request: HttpRequest, value: object) -> Exchange:
         """Return the exchange of ``request`` (its caller authenticated by the endpoint's
@@ -547,11 +551,11 @@ class MCPView(View):
             return HttpResponse(status=202)  # a notification or a response
         if isinstance(outcome, Invocation):
             return self.run_invocation(request, exchange, outcome)
-        if isinstance(outcome, PromptRun):
-            return self.run_prompt(request, outcome)
         if isinstance(outcome, Listening):
             return self.listen(request, outcome)
-        return answer_response(outcome)
+        if isinstance(outcome, Answer):
+            return answer_response(outcome)
+        return self.run_prompt(request, outcome)  # a handshake-era prompt that asks
 
     def run_invocation(
         self, request: HttpRequest, exchange: Exchange, invocation: Invocation[Call]
@@ -604,7 +608,8 @@ class MCPView(View):
         for value in values:
             outcome = server.serve_message(value, exchange, in_batch=True)
             # A batch's prompt never streams (it can't ask): a PromptRun never comes of it.
-            if isinstance(outcome, Invocation | PromptRun):
+            if outcome is not None and not isinstance(outcome, Answer | Listening):
+                # A tool call's Invocation (a PromptRun never: see above).
                 outcome = server.serve_invocation(outcome, limit=max(left, 0))
             if isinstance(outcome, Listening):  # 2026-07-28 listens, and never in a batch
                 raise ImproperlyConfigured("subscriptions/listen can't be answered in a batch")

@@ -19,27 +19,11 @@ from ..protocol.cursors import decode_cursor, encode_cursor
 from ..protocol.jsonrpc import INVALID_PARAMS, THROTTLED, JSONRPCError, clip
 from ..protocol.results import InputRequiredResult
 from ..resources.methods import read_contents
-from .registry import PromptRegistry
+from .registry import PromptRegistry, capabilities, serves_prompts
 from .runs import PromptRun, logged_messages, report_refused, result_of
 from .served import ServedPrompt, served_prompts
 
 __all__ = ["capabilities", "find", "get_prompt", "list_prompts", "serves_prompts"]
-
-
-def serves_prompts(endpoint: object) -> bool:
-    """Return whether ``endpoint`` serves prompts: its default catalog, no toolset, no tags."""
-    return getattr(endpoint, "toolset", None) is None and getattr(endpoint, "tags", None) is None
-
-
-def capabilities(call: Call, live: bool = False) -> dict[str, Any]:
-    """Return the capabilities prompts and completion add at ``call``'s version; ``live``:
-    where its server holds listeners' streams (docs/subscriptions.md)."""
-    if not serves_prompts(call.endpoint):
-        return {}
-    found: dict[str, Any] = {"prompts": {"listChanged": live}}
-    if call.version >= "2025-03-26":  # completions is declared since 2025-03-26
-        found["completions"] = {}
-    return found
 
 
 def _registry(call: Call) -> PromptRegistry | None:

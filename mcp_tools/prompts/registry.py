@@ -15,7 +15,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from .messages import Argument
 
-__all__ = ["CodePrompt", "PromptRegistry", "prompt_registry"]
+__all__ = ["CodePrompt", "PromptRegistry", "capabilities", "prompt_registry", "serves_prompts"]
 
 #: A completion function: (the caller's request, the argument's value so far, the other
 #: arguments) → values.
@@ -64,6 +64,22 @@ class PromptRegistry:
 
 def _where(function: Callable[..., Any]) -> str:
     return f"{function.__module__}.{function.__qualname__}"
+
+
+def serves_prompts(endpoint: object) -> bool:
+    """Return whether ``endpoint`` serves prompts: its default catalog, no toolset, no tags."""
+    return getattr(endpoint, "toolset", None) is None and getattr(endpoint, "tags", None) is None
+
+
+def capabilities(call: Any, live: bool = False) -> dict[str, Any]:
+    """Return the capabilities prompts and completion add at ``call``'s version; ``live``:
+    where its server holds listeners' streams (docs/subscriptions.md)."""
+    if not serves_prompts(call.endpoint):
+        return {}
+    found: dict[str, Any] = {"prompts": {"listChanged": live}}
+    if call.version >= "2025-03-26":  # completions is declared since 2025-03-26
+        found["completions"] = {}
+    return found
 
 
 #: The default registry, which ``@mcp_prompt`` fills unless given another.

@@ -28,8 +28,7 @@ from ..protocol.results import ToolResult
 from ..tools.tool import Tool
 from .contents import contents_of
 from .reading import Reading
-from .registry import ResourceRegistry, RoutedResources
-from .registry import registry as default_registry
+from .registry import RoutedResources, capabilities, served_resources
 from .resource import Resource
 from .state import resource_catalog
 
@@ -54,11 +53,6 @@ NOT_FOUND_STATUSES = frozenset({401, 403, 404, 410})
 INTEGER = re.compile(r"-?[0-9]{1,18}")
 
 
-def registry_of(endpoint: Any) -> ResourceRegistry:
-    get = getattr(endpoint, "get_resource_registry", None)
-    return get() if get is not None else default_registry
-
-
 def served(call: Any) -> tuple[RoutedResources, Catalog] | None:
     """Return the resources this request's endpoint serves and their catalog, or None: a
     toolset's or tags' endpoint serves tools alone (docs/resources.md)."""
@@ -67,21 +61,10 @@ def served(call: Any) -> tuple[RoutedResources, Catalog] | None:
 
 def served_at(exchange: Any) -> tuple[RoutedResources, Catalog] | None:
     """``served()`` of an exchange (an HTTP request to the endpoint)."""
-    endpoint = exchange.endpoint
-    if endpoint.tags is not None or getattr(endpoint, "toolset", None) is not None:
-        return None
-    resources = registry_of(endpoint).resources(exchange.urlconf)
-    if not len(resources):
+    resources = served_resources(exchange)
+    if resources is None:
         return None
     return resources, resource_catalog(resources)
-
-
-def capabilities(call: Any, live: bool = False) -> dict[str, Any]:
-    """Return the ``resources`` capability where this endpoint serves a resource; ``live``:
-    where its server holds listeners' streams (docs/subscriptions.md)."""
-    if served(call) is None:
-        return {}
-    return {"resources": {"listChanged": live, "subscribe": live}}
 
 
 def visible(call: Any) -> tuple[list[tuple[Resource, Tool]], Catalog | None, int]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from typing import Any
 from urllib.parse import urlsplit
 from weakref import WeakKeyDictionary
 
@@ -20,7 +21,14 @@ from ..tools.registry import RoutedTools, ToolRegistry
 from ..tools.tool import Tool, ToolOptions
 from .resource import Resource, ResourceOptions, variables_of
 
-__all__ = ["ResourceRegistry", "RoutedResources", "registry"]
+__all__ = [
+    "ResourceRegistry",
+    "RoutedResources",
+    "capabilities",
+    "registry",
+    "registry_of",
+    "served_resources",
+]
 
 #: The scheme a resource URI must never have: a file of the server's is no view's.
 #: Compared with the URI's parsed scheme, so ``file:/etc/x`` (no ``//``) is refused too.
@@ -116,3 +124,27 @@ def default_address(tool: Tool) -> str:
 
 #: The default registry, used by ``@mcp_resource`` and the ``/mcp`` endpoint.
 registry = ResourceRegistry()
+
+
+def registry_of(endpoint: Any) -> ResourceRegistry:
+    """Return the resource registry ``endpoint`` serves (the default one unless it says)."""
+    get = getattr(endpoint, "get_resource_registry", None)
+    return get() if get is not None else registry
+
+
+def served_resources(exchange: Any) -> RoutedResources | None:
+    """Return the resources an exchange's endpoint serves, or None: none, or a toolset's or
+    tags' endpoint, which serves tools alone (docs/resources.md)."""
+    endpoint = exchange.endpoint
+    if endpoint.tags is not None or getattr(endpoint, "toolset", None) is not None:
+        return None
+    resources = registry_of(endpoint).resources(exchange.urlconf)
+    return resources if len(resources) else None
+
+
+def capabilities(call: Any, live: bool = False) -> dict[str, Any]:
+    """Return the ``resources`` capability where this endpoint serves a resource; ``live``:
+    where its server holds listeners' streams (docs/subscriptions.md)."""
+    if served_resources(call.exchange) is None:
+        return {}
+    return {"resources": {"listChanged": live, "subscribe": live}}

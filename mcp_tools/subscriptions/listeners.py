@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any
 from ..catalog.admin_state import Rule
 
 if TYPE_CHECKING:  # the watcher loads what changed with the process's first listener
+    from ..protocol.jsonrpc import RequestId
     from .changes import Change
 
-__all__ = ["Audience", "Listener"]
+__all__ = ["Audience", "Listener", "Listening"]
 
 #: What a listener sends: a notification's method and params; False when its stream could
 #: not take it (a client far behind: the news is dropped, the next list is current anyway).
@@ -57,6 +58,30 @@ class Audience:
             if self.admits(before) or self.admits(after):
                 return True
         return False
+
+
+@dataclass
+class Listening:
+    """A stream of notifications about to open: for whom, what it hears, how it starts."""
+
+    audience: Audience
+    #: The kinds of list it hears of.
+    wants: frozenset[str]
+    #: The resources it follows, with their stamps now.
+    stamps: dict[str, str | None] = field(default_factory=dict)
+    #: Whose handshake-era subscription set it follows (the GET stream), else None.
+    subscriber: str | None = None
+    #: The ``subscriptions/listen`` request's id (its notifications carry it), else None.
+    request_id: RequestId | None = None
+    #: The ``SubscriptionFilter`` it honours, for its acknowledgement (listen only).
+    honored: dict[str, Any] | None = None
+    #: Whose share of the held streams it takes (``auth.caller.quota_key``).
+    holder: str = "anonymous"
+
+    @property
+    def on_get(self) -> bool:
+        """Whether it is the handshake era's GET stream (no ``subscriptions/listen``)."""
+        return self.request_id is None
 
 
 @dataclass(eq=False)

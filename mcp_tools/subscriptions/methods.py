@@ -8,30 +8,24 @@ and the process's watcher feeds it (``subscriptions.watcher``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
-from django.core.handlers.asgi import ASGIRequest
-from django.http import HttpRequest
-
 from ..auth.caller import quota_key
+from ..core.holds import holds_streams
 from ..prompts.methods import serves_prompts
 from ..protocol.jsonrpc import (
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     JSONRPCError,
-    RequestId,
     clip,
 )
 from ..resources import methods as resources
 from ..resources.stamps import read_stamps
-from .listeners import Audience
+from .listeners import Audience, Listening
 from .subscribed import MAX_SUBSCRIBED, read_subscribed, subscribe, subscriber_of, unsubscribe
 
 __all__ = [
-    "Listening",
-    "holds_streams",
     "listen",
     "listening_on_get",
     "subscribe_resource",
@@ -46,39 +40,6 @@ FLAGS = {
 }
 #: The longest URI a subscription may name.
 MAX_URI = 2048
-
-
-@dataclass
-class Listening:
-    """A stream of notifications about to open: for whom, what it hears, how it starts."""
-
-    audience: Audience
-    #: The kinds of list it hears of.
-    wants: frozenset[str]
-    #: The resources it follows, with their stamps now.
-    stamps: dict[str, str | None] = field(default_factory=dict)
-    #: Whose handshake-era subscription set it follows (the GET stream), else None.
-    subscriber: str | None = None
-    #: The ``subscriptions/listen`` request's id (its notifications carry it), else None.
-    request_id: RequestId | None = None
-    #: The ``SubscriptionFilter`` it honours, for its acknowledgement (listen only).
-    honored: dict[str, Any] | None = None
-    #: Whose share of the held streams it takes (``auth.caller.quota_key``).
-    holder: str = "anonymous"
-
-    @property
-    def on_get(self) -> bool:
-        """Whether it is the handshake era's GET stream (no ``subscriptions/listen``)."""
-        return self.request_id is None
-
-
-def holds_streams(request: HttpRequest) -> bool:
-    """Whether the server that made ``request`` can hold a listener's stream without
-    starving: ASGI, or a threaded WSGI server (gunicorn's gthread, ``runserver``). A
-    single-threaded WSGI worker (gunicorn's sync worker, Django's test client) would give
-    its only thread to the stream: its capabilities say no listener is served, and none is
-    (docs/subscriptions.md#servers)."""
-    return isinstance(request, ASGIRequest) or bool(request.META.get("wsgi.multithread"))
 
 
 def audience(exchange: Any) -> Audience:

@@ -22,9 +22,11 @@ def test_the_headers_are_djangos_of_the_same_meta(meta):
     assert isinstance(built, HttpHeaders)
     assert list(built.items()) == list(HttpHeaders(meta).items())  # names, values, order
     for name in built:
-        assert built[name.lower()] == built[name.upper().replace("-", "_")] == meta[
-            HttpHeaders.to_wsgi_name(name)
-        ]
+        assert (
+            built[name.lower()]
+            == built[name.upper().replace("-", "_")]
+            == meta[HttpHeaders.to_wsgi_name(name)]
+        )
 
 
 def test_names_are_remembered_up_to_a_bound(monkeypatch):
