@@ -18,15 +18,22 @@ from django.http import HttpRequest
 from django.http.request import HttpHeaders
 from django.utils.datastructures import CaseInsensitiveMapping
 
-#: The header name of each ``META`` key seen so far (None: not a header). Bounded, so that
-#: a client inventing header names can't grow it; past the bound a name is worked out.
+#: The header name of each ``META`` key seen so far (None: not a header). Bounded in keys
+#: and in their length, so that a client inventing header names (before anything
+#: authenticates it) can't grow it; past the bounds a name is worked out each time.
 _NAMES: dict[str, str | None] = {}
-MAX_REMEMBERED_NAMES = 4096
+MAX_REMEMBERED_KEYS = 1024
+MAX_REMEMBERED_LENGTH = 64
+
+
+def remembers(memo: dict[str, Any], key: str) -> bool:
+    """Return whether a per-process memo of ``META`` keys has room for ``key``."""
+    return len(key) <= MAX_REMEMBERED_LENGTH and len(memo) < MAX_REMEMBERED_KEYS
 
 
 def _name(key: str) -> str | None:
     name = HttpHeaders.parse_header_name(key)
-    if len(_NAMES) < MAX_REMEMBERED_NAMES:
+    if remembers(_NAMES, key):
         _NAMES[key] = name
     return name
 

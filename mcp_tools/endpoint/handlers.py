@@ -419,11 +419,8 @@ SUBSCRIPTIONS = deferred(
 #: offers values of the caller's own rows (docs/resources.md#completion).
 PRIVATE_ANSWERS = frozenset({"resources/read", "prompts/get", "completion/complete"})
 
-#: method → handler, for requests of the handshake era (2024-11-05 to 2025-11-25).
-HANDSHAKE_HANDLERS: dict[str, Handler] = {
-    "initialize": initialize,
-    "ping": ping,
-    "logging/setLevel": set_level,
+#: method → handler, for what both eras serve alike.
+BOTH_ERAS: dict[str, Handler] = {
     "tools/list": list_tools,
     "tools/call": call_tool,
     "prompts/list": PROMPTS["list_prompts"],
@@ -432,6 +429,14 @@ HANDSHAKE_HANDLERS: dict[str, Handler] = {
     "resources/list": RESOURCES["list_resources"],
     "resources/templates/list": RESOURCES["list_templates"],
     "resources/read": RESOURCES["read_resource"],
+}
+
+#: method → handler, for requests of the handshake era (2024-11-05 to 2025-11-25).
+HANDSHAKE_HANDLERS: dict[str, Handler] = {
+    "initialize": initialize,
+    "ping": ping,
+    "logging/setLevel": set_level,
+    **BOTH_ERAS,
     "resources/subscribe": SUBSCRIPTIONS["subscribe_resource"],
     "resources/unsubscribe": SUBSCRIPTIONS["unsubscribe_resource"],
     # 2025-11-25's experimental tasks (other versions answer -32601).
@@ -444,14 +449,7 @@ HANDSHAKE_HANDLERS: dict[str, Handler] = {
 #: method → handler, for requests of the modern era (2026-07-28): no handshake, no ping.
 MODERN_HANDLERS: dict[str, Handler] = {
     "server/discover": discover,
-    "tools/list": list_tools,
-    "tools/call": call_tool,
-    "prompts/list": PROMPTS["list_prompts"],
-    "prompts/get": PROMPTS["get_prompt"],
-    "completion/complete": COMPLETION["complete"],
-    "resources/list": RESOURCES["list_resources"],
-    "resources/templates/list": RESOURCES["list_templates"],
-    "resources/read": RESOURCES["read_resource"],
+    **BOTH_ERAS,
     "subscriptions/listen": SUBSCRIPTIONS["listen"],
     # The tasks extension (its tasks/result and tasks/list are gone: -32601).
     "tasks/get": task_calls.get_task,

@@ -14,7 +14,7 @@ import dataclasses
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from django.http import HttpRequest
 
@@ -24,7 +24,7 @@ from ..core import errors
 from ..core.context import Notifier
 from ..inputs import relay as client_requests
 from ..pipeline.formatters import response_too_large
-from ..pipeline.invocation import Invocation
+from ..pipeline.invocation import Invocation, Run
 from ..protocol import versions
 from ..protocol.jsonrpc import (
     INVALID_REQUEST,
@@ -106,8 +106,8 @@ def serve_message(
         if isinstance(result, Listening):
             trace.end()  # the stream may last hours: the request's span is its opening
             return result
-        if not isinstance(result, ToolResult | InputRequiredResult | dict):
-            return result  # an Invocation or a PromptRun: its span ends in serve_invocation()
+        if is_run(result):
+            return result  # its span ends in serve_invocation()
         answer = complete(call, result, trace=trace)
     except JSONRPCError as error:
         trace.error(error)
@@ -119,6 +119,12 @@ def serve_message(
     if isinstance(method, str) and method in handlers.PRIVATE_ANSWERS:
         answer = dataclasses.replace(answer, headers={**answer.headers, **PRIVATE})
     return answer
+
+
+def is_run(value: object) -> TypeGuard[Invocation[Call] | PromptRun]:
+    """Whether a handler left ``value`` to the transport to run (``pipeline.invocation.Run``):
+    anything else it returns is its result."""
+    return isinstance(value, Run)
 
 
 def deliver(

@@ -275,8 +275,7 @@ class MCPView(View):
             # authenticate the copied credentials themselves.
             return Caller(user=unauthenticated_user(), auth=None, authentication_classes=())
         authenticators = self.get_authenticators()
-        if authenticators:
-            read_headers(request)  # DRF's authenticators read them: at a third of the price
+        read_headers(request)  # DRF's authenticators and throttles read them: a third the price
         # DRF's Request writes the user it authenticated onto the HttpRequest. Keep the one
         # the middleware set: the view's request copies it, and a view with other classes
         # (SessionAuthentication alone, say) must not see a token user as its session's.

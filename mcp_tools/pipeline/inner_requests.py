@@ -15,7 +15,7 @@ from django.utils.functional import cached_property
 
 from ..conf import mcp_settings
 from ..core.context import ToolCallContext, attach_context
-from ..core.request_headers import headers_of
+from ..core.request_headers import headers_of, remembers
 from .arguments import SplitArguments, query_value
 from .plans import CallPlan
 
@@ -86,9 +86,8 @@ def carries(key: str) -> bool:
 
 
 #: ``carries()`` of each key seen so far: header names repeat from request to request.
-#: Bounded, so that a client inventing header names can't grow it.
+#: Bounded, so that a client inventing header names can't grow it (``remembers``).
 _CARRIED: dict[str, bool] = {}
-MAX_REMEMBERED_KEYS = 4096
 
 
 def client_environ(meta: dict[str, Any]) -> dict[str, Any]:
@@ -100,8 +99,7 @@ def client_environ(meta: dict[str, Any]) -> dict[str, Any]:
     try:
         return {key: value for key, value in meta.items() if known[key]}
     except KeyError:  # a key not seen yet
-        if len(known) < MAX_REMEMBERED_KEYS:
-            known.update((key, carries(key)) for key in meta if key not in known)
+        known.update((key, carries(key)) for key in meta if remembers(known, key))
         return {key: value for key, value in meta.items() if carries(key)}
 
 

@@ -111,7 +111,14 @@ ASKING: weakref.WeakSet[Tool] = weakref.WeakSet()
 CallT = TypeVar("CallT", bound=Call)
 
 
-class Invocation(Generic[CallT]):
+class Run:
+    """What a handler leaves to the transport to run, on the request's thread or on a
+    stream: a tool call's ``Invocation``, or a handshake-era prompt that asks
+    (``prompts.runs.PromptRun``). The transport knows one by this class alone, so that it
+    needs no prompts module until a prompt is asked for."""
+
+
+class Invocation(Run, Generic[CallT]):
     """One ``tools/call`` of one tool, from its arguments to its finished result."""
 
     #: What the call log records this as (``ToolCall.kind``): a subclass that reads a

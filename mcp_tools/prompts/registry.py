@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ImproperlyConfigured
 
 from .messages import Argument
+
+if TYPE_CHECKING:
+    from ..pipeline.invocation import Call
 
 __all__ = ["CodePrompt", "PromptRegistry", "capabilities", "prompt_registry", "serves_prompts"]
 
@@ -71,7 +74,7 @@ def serves_prompts(endpoint: object) -> bool:
     return getattr(endpoint, "toolset", None) is None and getattr(endpoint, "tags", None) is None
 
 
-def capabilities(call: Any, live: bool = False) -> dict[str, Any]:
+def capabilities(call: Call, live: bool = False) -> dict[str, Any]:
     """Return the capabilities prompts and completion add at ``call``'s version; ``live``:
     where its server holds listeners' streams (docs/subscriptions.md)."""
     if not serves_prompts(call.endpoint):

@@ -27,7 +27,7 @@ from ..inputs import request_state
 from ..inputs.asks import InputRequired, StreamNeeded, receive
 from ..inputs.request_state import Binding
 from ..models import Prompt
-from ..pipeline.invocation import send_refused, send_tool_called
+from ..pipeline.invocation import Run, send_refused, send_tool_called
 from ..protocol.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, MISSING_CAPABILITY, JSONRPCError
 from ..protocol.results import InputRequiredResult
 from . import messages
@@ -174,7 +174,7 @@ def report_refused(call: Any, name: str, started: float, message: str, refusal: 
     send_refused(call, Prompt, name, {}, started, message, refusal, "prompt")
 
 
-class PromptRun:
+class PromptRun(Run):
     """A handshake-era ``prompts/get`` whose function asked before its answer was streamed:
     run again, from the start, on an SSE stream that carries its asks, as a tool call's
     ``Invocation`` is (``endpoint.streaming``)."""

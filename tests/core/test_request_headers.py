@@ -31,10 +31,20 @@ def test_the_headers_are_djangos_of_the_same_meta(meta):
 
 def test_names_are_remembered_up_to_a_bound(monkeypatch):
     monkeypatch.setattr(request_headers, "_NAMES", {})
-    monkeypatch.setattr(request_headers, "MAX_REMEMBERED_NAMES", 2)
+    monkeypatch.setattr(request_headers, "MAX_REMEMBERED_KEYS", 2)
     hostile = {f"HTTP_X_{n}": str(n) for n in range(10)}
     assert dict(headers_of(hostile)) == dict(HttpHeaders(hostile))  # answered all the same
     assert len(request_headers._NAMES) == 2  # and nothing more remembered
+
+
+def test_long_names_are_never_remembered(monkeypatch):
+    # Each header of a request may be as long as the server allows, before anything
+    # authenticates its client: the memo keeps none of them.
+    monkeypatch.setattr(request_headers, "_NAMES", {})
+    hostile = {f"HTTP_{n}_" + "X" * 8000: str(n) for n in range(10)}
+    hostile["HTTP_X_TENANT_ID"] = "acme"
+    assert dict(headers_of(hostile)) == dict(HttpHeaders(hostile))
+    assert request_headers._NAMES == {"HTTP_X_TENANT_ID": "X-Tenant-Id"}
 
 
 def test_headers_something_read_already_are_kept():

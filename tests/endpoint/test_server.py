@@ -8,9 +8,11 @@ batch.
 from __future__ import annotations
 
 import json
+from unittest import mock
 
 import pytest
 
+from mcp_tools.endpoint import handlers
 from mcp_tools.protocol import versions
 from tests.helpers import error_of
 
@@ -174,6 +176,32 @@ def test_a_server_fault_is_a_json_rpc_internal_error_without_a_traceback(mcp, se
     assert error["code"] == -32603 and error["message"] == "Internal error"
     assert error["data"]["errorRef"] in caplog.text
     assert b"Traceback" not in response.content
+
+
+#: What no handler should return: none is a result, and none is a run for the transport.
+NO_RESULTS = [None, [1, 2], "text", 42]
+
+
+@pytest.mark.parametrize("value", NO_RESULTS)
+def test_a_handler_that_returns_no_result_is_a_fault_answered_with_its_id(mcp, value, caplog):
+    with mock.patch.dict(handlers.HANDSHAKE_HANDLERS, {"ping": lambda call: value}):
+        response = mcp.send(mcp.message("ping"))
+    assert response.status_code == 500
+    answer = json.loads(response.content)
+    assert answer["id"] == 1
+    assert answer["error"]["code"] == -32603
+    assert answer["error"]["data"]["errorRef"] in caplog.text
+
+
+@pytest.mark.parametrize("value", NO_RESULTS)
+def test_in_a_batch_a_handler_that_returns_no_result_faults_its_item_alone(mcp, value):
+    batch = [mcp.message("ping"), mcp.message("tools/list")]
+    with mock.patch.dict(handlers.HANDSHAKE_HANDLERS, {"ping": lambda call: value}):
+        response = mcp.send(batch, headers={"MCP-Protocol-Version": "2025-03-26"})
+    assert response.status_code == 200
+    answers = {answer["id"]: answer for answer in json.loads(response.content)}
+    assert answers[batch[0]["id"]]["error"]["code"] == -32603
+    assert answers[batch[1]["id"]]["result"]["tools"]
 
 
 # -- The items of a batch --------------------------------------------------------------------

@@ -254,10 +254,11 @@ def test_a_path_argument_beyond_latin_1_reaches_the_view_under_asgi_too(alice):
 
 
 def test_the_header_filter_remembers_at_most_a_bounded_number_of_names(monkeypatch):
+    from mcp_tools.core import request_headers
     from mcp_tools.pipeline import inner_requests
 
     monkeypatch.setattr(inner_requests, "_CARRIED", {})
-    monkeypatch.setattr(inner_requests, "MAX_REMEMBERED_KEYS", 3)
+    monkeypatch.setattr(request_headers, "MAX_REMEMBERED_KEYS", 3)
     meta = {"HTTP_X_A": "1", "HTTP_MCP_METHOD": "tools/call", "wsgi.input": None}
     assert inner_requests.client_environ(meta) == {"HTTP_X_A": "1"}
     assert inner_requests._CARRIED == {
@@ -268,6 +269,10 @@ def test_the_header_filter_remembers_at_most_a_bounded_number_of_names(monkeypat
     hostile = {f"HTTP_X_{n}": str(n) for n in range(10)}
     assert inner_requests.client_environ(hostile) == hostile  # answered all the same
     assert len(inner_requests._CARRIED) == 3  # and nothing more remembered
+    monkeypatch.setattr(inner_requests, "_CARRIED", {})
+    long = {"HTTP_X_" + "Y" * 8000: "1"}  # as long as the server lets a header name be
+    assert inner_requests.client_environ(long) == long
+    assert inner_requests._CARRIED == {}  # never remembered
 
 
 def test_direct_dispatch_never_carries_what_the_mcp_request_computes_of_its_own(alice):
