@@ -383,12 +383,12 @@ Handler = Callable[[Call], Any]
 
 
 class Deferred:
-    """A handler whose module is imported at its first call: a worker that serves tools
-    alone never loads prompts, completion, resources or subscriptions
+    """A handler of ``mcp_tools.<path>``, imported at its first call: a worker that serves
+    tools alone never loads prompts, completion, resources or subscriptions
     (docs/performance.md#memory)."""
 
     def __init__(self, path: str) -> None:
-        self.path = path
+        self.path = f"mcp_tools.{path}"
         self._handler: Handler | None = None
 
     def __call__(self, call: Call) -> Any:
@@ -401,18 +401,6 @@ class Deferred:
         return f"Deferred({self.path!r})"
 
 
-def deferred(module: str, names: list[str]) -> dict[str, Deferred]:
-    """Return each handler of ``module`` (``mcp_tools.<module>``), deferred, by its name."""
-    return {name: Deferred(f"mcp_tools.{module}.{name}") for name in names}
-
-
-PROMPTS = deferred("prompts.methods", ["list_prompts", "get_prompt"])
-COMPLETION = deferred("completion.methods", ["complete"])
-RESOURCES = deferred("resources.methods", ["list_resources", "list_templates", "read_resource"])
-SUBSCRIPTIONS = deferred(
-    "subscriptions.methods", ["listen", "subscribe_resource", "unsubscribe_resource"]
-)
-
 #: The methods whose every answer is the caller's alone (``Cache-Control: private``): a
 #: resource read runs a view as its caller, as a tool call does (docs/resources.md), a
 #: prompt may embed such a read (docs/prompts.md#embedded-resources), and a completion
@@ -423,12 +411,12 @@ PRIVATE_ANSWERS = frozenset({"resources/read", "prompts/get", "completion/comple
 BOTH_ERAS: dict[str, Handler] = {
     "tools/list": list_tools,
     "tools/call": call_tool,
-    "prompts/list": PROMPTS["list_prompts"],
-    "prompts/get": PROMPTS["get_prompt"],
-    "completion/complete": COMPLETION["complete"],
-    "resources/list": RESOURCES["list_resources"],
-    "resources/templates/list": RESOURCES["list_templates"],
-    "resources/read": RESOURCES["read_resource"],
+    "prompts/list": Deferred("prompts.methods.list_prompts"),
+    "prompts/get": Deferred("prompts.methods.get_prompt"),
+    "completion/complete": Deferred("completion.methods.complete"),
+    "resources/list": Deferred("resources.methods.list_resources"),
+    "resources/templates/list": Deferred("resources.methods.list_templates"),
+    "resources/read": Deferred("resources.methods.read_resource"),
 }
 
 #: method → handler, for requests of the handshake era (2024-11-05 to 2025-11-25).
@@ -437,8 +425,8 @@ HANDSHAKE_HANDLERS: dict[str, Handler] = {
     "ping": ping,
     "logging/setLevel": set_level,
     **BOTH_ERAS,
-    "resources/subscribe": SUBSCRIPTIONS["subscribe_resource"],
-    "resources/unsubscribe": SUBSCRIPTIONS["unsubscribe_resource"],
+    "resources/subscribe": Deferred("subscriptions.methods.subscribe_resource"),
+    "resources/unsubscribe": Deferred("subscriptions.methods.unsubscribe_resource"),
     # 2025-11-25's experimental tasks (other versions answer -32601).
     "tasks/get": task_calls.experimental_get,
     "tasks/result": task_calls.experimental_result,
@@ -450,7 +438,7 @@ HANDSHAKE_HANDLERS: dict[str, Handler] = {
 MODERN_HANDLERS: dict[str, Handler] = {
     "server/discover": discover,
     **BOTH_ERAS,
-    "subscriptions/listen": SUBSCRIPTIONS["listen"],
+    "subscriptions/listen": Deferred("subscriptions.methods.listen"),
     # The tasks extension (its tasks/result and tasks/list are gone: -32601).
     "tasks/get": task_calls.get_task,
     "tasks/update": task_calls.update_task,
