@@ -3,7 +3,9 @@ the views its tool calls reach (identity handover, docs/dispatch.md)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from django.http import HttpRequest
@@ -14,7 +16,6 @@ from rest_framework.throttling import BaseThrottle
 from ..core.request_headers import read_headers
 
 if TYPE_CHECKING:
-    from rest_framework.authentication import BaseAuthentication
     from rest_framework.views import APIView
 
 __all__ = [
@@ -25,6 +26,9 @@ __all__ = [
     "quota_key",
     "unauthenticated_user",
 ]
+
+#: No ``as_view()`` arguments: a view made as its class declares it.
+NO_ARGUMENTS: Mapping[str, Any] = MappingProxyType({})
 
 
 @dataclass(frozen=True)
@@ -45,8 +49,9 @@ class Caller:
     #: A task's run: its view gets ``task_identity``, what it saw when the task was made.
     in_task: bool = False
     task_identity: tuple[Any, object] | None = None
-    #: ``identity_for`` per view class, worked out once per caller (its /mcp request).
-    _identities: dict[type[APIView], tuple[Any, object] | None] = field(
+    #: ``identity_for`` per view authentication (``authentication_of``), worked out once
+    #: per caller (its /mcp request).
+    _identities: dict[type[APIView] | tuple[type, ...] | None, tuple[Any, object] | None] = field(
         default_factory=dict, compare=False, repr=False
     )
 
@@ -80,19 +85,25 @@ class Caller:
     def is_authenticated(self) -> bool:
         return bool(getattr(self.user, "is_authenticated", False))
 
-    def identity_for(self, view_class: type[APIView]) -> tuple[Any, object] | None:
-        """Return ``(user, token)`` to hand over to a view with the same authentication classes.
+    def identity_for(
+        self, view_class: type[APIView], initkwargs: Mapping[str, Any] = NO_ARGUMENTS
+    ) -> tuple[Any, object] | None:
+        """Return ``(user, token)`` to hand over to a view with the same authentication
+        classes (``initkwargs``: the view's ``as_view()`` arguments, which may name others).
 
         Anonymous callers are never handed over: the view's own classes then run on the copied
         credentials and refuse them exactly as a direct call would (401, not 403).
         """
+        key = authentication_of(view_class, initkwargs)
         try:
-            return self._identities[view_class]
+            return self._identities[key]
         except KeyError:
-            identity = self._identities[view_class] = self._identity_for(view_class)
+            identity = self._identities[key] = self._identity_for(view_class, initkwargs)
             return identity
 
-    def _identity_for(self, view_class: type[APIView]) -> tuple[Any, object] | None:
+    def _identity_for(
+        self, view_class: type[APIView], initkwargs: Mapping[str, Any]
+    ) -> tuple[Any, object] | None:
         if self.in_task:
             return self.task_identity
         if not self.is_authenticated:
@@ -101,7 +112,8 @@ class Caller:
             return self.user, self.auth
         if picks_own_authenticators(view_class):
             return None  # the view chooses its authenticators itself: let them run
-        if declared_classes(view_class, "authentication_classes") != self.authentication_classes:
+        classes = declared_classes(view_class, "authentication_classes", initkwargs)
+        if classes != self.authentication_classes:
             return None
         return self.user, self.auth
 
@@ -119,22 +131,27 @@ def picks_own_authenticators(view_class: type[APIView]) -> bool:
     )
 
 
-def declared_classes(view_class: type[APIView], name: str) -> tuple[type, ...] | None:
-    """Return the classes ``view_class`` declares as ``name`` (``authentication_classes``,
-    ``permission_classes``); None when its instance computes them (a property, as
-    Nautobot's TokenViewSet adds Basic authentication to the defaults)."""
-    value = getattr(view_class, name, ())
+def declared_classes(
+    view_class: type[APIView], name: str, initkwargs: Mapping[str, Any] = NO_ARGUMENTS
+) -> tuple[type, ...] | None:
+    """Return the classes a view of ``view_class`` made with ``initkwargs`` (its
+    ``as_view()`` arguments, which set its instance's attributes) declares as ``name``
+    (``authentication_classes``, ``permission_classes``); None when its instance computes
+    them (a property, as Nautobot's TokenViewSet adds Basic authentication to the
+    defaults)."""
+    value = initkwargs[name] if name in initkwargs else getattr(view_class, name, ())
     return tuple(value) if isinstance(value, list | tuple) else None
 
 
 def authentication_of(
-    view_class: type[APIView],
-) -> type[APIView] | tuple[type[BaseAuthentication], ...]:
-    """Return what decides how ``view_class`` authenticates a request: its classes, or the
-    view class itself when it picks its own authenticators (a key, equal when alike)."""
+    view_class: type[APIView], initkwargs: Mapping[str, Any] = NO_ARGUMENTS
+) -> type[APIView] | tuple[type, ...] | None:
+    """Return what decides how a view of ``view_class`` made with ``initkwargs``
+    authenticates a request: its classes, or the view class itself when it picks its own
+    authenticators (a key, equal when alike)."""
     if picks_own_authenticators(view_class):
         return view_class
-    return tuple(view_class.authentication_classes)
+    return declared_classes(view_class, "authentication_classes", initkwargs)
 
 
 def caller_key(caller: Caller) -> str:

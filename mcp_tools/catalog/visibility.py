@@ -84,20 +84,21 @@ def access_key(tool: Tool) -> Hashable | None:
     asked for this tool alone (once per request).
     """
     view_class = tool.view_class
-    classes = declared_classes(view_class, "permission_classes")
+    classes = declared_classes(view_class, "permission_classes", tool.initkwargs)
     if view_class.get_permissions is not APIView.get_permissions or classes is None:
         return None
     if set(classes) <= {AllowAny}:
         return "anyone"
     # What the view sees of the caller depends on its own authentication.
     if all(cls in CALLER_ONLY_PERMISSIONS for cls in classes):
-        return classes, tool.method, authentication_of(view_class)
+        return classes, tool.method, authentication_of(view_class, tool.initkwargs)
     queryset = declared_queryset(view_class)
     if queryset is not None and all(
         cls in CALLER_ONLY_PERMISSIONS | MODEL_PERMISSIONS for cls in classes
     ):
         ignored = getattr(view_class, "_ignore_model_permissions", False)
-        return classes, tool.method, authentication_of(view_class), queryset.model, ignored
+        authentication = authentication_of(view_class, tool.initkwargs)
+        return classes, tool.method, authentication, queryset.model, ignored
     return None
 
 
@@ -334,8 +335,8 @@ class Visibility:
 
         Built once per (method, authentication) of this /mcp request.
         """
-        identity = self.caller.identity_for(tool.view_class)
-        key = (tool.method, identity is not None or authentication_of(tool.view_class))
+        identity = self.caller.identity_for(tool.view_class, tool.initkwargs)
+        key = self._request_key(tool, identity)
         if key not in self._requests:
             # A copy of the /mcp request, so that nothing DRF writes (the user) reaches it.
             http = copy.copy(self.request)
@@ -347,7 +348,7 @@ class Visibility:
                 if picks_own_authenticators(tool.view_class):  # it may read its request
                     view = tool.operation.view_with()
                 else:
-                    view = tool.view_class(**getattr(tool.callback, "initkwargs", {}))
+                    view = tool.view_class(**tool.initkwargs)
                 request = Request(
                     http,
                     authenticators=view.get_authenticators(),
@@ -360,6 +361,13 @@ class Visibility:
                 else:
                     self._requests[key] = request
         return self._requests[key]
+
+    @staticmethod
+    def _request_key(tool: Tool, identity: tuple[Any, object] | None) -> Hashable:
+        """The ``view_request`` a tool shares with the others of its method and
+        authentication: the caller handed over, or the view's classes that read it."""
+        authentication = identity is not None or authentication_of(tool.view_class, tool.initkwargs)
+        return tool.method, authentication
 
 
 @dataclass(frozen=True, slots=True)

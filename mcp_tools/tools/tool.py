@@ -160,6 +160,12 @@ class Tool:
         return self.operation.route.callback
 
     @property
+    def initkwargs(self) -> Mapping[str, Any]:
+        """The view's ``as_view()`` arguments: its instance's attributes over the class's
+        (``as_view(authentication_classes=[...])``)."""
+        return getattr(self.callback, "initkwargs", None) or {}
+
+    @property
     def has_body(self) -> bool:
         return self.method in BODY_METHODS
 

@@ -1,0 +1,145 @@
+"""Who the view's request is: the caller handed over where the view's own classes already
+accepted them, and never beyond what those classes accept (docs/security.md).
+
+Through MCPClient for the queries a call makes, and through the official Python SDK over
+real HTTP for what the view sees.
+"""
+
+from __future__ import annotations
+
+import types
+
+import pytest
+from django.urls import path
+from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.permissions import IsAdminUser, IsAuthenticatedOrReadOnly
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from mcp_tools import mcp_tool
+from mcp_tools.test import MCPClient, MCPError
+from mcp_tools.tools.registry import ToolRegistry
+from mcp_tools.views import MCPView
+
+pytestmark = pytest.mark.django_db
+
+#: The tools of this module's endpoint alone: the project's checks see only its own.
+registry = ToolRegistry()
+
+#: An endpoint that reads no credentials: each view authenticates its own (the bench's
+#: pattern, and a site's whose views take other credentials than its endpoint).
+OPEN_ENDPOINT = {
+    "AUTHENTICATION_CLASSES": [],
+    "PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+}
+
+
+def seen_by(request):
+    return {
+        "user": request.user.username,
+        "authenticator": type(request.successful_authenticator).__name__,
+    }
+
+
+@mcp_tool("handover_whoami", registry=registry)
+class WhoAmIView(APIView):
+    """Say who the view's request is (the settings' classes, IsAuthenticated)."""
+
+    def get(self, request):
+        return Response(seen_by(request))
+
+
+@mcp_tool("handover_anyone_reads", registry=registry)
+class AnyoneReadsView(APIView):
+    """Say who the view's request is, to anyone (IsAuthenticatedOrReadOnly)."""
+
+    permission_classes = [IsAuthenticatedOrReadOnly]
+
+    def get(self, request):
+        return Response(seen_by(request))
+
+
+@mcp_tool("handover_picks_token", registry=registry)
+class PicksTokenView(APIView):
+    """Pick the token's class in get_authenticators(): the request may decide it."""
+
+    def get_authenticators(self):
+        return [TokenAuthentication()]
+
+    def get(self, request):
+        return Response(seen_by(request))
+
+
+@mcp_tool("handover_session_mount", registry=registry)
+class SessionMountView(APIView):
+    """The settings' classes, narrowed to the session where it is mounted (as_view())."""
+
+    def get(self, request):
+        return Response(seen_by(request))
+
+
+@mcp_tool("handover_admin_mount", registry=registry)
+class AdminMountView(APIView):
+    """IsAuthenticated, narrowed to staff where it is mounted (as_view())."""
+
+    def get(self, request):
+        return Response(seen_by(request))
+
+
+@pytest.fixture
+def urls(settings):
+    module = types.ModuleType("handover_urls")
+    module.urlpatterns = [
+        path("whoami/", WhoAmIView.as_view()),
+        path("picks-token/", PicksTokenView.as_view()),
+        path("anyone-reads/", AnyoneReadsView.as_view()),
+        path(
+            "session-mount/",
+            SessionMountView.as_view(authentication_classes=[SessionAuthentication]),
+        ),
+        path("admin-mount/", AdminMountView.as_view(permission_classes=[IsAdminUser])),
+        path("mcp", MCPView.as_view(registry=registry)),
+    ]
+    settings.ROOT_URLCONF = module
+    return module
+
+
+@pytest.fixture
+def open_endpoint(settings, urls):
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, **OPEN_ENDPOINT}
+
+
+def client(**options):
+    return MCPClient(mcp_path="/mcp", **options)
+
+
+def token_queries(queries):
+    return [query for query in queries.captured_queries if "authtoken_token" in query["sql"]]
+
+
+def test_as_view_authentication_classes_are_the_views_own(urls, alice):
+    # The class declares the endpoint's classes, its mount only the session's: a token
+    # caller is not handed over (a direct call with the token is refused), a session is.
+    token = client(headers={"Authorization": f"Token {alice.token}"})
+    with pytest.raises(MCPError, match="Unknown tool: handover_session_mount"):
+        token.call_tool("handover_session_mount")
+    direct = client(headers={"Authorization": f"Token {alice.token}"})
+    assert direct.get("/session-mount/").status_code == 403
+    session = client(enforce_csrf_checks=False)
+    session.force_login(alice)
+    assert session.call_tool("handover_session_mount")["structuredContent"] == {
+        "user": "alice",
+        "authenticator": "ForcedAuthentication",  # the endpoint's session, handed over
+    }
+
+
+def test_as_view_permission_classes_decide_who_sees_the_tool(urls, alice):
+    # Its class asks IsAuthenticated, as the whoami tool's does; its mount asks for staff.
+    mcp = client(headers={"Authorization": f"Token {alice.token}"})
+    names = {tool["name"] for tool in mcp.list_tools()}
+    assert "handover_whoami" in names
+    assert "handover_admin_mount" not in names
+    alice.is_staff = True
+    alice.save()
+    staff = client(headers={"Authorization": f"Token {alice.token}"})
+    assert "handover_admin_mount" in {tool["name"] for tool in staff.list_tools()}
