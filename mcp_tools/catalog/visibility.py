@@ -362,6 +362,24 @@ class Visibility:
                     self._requests[key] = request
         return self._requests[key]
 
+    def identity_for(self, tool: Tool) -> tuple[Any, object] | None:
+        """Return ``(user, token)`` to hand over to ``tool``'s view, so that its
+        authentication classes don't check credentials already checked for it: the caller's,
+        where the view's classes are the endpoint's (``Caller.identity_for``); else whom the
+        view's own classes accepted when this request asked whether the caller sees the
+        tool. None: the view authenticates the copied credentials itself (an anonymous
+        caller's too, refused as a direct call would be).
+        """
+        identity = self.caller.identity_for(tool.view_class, tool.initkwargs)
+        if identity is not None or self.caller.in_task or picks_own_authenticators(tool.view_class):
+            # A view that picks its authenticators was asked with a request of our making:
+            # it may pick others for the request it runs on.
+            return identity
+        request = self._requests.get(self._request_key(tool, None))
+        if request is None or request.successful_authenticator is None:
+            return None
+        return request.user, request.auth
+
     @staticmethod
     def _request_key(tool: Tool, identity: tuple[Any, object] | None) -> Hashable:
         """The ``view_request`` a tool shares with the others of its method and

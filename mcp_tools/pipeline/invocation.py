@@ -223,7 +223,7 @@ class Invocation(Run, Generic[CallT]):
             stream_on_ask=stream_on_ask,
             view=plan.view,
         )
-        identity = call.caller.identity_for(plan.tool.view_class)
+        identity = call.exchange.visibility.identity_for(plan.tool)
         if hop is not None:
             split = arguments.SplitArguments(path=hop.path)
             return build_inner_request(

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import types
 
+import anyio
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import path
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.permissions import IsAdminUser, IsAuthenticatedOrReadOnly
@@ -20,6 +23,7 @@ from mcp_tools import mcp_tool
 from mcp_tools.test import MCPClient, MCPError
 from mcp_tools.tools.registry import ToolRegistry
 from mcp_tools.views import MCPView
+from tests.sdk import connect
 
 pytestmark = pytest.mark.django_db
 
@@ -117,6 +121,40 @@ def token_queries(queries):
     return [query for query in queries.captured_queries if "authtoken_token" in query["sql"]]
 
 
+def test_an_open_endpoint_hands_over_whom_the_views_classes_accepted(open_endpoint, alice):
+    # Whether alice sees the tool is asked of the view's own classes; the view then gets
+    # that answer, and reads the token once, as a direct request does.
+    mcp = client(headers={"Authorization": f"Token {alice.token}"})
+    with CaptureQueriesContext(connection) as queries:
+        result = mcp.call_tool("handover_whoami")
+    assert result["structuredContent"] == {
+        "user": "alice",
+        "authenticator": "ForcedAuthentication",
+    }
+    assert len(token_queries(queries)) == 1
+
+
+def test_a_caller_the_views_classes_refuse_is_not_handed_over(open_endpoint, alice):
+    # No credentials: no one to hand over, and the tool is hidden, as its view refuses.
+    with pytest.raises(MCPError, match="Unknown tool: handover_whoami"):
+        client().call_tool("handover_whoami")
+
+
+def test_an_anonymous_caller_is_never_handed_over(open_endpoint):
+    # Its view admits anyone to read: it runs, and its own classes find no credentials, so
+    # a refusal further in is a direct call's (401 with its challenge, not 403).
+    result = client().call_tool("handover_anyone_reads")
+    assert result["structuredContent"] == {"user": "", "authenticator": "NoneType"}
+
+
+def test_a_view_that_picks_its_authenticators_authenticates_for_itself(open_endpoint, alice):
+    # Its authenticators were picked for a request of the endpoint's making: the request it
+    # runs on may pick others, so they run again on it.
+    mcp = client(headers={"Authorization": f"Token {alice.token}"})
+    result = mcp.call_tool("handover_picks_token")
+    assert result["structuredContent"] == {"user": "alice", "authenticator": "TokenAuthentication"}
+
+
 def test_as_view_authentication_classes_are_the_views_own(urls, alice):
     # The class declares the endpoint's classes, its mount only the session's: a token
     # caller is not handed over (a direct call with the token is refused), a session is.
@@ -143,3 +181,17 @@ def test_as_view_permission_classes_decide_who_sees_the_tool(urls, alice):
     alice.save()
     staff = client(headers={"Authorization": f"Token {alice.token}"})
     assert "handover_admin_mount" in {tool["name"] for tool in staff.list_tools()}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_python_sdk_on_an_open_endpoint_is_the_views_user(open_endpoint, live_server, alice):
+    async def run():
+        async with connect(f"{live_server.url}/mcp", token=alice.token) as client:
+            return await client.call_tool("handover_whoami", {})
+
+    result = anyio.run(run)
+    assert result.is_error is False
+    assert result.structured_content == {
+        "user": "alice",
+        "authenticator": "ForcedAuthentication",
+    }
