@@ -502,7 +502,8 @@ def seen_by(request: HttpRequest, name: str) -> dict[str, Any]:
         "path": endpoint_path,
         "permissions": ", ".join(
             getattr(cls, "__name__", type(cls).__name__)
-            for cls in declared_classes(tool.view_class, "permission_classes") or ()
+            for cls in declared_classes(tool.view_class, "permission_classes", tool.initkwargs)
+            or ()
         ),
         "groups": ", ".join(group_names(rule.group_ids)),
     }

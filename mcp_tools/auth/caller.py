@@ -51,7 +51,7 @@ class Caller:
     task_identity: tuple[Any, object] | None = None
     #: ``identity_for`` per view authentication (``authentication_of``), worked out once
     #: per caller (its /mcp request).
-    _identities: dict[type[APIView] | tuple[type, ...] | None, tuple[Any, object] | None] = field(
+    _identities: dict[type[APIView] | tuple[type, ...], tuple[Any, object] | None] = field(
         default_factory=dict, compare=False, repr=False
     )
 
@@ -145,13 +145,14 @@ def declared_classes(
 
 def authentication_of(
     view_class: type[APIView], initkwargs: Mapping[str, Any] = NO_ARGUMENTS
-) -> type[APIView] | tuple[type, ...] | None:
+) -> type[APIView] | tuple[type, ...]:
     """Return what decides how a view of ``view_class`` made with ``initkwargs``
     authenticates a request: its classes, or the view class itself when it picks its own
-    authenticators (a key, equal when alike)."""
-    if picks_own_authenticators(view_class):
+    authenticators or its classes can't be read (a key, equal when alike)."""
+    classes = declared_classes(view_class, "authentication_classes", initkwargs)
+    if classes is None or picks_own_authenticators(view_class):
         return view_class
-    return declared_classes(view_class, "authentication_classes", initkwargs)
+    return classes
 
 
 def caller_key(caller: Caller) -> str:

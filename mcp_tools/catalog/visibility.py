@@ -36,7 +36,14 @@ from weakref import WeakKeyDictionary
 
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from rest_framework.authentication import (
+    BasicAuthentication,
+    RemoteUserAuthentication,
+    SessionAuthentication,
+    TokenAuthentication,
+)
 from rest_framework.exceptions import APIException
+from rest_framework.parsers import JSONParser
 from rest_framework.permissions import (
     AllowAny,
     BasePermission,
@@ -52,11 +59,28 @@ from rest_framework.views import APIView
 
 from ..auth.caller import Caller, authentication_of, declared_classes, picks_own_authenticators
 from ..auth.refusals import missing_scopes
+from ..authentication import BearerTokenAuthentication
 from ..tools.naming import permission_name
 from ..tools.tool import Tool
 from .admin_state import Catalog, Rule
 
 logger = logging.getLogger("mcp_tools")
+
+#: Authentication classes whose answer depends only on what the view's request carries of
+#: the /mcp request (its headers, cookies, the client's address, the session's user) and
+#: the method: whom they accepted when visibility asked them, on a copy of the /mcp request,
+#: is whom they would accept on the view's. A class that reads the path, the query or the
+#: body (a signature, an OAuth audience, a key bound to a tenant's URL), or any subclass,
+#: authenticates again on the view's own request.
+HEADER_AUTHENTICATION = frozenset(
+    {
+        BasicAuthentication,
+        BearerTokenAuthentication,
+        RemoteUserAuthentication,
+        SessionAuthentication,
+        TokenAuthentication,
+    }
+)
 
 #: DRF's permission classes whose answer depends on the request's user and method alone.
 CALLER_ONLY_PERMISSIONS = frozenset(
@@ -299,7 +323,8 @@ class Visibility:
         request = self.view_request(tool)
         if request is None:
             # The view's own authentication refuses the caller's credentials.
-            classes = declared_classes(tool.view_class, "authentication_classes") or ()
+            classes = declared_classes(tool.view_class, "authentication_classes", tool.initkwargs)
+            classes = classes or ()
             return Reason("authentication", tuple(each.__name__ for each in classes))
         view = tool.operation.view_with(request)
         queryset = declared_queryset(tool.view_class)
@@ -349,8 +374,11 @@ class Visibility:
                     view = tool.operation.view_with()
                 else:
                     view = tool.view_class(**tool.initkwargs)
+                # Its JSON parser serves DRF's CSRF check of a session caller (it reads .POST),
+                # as the endpoint's own request's does.
                 request = Request(
                     http,
+                    parsers=[JSONParser()],
                     authenticators=view.get_authenticators(),
                     parser_context={"view": self.endpoint, "args": (), "kwargs": {}},
                 )
@@ -367,16 +395,20 @@ class Visibility:
         authentication classes don't check credentials already checked for it: the caller's,
         where the view's classes are the endpoint's (``Caller.identity_for``); else whom the
         view's own classes accepted when this request asked whether the caller sees the
-        tool. None: the view authenticates the copied credentials itself (an anonymous
-        caller's too, refused as a direct call would be).
+        tool, where the class that accepted them reads only what the view's request carries
+        too (``HEADER_AUTHENTICATION``). None: the view authenticates the copied
+        credentials itself (an anonymous caller's too, refused as a direct call would be).
         """
         identity = self.caller.identity_for(tool.view_class, tool.initkwargs)
-        if identity is not None or self.caller.in_task or picks_own_authenticators(tool.view_class):
-            # A view that picks its authenticators was asked with a request of our making:
-            # it may pick others for the request it runs on.
+        if identity is not None or self.caller.in_task:
             return identity
-        request = self._requests.get(self._request_key(tool, None))
-        if request is None or request.successful_authenticator is None:
+        authentication = authentication_of(tool.view_class, tool.initkwargs)
+        if not isinstance(authentication, tuple):
+            # A view that picks its authenticators was asked with a request of the
+            # endpoint's making: it may pick others for the request it runs on.
+            return None
+        request = self._requests.get((tool.method, authentication))
+        if request is None or type(request.successful_authenticator) not in HEADER_AUTHENTICATION:
             return None
         return request.user, request.auth
 
@@ -428,7 +460,8 @@ def explain(visibility: Visibility, tool: Tool, rule: Rule) -> list[Reason]:
         ):
             # The view's own authentication doesn't read the caller's credentials (a session,
             # a view that takes Basic only): that, not the permission, is what refuses.
-            classes = declared_classes(tool.view_class, "authentication_classes") or ()
+            classes = declared_classes(tool.view_class, "authentication_classes", tool.initkwargs)
+            classes = classes or ()
             refusing = Reason("authentication", tuple(each.__name__ for each in classes))
     if refusing is not None:
         reasons.append(refusing)

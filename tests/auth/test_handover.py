@@ -11,10 +11,17 @@ import types
 
 import anyio
 import pytest
+from django.contrib.auth import get_user_model
 from django.db import connection
+from django.middleware.csrf import get_token
+from django.test import RequestFactory
 from django.test.utils import CaptureQueriesContext
 from django.urls import path
-from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.authentication import (
+    BaseAuthentication,
+    SessionAuthentication,
+    TokenAuthentication,
+)
 from rest_framework.permissions import IsAdminUser, IsAuthenticatedOrReadOnly
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -90,6 +97,54 @@ class AdminMountView(APIView):
         return Response(seen_by(request))
 
 
+class MountedAtMCPKey(BaseAuthentication):
+    """Accept ``X-Key: k`` as alice on the /mcp path alone: a key bound to a URL."""
+
+    def authenticate(self, request):
+        if request.META.get("HTTP_X_KEY") == "k" and request.path == "/mcp":
+            return get_user_model().objects.get(username="alice"), None
+        return None
+
+    def authenticate_header(self, request):
+        return "Key"
+
+
+@mcp_tool("handover_path_key", registry=registry)
+class PathKeyView(APIView):
+    """A view whose authentication reads the request's path."""
+
+    authentication_classes = [MountedAtMCPKey]
+
+    def get(self, request):
+        return Response(seen_by(request))
+
+
+@mcp_tool("handover_set_token", registry=registry)
+class SetTokenView(APIView):
+    """The settings' classes, narrowed to a set of the token's where it is mounted."""
+
+    def get(self, request):
+        return Response(seen_by(request))
+
+
+@mcp_tool("handover_set_mount", registry=registry)
+class SetMountView(APIView):
+    """The settings' classes, narrowed to a set of the session's where it is mounted."""
+
+    def get(self, request):
+        return Response(seen_by(request))
+
+
+@mcp_tool("handover_session_write", registry=registry)
+class SessionWriteView(APIView):
+    """A write that takes the session alone (DRF checks its CSRF token)."""
+
+    authentication_classes = [SessionAuthentication]
+
+    def post(self, request):
+        return Response(seen_by(request))
+
+
 @pytest.fixture
 def urls(settings):
     module = types.ModuleType("handover_urls")
@@ -102,6 +157,10 @@ def urls(settings):
             SessionMountView.as_view(authentication_classes=[SessionAuthentication]),
         ),
         path("admin-mount/", AdminMountView.as_view(permission_classes=[IsAdminUser])),
+        path("path-key/", PathKeyView.as_view()),
+        path("set-token/", SetTokenView.as_view(authentication_classes={TokenAuthentication})),
+        path("set-mount/", SetMountView.as_view(authentication_classes={SessionAuthentication})),
+        path("session-write/", SessionWriteView.as_view()),
         path("mcp", MCPView.as_view(registry=registry)),
     ]
     settings.ROOT_URLCONF = module
@@ -195,3 +254,58 @@ def test_the_python_sdk_on_an_open_endpoint_is_the_views_user(open_endpoint, liv
         "user": "alice",
         "authenticator": "ForcedAuthentication",
     }
+
+
+def test_a_class_that_reads_the_path_authenticates_on_the_views_request(open_endpoint, alice):
+    # Its key is good on /mcp, where visibility asked it: not on the view's path, where a
+    # direct call is refused. The view is not handed alice; its class refuses, as directly.
+    mcp = client(headers={"X-Key": "k"})
+    direct = mcp.get("/path-key/")
+    assert direct.status_code == 401
+    result = mcp.call_tool("handover_path_key")
+    assert result["isError"] is True
+    assert result["content"][0]["text"] == direct.content.decode()
+
+
+def test_each_view_is_asked_with_its_own_classes_in_one_request(open_endpoint, alice):
+    # One tools/list asks four views of one method: the settings' classes and a set of the
+    # token's accept the token; a list and a set of the session's alone don't.
+    mcp = client(headers={"Authorization": f"Token {alice.token}"})
+    names = {tool["name"] for tool in mcp.list_tools()}
+    assert "handover_whoami" in names
+    assert "handover_session_mount" not in names
+    assert "handover_set_token" in names
+    assert "handover_set_mount" not in names
+    assert mcp.get("/set-mount/").status_code == 403
+
+
+def test_a_session_write_on_an_open_endpoint_passes_the_csrf_check(open_endpoint, alice):
+    # DRF's CSRF check reads the body's form fields: the copy of the /mcp request that
+    # visibility asks parses its JSON, as the endpoint's own request does.
+    token = get_token(RequestFactory().get("/"))
+    session = client(enforce_csrf_checks=True, headers={"X-CSRFToken": token})
+    session.force_login(alice)
+    session.cookies["csrftoken"] = token
+    result = session.call_tool("handover_session_write")
+    assert result["structuredContent"] == {
+        "user": "alice",
+        "authenticator": "ForcedAuthentication",
+    }
+    without = client(enforce_csrf_checks=True)
+    without.force_login(alice)
+    with pytest.raises(MCPError, match="Unknown tool: handover_session_write"):
+        without.call_tool("handover_session_write")
+
+
+def test_why_a_caller_is_refused_names_the_classes_of_the_views_mount(urls, alice):
+    # What admin's Try it says of a hidden tool: the session class its mount names, not the
+    # classes of its class (which accept the token).
+    from mcp_tools.catalog.visibility import Reason, explain
+    from mcp_tools.endpoint.exchange import Exchange
+
+    request = RequestFactory().post("/mcp", headers={"Authorization": f"Token {alice.token}"})
+    endpoint = MCPView(registry=registry)
+    exchange = Exchange(request, endpoint.authenticate(request), endpoint)
+    tool = exchange.catalog.tools["handover_session_mount"]
+    reasons = explain(exchange.visibility, tool, exchange.catalog.rule(tool.name))
+    assert reasons == [Reason("authentication", ("SessionAuthentication",))]
