@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from django.http import HttpRequest
 from rest_framework.request import Request
@@ -85,24 +85,22 @@ class Caller:
     def is_authenticated(self) -> bool:
         return bool(getattr(self.user, "is_authenticated", False))
 
-    def identity_for(
-        self, view_class: type[APIView], initkwargs: Mapping[str, Any] = NO_ARGUMENTS
-    ) -> tuple[Any, object] | None:
-        """Return ``(user, token)`` to hand over to a view with the same authentication
-        classes (``initkwargs``: the view's ``as_view()`` arguments, which may name others).
+    def identity_for(self, view: AuthenticatingView) -> tuple[Any, object] | None:
+        """Return ``(user, token)`` to hand over to a view (a tool's) whose authentication
+        classes are the endpoint's.
 
         Anonymous callers are never handed over: the view's own classes then run on the copied
         credentials and refuse them exactly as a direct call would (401, not 403).
         """
-        key = authentication_of(view_class, initkwargs)
+        key = view.authentication
         try:
             return self._identities[key]
         except KeyError:
-            identity = self._identities[key] = self._identity_for(view_class, initkwargs)
+            identity = self._identities[key] = self._identity_for(key)
             return identity
 
     def _identity_for(
-        self, view_class: type[APIView], initkwargs: Mapping[str, Any]
+        self, authentication: type[APIView] | tuple[type, ...]
     ) -> tuple[Any, object] | None:
         if self.in_task:
             return self.task_identity
@@ -110,12 +108,17 @@ class Caller:
             return None
         if self.forced:
             return self.user, self.auth
-        if picks_own_authenticators(view_class):
-            return None  # the view chooses its authenticators itself: let them run
-        classes = declared_classes(view_class, "authentication_classes", initkwargs)
-        if classes != self.authentication_classes:
+        # A view that picks its authenticators itself (its key is its class) runs them.
+        if authentication != self.authentication_classes:
             return None
         return self.user, self.auth
+
+
+class AuthenticatingView(Protocol):
+    """What ``identity_for`` reads of a view (a ``Tool``): ``authentication_of`` it."""
+
+    @property
+    def authentication(self) -> type[APIView] | tuple[type, ...]: ...
 
 
 def picks_own_authenticators(view_class: type[APIView]) -> bool:

@@ -57,7 +57,7 @@ from rest_framework.permissions import (
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from ..auth.caller import Caller, authentication_of, declared_classes, picks_own_authenticators
+from ..auth.caller import Caller, declared_classes, picks_own_authenticators
 from ..auth.refusals import missing_scopes
 from ..authentication import BearerTokenAuthentication
 from ..tools.naming import permission_name
@@ -115,14 +115,13 @@ def access_key(tool: Tool) -> Hashable | None:
         return "anyone"
     # What the view sees of the caller depends on its own authentication.
     if all(cls in CALLER_ONLY_PERMISSIONS for cls in classes):
-        return classes, tool.method, authentication_of(view_class, tool.initkwargs)
+        return classes, tool.method, tool.authentication
     queryset = declared_queryset(view_class)
     if queryset is not None and all(
         cls in CALLER_ONLY_PERMISSIONS | MODEL_PERMISSIONS for cls in classes
     ):
         ignored = getattr(view_class, "_ignore_model_permissions", False)
-        authentication = authentication_of(view_class, tool.initkwargs)
-        return classes, tool.method, authentication, queryset.model, ignored
+        return classes, tool.method, tool.authentication, queryset.model, ignored
     return None
 
 
@@ -360,7 +359,7 @@ class Visibility:
 
         Built once per (method, authentication) of this /mcp request.
         """
-        identity = self.caller.identity_for(tool.view_class, tool.initkwargs)
+        identity = self.caller.identity_for(tool)
         key = self._request_key(tool, identity)
         if key not in self._requests:
             # A copy of the /mcp request, so that nothing DRF writes (the user) reaches it.
@@ -399,10 +398,10 @@ class Visibility:
         too (``HEADER_AUTHENTICATION``). None: the view authenticates the copied
         credentials itself (an anonymous caller's too, refused as a direct call would be).
         """
-        identity = self.caller.identity_for(tool.view_class, tool.initkwargs)
+        identity = self.caller.identity_for(tool)
         if identity is not None or self.caller.in_task:
             return identity
-        authentication = authentication_of(tool.view_class, tool.initkwargs)
+        authentication = tool.authentication
         if not isinstance(authentication, tuple):
             # A view that picks its authenticators was asked with a request of the
             # endpoint's making: it may pick others for the request it runs on.
@@ -416,7 +415,7 @@ class Visibility:
     def _request_key(tool: Tool, identity: tuple[Any, object] | None) -> Hashable:
         """The ``view_request`` a tool shares with the others of its method and
         authentication: the caller handed over, or the view's classes that read it."""
-        authentication = identity is not None or authentication_of(tool.view_class, tool.initkwargs)
+        authentication = identity is not None or tool.authentication
         return tool.method, authentication
 
 

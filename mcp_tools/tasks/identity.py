@@ -46,7 +46,7 @@ def grant_for(call: Call, tool: Tool) -> dict[str, Any]:
 
     Raises ``auth.credentials.Uncarried`` for a credential no row stands for (a JWT)."""
     caller = call.caller
-    identity = caller.identity_for(tool.view_class, tool.initkwargs)
+    identity = caller.identity_for(tool)
     if identity is None:
         # The view's own authentication reads the credentials: as it would inline.
         request = call.exchange.visibility.view_request(tool)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from django.utils.functional import Promise
 from rest_framework.views import APIView
 
+from ..auth.caller import authentication_of
 from ..core.routes import BODY_METHODS, Route
 
 if TYPE_CHECKING:
@@ -164,6 +165,12 @@ class Tool:
         """The view's ``as_view()`` arguments: its instance's attributes over the class's
         (``as_view(authentication_classes=[...])``)."""
         return getattr(self.callback, "initkwargs", None) or {}
+
+    @cached_property
+    def authentication(self) -> type[APIView] | tuple[type, ...]:
+        """What decides how the view authenticates a request (``auth.caller.authentication_of``),
+        worked out once: a key equal for views that authenticate alike."""
+        return authentication_of(self.view_class, self.initkwargs)
 
     @property
     def has_body(self) -> bool:
