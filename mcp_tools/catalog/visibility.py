@@ -401,12 +401,11 @@ class Visibility:
         identity = self.caller.identity_for(tool)
         if identity is not None or self.caller.in_task:
             return identity
-        authentication = tool.authentication
-        if not isinstance(authentication, tuple):
+        if not isinstance(tool.authentication, tuple):
             # A view that picks its authenticators was asked with a request of the
             # endpoint's making: it may pick others for the request it runs on.
             return None
-        request = self._requests.get((tool.method, authentication))
+        request = self._requests.get(self._request_key(tool, None))
         if request is None or type(request.successful_authenticator) not in HEADER_AUTHENTICATION:
             return None
         return request.user, request.auth
