@@ -360,7 +360,7 @@ class Visibility:
         Built once per (method, authentication) of this /mcp request.
         """
         identity = self.caller.identity_for(tool)
-        key = self._request_key(tool, identity)
+        key = self._request_key(tool.method, identity, tool.authentication)
         if key not in self._requests:
             # A copy of the /mcp request, so that nothing DRF writes (the user) reaches it.
             http = copy.copy(self.request)
@@ -394,28 +394,32 @@ class Visibility:
         authentication classes don't check credentials already checked for it: the caller's,
         where the view's classes are the endpoint's (``Caller.identity_for``); else whom the
         view's own classes accepted when this request asked whether the caller sees the
-        tool, where the class that accepted them reads only what the view's request carries
-        too (``HEADER_AUTHENTICATION``). None: the view authenticates the copied
+        tool, where each of those classes reads only what the view's request carries too
+        (``HEADER_AUTHENTICATION``). None: the view authenticates the copied
         credentials itself (an anonymous caller's too, refused as a direct call would be).
         """
         identity = self.caller.identity_for(tool)
         if identity is not None or self.caller.in_task:
             return identity
-        if not isinstance(tool.authentication, tuple):
-            # A view that picks its authenticators was asked with a request of the
-            # endpoint's making: it may pick others for the request it runs on.
+        classes = tool.authentication
+        # A view that picks its authenticators (keyed by its class) was asked with a request
+        # of the endpoint's making: it may pick others for the request it runs on. A class
+        # that reads more than the view's request carries may refuse there, even one before
+        # the class that accepted: each of them must read only that.
+        if not (isinstance(classes, tuple) and HEADER_AUTHENTICATION.issuperset(classes)):
             return None
-        request = self._requests.get(self._request_key(tool, None))
-        if request is None or type(request.successful_authenticator) not in HEADER_AUTHENTICATION:
+        request = self._requests.get(self._request_key(tool.method, None, classes))
+        if request is None or request.successful_authenticator is None:
             return None
         return request.user, request.auth
 
     @staticmethod
-    def _request_key(tool: Tool, identity: tuple[Any, object] | None) -> Hashable:
-        """The ``view_request`` a tool shares with the others of its method and
+    def _request_key(
+        method: str, identity: tuple[Any, object] | None, authentication: object
+    ) -> Hashable:
+        """The ``view_request`` a tool shares with the others of its ``method`` and
         authentication: the caller handed over, or the view's classes that read it."""
-        authentication = identity is not None or tool.authentication
-        return tool.method, authentication
+        return method, identity is not None or authentication
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from django.contrib.auth import get_user_model
 
 from ..auth.caller import Caller, unauthenticated_user
-from ..auth.credentials import Revoked, reference, restore
+from ..auth.credentials import Revoked, Uncarried, reference, restore
 from ..protocol.jsonrpc import UNAUTHORIZED, JSONRPCError
 
 if TYPE_CHECKING:
@@ -46,16 +46,21 @@ def grant_for(call: Call, tool: Tool) -> dict[str, Any]:
 
     Raises ``auth.credentials.Uncarried`` for a credential no row stands for (a JWT)."""
     caller = call.caller
-    identity = caller.identity_for(tool)
-    if identity is None:
-        # The view's own authentication reads the credentials: as it would inline.
-        request = call.exchange.visibility.view_request(tool)
-        if request is None:
-            view: dict[str, Any] = {"refused": True}
-        else:
-            view = identity_reference(request.user, request.auth)
-    else:
+    visibility = call.exchange.visibility
+    # The view's own authentication of the credentials, asked now if no rule needed it.
+    request = visibility.view_request(tool)
+    identity = visibility.identity_for(tool)  # who the view is handed inline
+    view: dict[str, Any]
+    if identity is not None:
         view = identity_reference(*identity)
+    elif request is None:
+        view = {"refused": True}
+    elif request.successful_authenticator is not None:
+        # Accepted by a class that may read what only the view's own request carries (its
+        # path, its body): inline, it checks them there; a worker can't.
+        raise Uncarried(type(request.successful_authenticator).__name__)
+    else:
+        view = identity_reference(request.user, request.auth)  # nobody: as inline
     scopes = caller.scopes
     grant = {
         "auth": reference(caller.auth),

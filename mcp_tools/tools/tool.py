@@ -166,11 +166,20 @@ class Tool:
         (``as_view(authentication_classes=[...])``)."""
         return getattr(self.callback, "initkwargs", None) or {}
 
-    @cached_property
+    @property
     def authentication(self) -> type[APIView] | tuple[type, ...]:
-        """What decides how the view authenticates a request (``auth.caller.authentication_of``),
-        worked out once: a key equal for views that authenticate alike."""
-        return authentication_of(self.view_class, self.initkwargs)
+        """What decides how the view authenticates a request (``auth.caller.authentication_of``):
+        a key equal for views that authenticate alike. Worked out again only when the view
+        class's ``authentication_classes`` or ``get_authenticators`` is replaced (a test's
+        ``monkeypatch``), as DRF reads them per request."""
+        view_class = self.view_class
+        declared = getattr(view_class, "authentication_classes", None)
+        chooser = view_class.get_authenticators
+        known = self.__dict__.get("_authentication")
+        if known is None or known[0] is not declared or known[1] is not chooser:
+            found = authentication_of(view_class, self.initkwargs)
+            known = self.__dict__["_authentication"] = (declared, chooser, found)
+        return known[2]
 
     @property
     def has_body(self) -> bool:

@@ -22,6 +22,7 @@ from rest_framework.authentication import (
     SessionAuthentication,
     TokenAuthentication,
 )
+from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.permissions import IsAdminUser, IsAuthenticatedOrReadOnly
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -30,7 +31,9 @@ from mcp_tools import mcp_tool
 from mcp_tools.test import MCPClient, MCPError
 from mcp_tools.tools.registry import ToolRegistry
 from mcp_tools.views import MCPView
+from tests.helpers import MODERN
 from tests.sdk import connect
+from tests.tasks.test_store import EXTENSION
 
 pytestmark = pytest.mark.django_db
 
@@ -119,6 +122,48 @@ class PathKeyView(APIView):
         return Response(seen_by(request))
 
 
+class TenantFirst(BaseAuthentication):
+    """Refuse a wrong ``X-Tenant-Key`` on the tenant's own URLs; say nothing elsewhere."""
+
+    def authenticate(self, request):
+        key = request.META.get("HTTP_X_TENANT_KEY")
+        if key is not None and request.path.startswith("/tenant/") and key != "right":
+            raise AuthenticationFailed("bad tenant key")
+        return None
+
+
+@mcp_tool("handover_tenant_first", registry=registry)
+class TenantFirstView(APIView):
+    """A path-reading class before the token's: the token is not all that decides."""
+
+    authentication_classes = [TenantFirst, TokenAuthentication]
+
+    def get(self, request):
+        return Response(seen_by(request))
+
+
+class PathKeyTaskView(APIView):
+    """The path-bound key's view, as task tools."""
+
+    authentication_classes = [MountedAtMCPKey]
+
+    @mcp_tool("handover_path_key_optional", task="optional", registry=registry)
+    def get(self, request):
+        return Response(seen_by(request))
+
+    @mcp_tool("handover_path_key_required", task="required", registry=registry)
+    def post(self, request):
+        return Response(seen_by(request))
+
+
+@mcp_tool("handover_patched", registry=registry)
+class PatchedView(APIView):
+    """The settings' classes, until a test patches them."""
+
+    def get(self, request):
+        return Response(seen_by(request))
+
+
 @mcp_tool("handover_set_token", registry=registry)
 class SetTokenView(APIView):
     """The settings' classes, narrowed to a set of the token's where it is mounted."""
@@ -161,6 +206,9 @@ def urls(settings):
         path("set-token/", SetTokenView.as_view(authentication_classes={TokenAuthentication})),
         path("set-mount/", SetMountView.as_view(authentication_classes={SessionAuthentication})),
         path("session-write/", SessionWriteView.as_view()),
+        path("tenant/first/", TenantFirstView.as_view()),
+        path("path-key-task/", PathKeyTaskView.as_view()),
+        path("patched/", PatchedView.as_view()),
         path("mcp", MCPView.as_view(registry=registry)),
     ]
     settings.ROOT_URLCONF = module
@@ -309,3 +357,41 @@ def test_why_a_caller_is_refused_names_the_classes_of_the_views_mount(urls, alic
     tool = exchange.catalog.tools["handover_session_mount"]
     reasons = explain(exchange.visibility, tool, exchange.catalog.rule(tool.name))
     assert reasons == [Reason("authentication", ("SessionAuthentication",))]
+
+
+def test_a_path_reading_class_before_the_one_that_accepts_runs_on_the_views_request(
+    open_endpoint, alice
+):
+    # On /mcp the tenant's class says nothing and the token's accepts; on the view's URL
+    # the tenant's refuses the key, as it does a direct call: the view is handed nobody.
+    mcp = client(headers={"Authorization": f"Token {alice.token}", "X-Tenant-Key": "wrong"})
+    direct = mcp.get("/tenant/first/")
+    assert direct.status_code == 403
+    result = mcp.call_tool("handover_tenant_first")
+    assert result["isError"] is True
+    assert result["content"][0]["text"] == direct.content.decode()
+
+
+def test_a_task_is_not_made_for_a_credential_only_the_views_request_can_check(open_endpoint, alice):
+    # The key a class binds to a URL can't be checked again by a worker: an optional task
+    # tool runs inline (its view refuses the key, as directly), a required one is refused.
+    from mcp_tools.models import ToolTask
+
+    mcp = client(headers={"X-Key": "k"}, protocol_version=MODERN, client_capabilities=EXTENSION)
+    inline = mcp.call_tool("handover_path_key_optional")
+    assert inline["isError"] is True
+    assert inline["content"][0]["text"] == mcp.get("/path-key-task/").content.decode()
+    with pytest.raises(MCPError) as refused:
+        mcp.call_tool("handover_path_key_required")
+    assert refused.value.code == -32602
+    assert "can't run as a task with this credential (MountedAtMCPKey)" in refused.value.message
+    assert not ToolTask.objects.exists()
+
+
+def test_the_hand_over_follows_a_views_classes_patched_at_run_time(urls, alice, monkeypatch):
+    mcp = client(headers={"Authorization": f"Token {alice.token}"})
+    assert mcp.call_tool("handover_patched")["structuredContent"]["user"] == "alice"
+    monkeypatch.setattr(PatchedView, "authentication_classes", [SessionAuthentication])
+    assert mcp.get("/patched/").status_code == 403
+    with pytest.raises(MCPError, match="Unknown tool: handover_patched"):
+        mcp.call_tool("handover_patched")
