@@ -10,10 +10,12 @@ tracer's own cost.
 
 ``--production`` measures the project's production profile (bench/project/settings.py):
 Redis as the shared cache (a private one, started here unless ``BENCH_REDIS_URL`` names
-one), startproject's middleware, and a token on both requests.
+one), startproject's middleware, and a token on both requests. ``--case retrieve`` calls
+the token-retrieve view instead (a token on both requests, in either profile).
 
     .venv/bin/python bench/inprocess.py [--rounds 7] [--calls 2000] [--clock cpu|wall]
-                                        [--production] [--profile] [--json]
+                                        [--production] [--case trivial|retrieve]
+                                        [--profile] [--json]
 """
 
 from __future__ import annotations
@@ -74,16 +76,42 @@ def setup() -> Call:
     return call
 
 
+def seeded() -> dict:
+    """Seed the bench database (``seed_bench``); return its token and item."""
+    from django.core.management import call_command
+
+    out = io.StringIO()
+    call_command("seed_bench", stdout=out)
+    return json.loads(out.getvalue())
+
+
 def profile_headers() -> dict[str, str]:
     """Return the headers every request carries in the profile: the production one's token."""
     from django.conf import settings
-    from django.core.management import call_command
 
     if not settings.PRODUCTION:
         return {}
-    seeded = io.StringIO()
-    call_command("seed_bench", stdout=seeded)
-    return {"AUTHORIZATION": f"Token {json.loads(seeded.getvalue())['token']}"}
+    return {"AUTHORIZATION": f"Token {seeded()['token']}"}
+
+
+#: What ``--case`` measures: the trivial view, or the token-retrieve view (a token on both
+#: requests, in either profile), as bench/cases.py's cases of the same names.
+CASES = ("trivial", "retrieve")
+
+
+def requests_of(case: str) -> tuple[dict, dict, str]:
+    """Return the direct request, the tool call and the direct path of ``case``."""
+    if case == "trivial":
+        headers, path, name, arguments = profile_headers(), "/api/trivial/", "trivial", {}
+    else:
+        seed = seeded()
+        headers = {"AUTHORIZATION": f"Token {seed['token']}"}
+        path, name, arguments = f"/api/items/{seed['item']}/", "item_retrieve", {"pk": seed["item"]}
+    direct = environ("GET", path, ACCEPT="application/json", **headers)
+    params = {"name": name, "arguments": arguments}
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
+    tool_call = environ("POST", "/mcp", json.dumps(message).encode(), **MCP_HEADERS, **headers)
+    return direct, tool_call, path
 
 
 def environ(method: str, path: str, body: bytes = b"", **headers: str) -> dict:
@@ -342,6 +370,7 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=15, help="lines per profile list")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead")
     parser.add_argument("--clock", choices=CLOCKS, default="cpu", help="CPU time or wall clock")
+    parser.add_argument("--case", choices=CASES, default="trivial", help="the view called")
     parser.add_argument(
         "--production", action="store_true", help="the production profile (Redis, a token)"
     )
@@ -374,10 +403,7 @@ def profile(production: bool, without: str = "") -> Iterator[None]:
 def measure(options: argparse.Namespace) -> None:
     """Measure both requests in interleaved rounds; print the figures (and the profile)."""
     call = setup()
-    headers = profile_headers()
-    direct = environ("GET", "/api/trivial/", ACCEPT="application/json", **headers)
-    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "trivial"}}
-    tool_call = environ("POST", "/mcp", json.dumps(message).encode(), **MCP_HEADERS, **headers)
+    direct, tool_call, path = requests_of(options.case)
     for _ in range(300):  # warm: URL resolution, the tool registry, validators
         call(direct)
         call(tool_call)
@@ -392,7 +418,7 @@ def measure(options: argparse.Namespace) -> None:
         attribution = attribute(
             trace(call, tool_call, options.calls),
             trace(call, direct, options.calls),
-            split_keys("/api/trivial/"),
+            split_keys(path),
             (t, d),
             options.top,
         )
@@ -406,7 +432,8 @@ def measure(options: argparse.Namespace) -> None:
     from django.conf import settings
 
     rounds = f"{options.rounds} interleaved rounds of {options.calls} calls each"
-    print(f"{settings.BENCH_PROFILE} profile: median of {rounds}, {options.clock} time")
+    where = f"{settings.BENCH_PROFILE} profile, {options.case} case"
+    print(f"{where}: median of {rounds}, {options.clock} time")
     print(f"direct GET           {d:8.1f} us")
     print(f"tools/call           {t:8.1f} us")
     print(f"added by the endpoint {t - d:7.1f} us  ({(t - d) / d:.2f} of the direct request)")

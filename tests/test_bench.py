@@ -106,6 +106,16 @@ def test_the_tracing_benchmark_runs_each_configuration():
     assert all(value > 0 for value in figures.values()), figures
 
 
+def test_the_in_process_benchmark_measures_the_retrieve_case_with_its_token():
+    # --case retrieve: the token-retrieve view directly and as a tool. Both must answer: the
+    # harness refuses a status other than 200 and an error or isError in the body.
+    figures = bench_json(
+        "bench/inprocess.py", "--case", "retrieve", "--rounds", "1", "--calls", "20"
+    )
+    assert figures["direct_us"] > 0 and figures["tool_us"] > 0, figures
+    assert figures["attribution"]["view_us"] > 0, figures
+
+
 def test_the_steps_benchmark_times_each_step_and_counts_the_calls():
     # bench/steps.py wraps the steps of a trivial call in timers and counts the Python and
     # C calls of each request, which the same code makes alike on every run.
