@@ -156,6 +156,17 @@ class PathKeyTaskView(APIView):
         return Response(seen_by(request))
 
 
+class PicksTokenTaskView(APIView):
+    """A view that picks the token's class itself, as a task tool."""
+
+    def get_authenticators(self):
+        return [TokenAuthentication()]
+
+    @mcp_tool("handover_picks_token_task", task="required", registry=registry)
+    def post(self, request):
+        return Response(seen_by(request))
+
+
 @mcp_tool("handover_patched", registry=registry)
 class PatchedView(APIView):
     """The settings' classes, until a test patches them."""
@@ -209,6 +220,7 @@ def urls(settings):
         path("tenant/first/", TenantFirstView.as_view()),
         path("path-key-task/", PathKeyTaskView.as_view()),
         path("patched/", PatchedView.as_view()),
+        path("picks-token-task/", PicksTokenTaskView.as_view()),
         path("mcp", MCPView.as_view(registry=registry)),
     ]
     settings.ROOT_URLCONF = module
@@ -386,6 +398,18 @@ def test_a_task_is_not_made_for_a_credential_only_the_views_request_can_check(op
     assert refused.value.code == -32602
     assert "can't run as a task with this credential (MountedAtMCPKey)" in refused.value.message
     assert not ToolTask.objects.exists()
+
+
+def test_a_task_carries_whom_header_reading_classes_accepted(open_endpoint, alice):
+    # The token a view's own pick of classes accepted is a row a worker finds again: the
+    # task runs its view as alice (answered inline: the suite's tasks run at once).
+    mcp = client(
+        headers={"Authorization": f"Token {alice.token}"},
+        protocol_version=MODERN,
+        client_capabilities=EXTENSION,
+    )
+    result = mcp.call_tool("handover_picks_token_task")
+    assert result["structuredContent"] == {"user": "alice", "authenticator": "ForcedAuthentication"}
 
 
 def test_the_hand_over_follows_a_views_classes_patched_at_run_time(urls, alice, monkeypatch):
