@@ -47,7 +47,8 @@ def grant_for(call: Call, tool: Tool) -> dict[str, Any]:
     """Return what the worker needs to run ``tool``'s view as ``call``'s inline run would:
     the caller's credential and scopes, and the identity the view sees.
 
-    Raises ``auth.credentials.Uncarried`` for a credential no row stands for (a JWT)."""
+    Raises ``auth.credentials.Uncarried`` for a credential no row stands for (a JWT), or
+    one that only the view's own request can check (a key its classes bind to a URL)."""
     caller = call.caller
     visibility = call.exchange.visibility
     # The view's own authentication of the credentials, asked now if no rule needed it.
