@@ -82,6 +82,14 @@ HEADER_AUTHENTICATION = frozenset(
     }
 )
 
+
+def reads_headers_only(request: Request) -> bool:
+    """Whether each class that authenticated ``request`` (a copy of the /mcp request) reads
+    only what the view's request carries too (``HEADER_AUTHENTICATION``): a class that
+    reads more may refuse there, even one before the class that accepted."""
+    return HEADER_AUTHENTICATION.issuperset(type(each) for each in request.authenticators or ())
+
+
 #: DRF's permission classes whose answer depends on the request's user and method alone.
 CALLER_ONLY_PERMISSIONS = frozenset(
     {AllowAny, IsAuthenticated, IsAdminUser, IsAuthenticatedOrReadOnly}
@@ -402,16 +410,14 @@ class Visibility:
         if identity is not None or self.caller.in_task:
             return identity
         classes = tool.authentication
-        # A view that picks its authenticators (keyed by its class) was asked with a request
-        # of the endpoint's making: it may pick others for the request it runs on. A class
-        # that reads more than the view's request carries may refuse there, even one before
-        # the class that accepted: each of them must read only that.
-        if not (isinstance(classes, tuple) and HEADER_AUTHENTICATION.issuperset(classes)):
+        if not isinstance(classes, tuple):
+            # A view that picks its authenticators (keyed by its class) was asked with a
+            # request of the endpoint's making: it may pick others for the one it runs on.
             return None
         request = self._requests.get(self._request_key(tool.method, None, classes))
         if request is None or request.successful_authenticator is None:
             return None
-        return request.user, request.auth
+        return (request.user, request.auth) if reads_headers_only(request) else None
 
     @staticmethod
     def _request_key(

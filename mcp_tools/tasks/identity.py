@@ -22,12 +22,10 @@ from django.contrib.auth import get_user_model
 
 from ..auth.caller import Caller, unauthenticated_user
 from ..auth.credentials import Revoked, Uncarried, reference, restore
-from ..catalog.visibility import HEADER_AUTHENTICATION
+from ..catalog.visibility import reads_headers_only
 from ..protocol.jsonrpc import UNAUTHORIZED, JSONRPCError
 
 if TYPE_CHECKING:
-    from rest_framework.request import Request
-
     from ..endpoint.exchange import Call
     from ..models import ToolTask
     from ..tools.tool import Tool
@@ -51,20 +49,21 @@ def grant_for(call: Call, tool: Tool) -> dict[str, Any]:
     one that only the view's own request can check (a key its classes bind to a URL)."""
     caller = call.caller
     visibility = call.exchange.visibility
-    # The view's own authentication of the credentials, asked now if no rule needed it.
-    request = visibility.view_request(tool)
     identity = visibility.identity_for(tool)  # who the view is handed inline
     view: dict[str, Any]
     if identity is not None:
         view = identity_reference(*identity)
-    elif request is None:
-        view = {"refused": True}
-    elif request.successful_authenticator is not None and not reads_headers_only(request):
-        # Accepted by classes that may read what only the view's own request carries (its
-        # path, its body): inline, they check them there; a worker can't.
-        raise Uncarried(type(request.successful_authenticator).__name__)
     else:
-        view = identity_reference(request.user, request.auth)
+        # The view's own authentication of the credentials, asked now if no rule needed it.
+        request = visibility.view_request(tool)
+        if request is None:
+            view = {"refused": True}
+        elif request.successful_authenticator is not None and not reads_headers_only(request):
+            # Accepted by classes that may read what only the view's own request carries
+            # (its path, its body): inline, they check them there; a worker can't.
+            raise Uncarried(type(request.successful_authenticator).__name__)
+        else:
+            view = identity_reference(request.user, request.auth)
     scopes = caller.scopes
     grant = {
         "auth": reference(caller.auth),
@@ -88,12 +87,6 @@ def renewed(call: Call, task: ToolTask) -> dict[str, Any] | None:
     if tool is None:
         return None
     return {**grant_for(call, tool), "scopes": scopes_of_task(task)}
-
-
-def reads_headers_only(request: Request) -> bool:
-    """Whether each of the classes that authenticated ``request`` reads only what a view's
-    request carries (``catalog.visibility.HEADER_AUTHENTICATION``)."""
-    return HEADER_AUTHENTICATION.issuperset(type(each) for each in request.authenticators or ())
 
 
 def identity_reference(user: Any, auth: object) -> dict[str, Any]:
