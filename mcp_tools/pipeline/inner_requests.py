@@ -8,7 +8,7 @@ import json
 from typing import Any
 from urllib.parse import urlencode
 
-from django.core.handlers.wsgi import WSGIRequest
+from django.core.handlers.wsgi import LimitedStream, WSGIRequest
 from django.http import HttpRequest
 from django.http.request import HttpHeaders
 from django.utils.functional import cached_property
@@ -76,6 +76,74 @@ class InnerRequest(WSGIRequest):
     @cached_property
     def headers(self) -> HttpHeaders:  # type: ignore[override]
         return headers_of(self.META)
+
+
+#: What each view's request has of its own, never taken from a template: its environ (the
+#: same dict as ``META``) and the stream of its body.
+PER_CALL = frozenset({"environ", "META", "_stream"})
+
+
+class RequestTemplate:
+    """What Django's ``WSGIRequest`` constructor derives from the environ items that every
+    call of a tool without path arguments shares: its path, script name, method and content
+    type (``path``, ``path_info``, ``method``, ``content_type``, ``content_params``), and
+    what it writes back into the environ (the decoded ``PATH_INFO`` and ``SCRIPT_NAME``).
+
+    Made from the first call's own request, built by the constructor; a later call whose
+    environ has the same items gets a copy of these attributes instead of running the
+    constructor again (about 3 us of its 3.5; docs/performance.md#the-call-plan).
+    ``tests/pipeline/test_inner_requests.py`` pins that a copy equals what the constructor
+    makes, for each Django version the suite runs.
+    """
+
+    __slots__ = ("key", "attributes", "mutable", "written")
+
+    #: The environ items the constructor reads, so the key of a template.
+    KEYS = ("SCRIPT_NAME", "PATH_INFO", "REQUEST_METHOD", "CONTENT_TYPE")
+
+    def __init__(self, key: tuple[Any, ...], request: InnerRequest) -> None:
+        #: The environ items it was made from, before the constructor wrote to them.
+        self.key = key
+        found = vars(request)
+        self.attributes = {name: value for name, value in found.items() if name not in PER_CALL}
+        #: The attributes each request gets its own copy of (``content_params``).
+        self.mutable = tuple(
+            name for name, value in self.attributes.items() if isinstance(value, dict | list)
+        )
+        meta = request.META
+        self.written = {key: meta[key] for key in ("PATH_INFO", "SCRIPT_NAME")}
+
+    @staticmethod
+    def key_of(environ: dict[str, Any]) -> tuple[Any, ...]:
+        return tuple([environ.get(key) for key in RequestTemplate.KEYS])
+
+    def request(self, environ: dict[str, Any], length: int) -> InnerRequest:
+        """Return the view's request of ``environ`` (whose body is ``length`` bytes)."""
+        request = InnerRequest.__new__(InnerRequest)
+        attributes = request.__dict__
+        attributes.update(self.attributes)
+        for name in self.mutable:
+            attributes[name] = attributes[name].copy()
+        environ.update(self.written)
+        attributes["environ"] = attributes["META"] = environ
+        attributes["_stream"] = LimitedStream(environ["wsgi.input"], length)
+        return request
+
+
+def new_request(environ: dict[str, Any], length: int, plan: CallPlan | None) -> InnerRequest:
+    """Return the view's request of ``environ`` (a body of ``length`` bytes): from the
+    ``plan``'s template when it has one for these environ items, else built by Django's
+    constructor and kept as the plan's template. ``plan`` is None for a request of a path
+    that changes from call to call (path arguments, a redirect's): built each time."""
+    if plan is None:
+        return InnerRequest(environ)
+    key = RequestTemplate.key_of(environ)
+    template = plan.request_template
+    if template is not None and template.key == key:
+        return template.request(environ, length)
+    request = InnerRequest(environ)
+    plan.request_template = RequestTemplate(key, request)
+    return request
 
 
 def carries(key: str) -> bool:
@@ -188,7 +256,8 @@ def build_inner_request(
     environ["CONTENT_LENGTH"] = str(len(payload))
     environ["wsgi.input"] = io.BytesIO(payload)
     environ["wsgi.url_scheme"] = outer.scheme or "http"
-    inner = InnerRequest(environ)
+    # The path of a tool without path arguments is the same at every call: a template's.
+    inner = new_request(environ, len(payload), None if arguments.path else plan)
     inner.__dict__.update(carried_attributes(outer, every=mcp_settings.DISPATCH == "direct"))
     inner.resolver_match = match
     if identity is not None:

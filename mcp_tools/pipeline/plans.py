@@ -13,7 +13,7 @@ call; a call then does only what its own arguments and caller need
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.handlers.base import BaseHandler
 from django.db import connections
@@ -24,6 +24,9 @@ from ..conf import mcp_settings
 from ..inputs.asks import confirmation
 from ..tools.tool import Tool
 from .arguments import SplitArguments
+
+if TYPE_CHECKING:
+    from .inner_requests import RequestTemplate
 
 __all__ = ["CallPlan"]
 
@@ -45,6 +48,7 @@ class CallPlan:
         "media_type",
         "unargued",
         "confirmation",
+        "request_template",
     )
 
     def __init__(self, tool: Tool) -> None:
@@ -68,6 +72,9 @@ class CallPlan:
         self.media_type = json_media_type(tool)
         #: The message template of the tool's confirmation; None when it needs none.
         self.confirmation = confirmation(tool)
+        #: What Django's constructor makes of the view's request of a tool without path
+        #: arguments, kept from its first call (``inner_requests.RequestTemplate``).
+        self.request_template: RequestTemplate | None = None
 
     @property
     def current(self) -> bool:

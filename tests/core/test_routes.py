@@ -192,3 +192,24 @@ def test_parameters_are_those_of_the_patterns_groups(name, parameters):
     route = routes_of(*_walk_patterns())[name]
     assert route.parameters == parameters
     assert route.template == route._possibilities[0][0] % {p: f"<{p}>" for p in parameters}
+
+
+def test_a_route_without_parameters_gives_each_call_a_match_of_its_own():
+    # Made once and copied per call: each copy is what resolve() makes of the path, and a
+    # view that writes on its match (its kwargs, its namespaces) writes on its own.
+    module_patterns = [
+        path("api/", include(([path("plain/", view, {"extra": 1}, name="plain")], "ns"))),
+    ]
+    route = routes_of(*module_patterns)["ns:plain"]
+    path_info, first = route.resolve({})
+    expected = get_resolver(_module(module_patterns)).resolve(path_info)
+    for name in ("func", "args", "kwargs", "url_name", "route", "captured_kwargs"):
+        assert getattr(first, name) == getattr(expected, name), name
+    for name in ("extra_kwargs", "app_names", "namespaces", "view_name", "_func_path"):
+        assert getattr(first, name) == getattr(expected, name), name
+    first.kwargs["extra"] = 2
+    first.namespaces.append("written")
+    _, second = route.resolve({})
+    assert second is not first
+    assert (second.kwargs, second.namespaces) == ({"extra": 1}, ["ns"])
+    assert vars(second).keys() == vars(expected).keys()

@@ -284,3 +284,100 @@ def test_direct_dispatch_never_carries_what_the_mcp_request_computes_of_its_own(
     carried = carried_attributes(outer, every=True)
     assert carried["tenant"] == "acme"
     assert not {"GET", "COOKIES", "headers", "POST", "FILES"} & set(carried)
+
+
+def _environ(**items):
+    import io
+
+    environ = {
+        "REQUEST_METHOD": "POST",
+        "SCRIPT_NAME": "",
+        "PATH_INFO": "/api/entries/",
+        "QUERY_STRING": "",
+        "CONTENT_TYPE": "application/json; charset=utf-8",
+        "CONTENT_LENGTH": "2",
+        "wsgi.input": io.BytesIO(b"{}"),
+        "wsgi.url_scheme": "http",
+        "SERVER_NAME": "testserver",
+        "SERVER_PORT": "80",
+    }
+    environ.update(items)
+    return environ
+
+
+@pytest.mark.parametrize(
+    "items",
+    [
+        {},
+        {"SCRIPT_NAME": "/prefix", "PATH_INFO": "/caf\xc3\xa9/"},  # "café", as WSGI carries it
+        {"REQUEST_METHOD": "GET", "CONTENT_TYPE": "", "CONTENT_LENGTH": "0"},
+        {"PATH_INFO": ""},  # the constructor's "/"
+    ],
+)
+def test_a_request_from_the_plans_template_is_what_djangos_constructor_makes(items):
+    from types import SimpleNamespace
+
+    from mcp_tools.pipeline.inner_requests import InnerRequest, new_request
+
+    plan = SimpleNamespace(request_template=None)
+    length = int(_environ(**items)["CONTENT_LENGTH"])
+    new_request(_environ(**items), length, plan)  # the first call's, built: the template
+    assert plan.request_template is not None
+    copied = new_request(_environ(**items), length, plan)
+    built = InnerRequest(_environ(**items))
+    assert type(copied) is InnerRequest
+    mine, djangos = vars(copied), vars(built)
+    assert mine.keys() == djangos.keys()
+    for name in djangos.keys() - {"environ", "META", "_stream"}:
+        assert mine[name] == djangos[name], name
+    assert {k: v for k, v in copied.META.items() if k != "wsgi.input"} == {
+        k: v for k, v in built.META.items() if k != "wsgi.input"
+    }
+    assert copied.environ is copied.META
+    assert copied.read() == built.read()
+
+
+def test_requests_from_one_template_share_nothing_they_may_write_on():
+    from types import SimpleNamespace
+
+    from mcp_tools.pipeline.inner_requests import new_request
+
+    plan = SimpleNamespace(request_template=None)
+    new_request(_environ(), 2, plan)
+    first = new_request(_environ(), 2, plan)
+    second = new_request(_environ(**{"wsgi.input": __import__("io").BytesIO(b"[]")}), 2, plan)
+    first.content_params["charset"] = "latin-1"
+    assert second.content_params == {"charset": "utf-8"}
+    assert (first.read(), second.read()) == (b"{}", b"[]")
+    assert first.META is not second.META
+
+
+def test_another_path_or_media_type_makes_the_template_again():
+    from types import SimpleNamespace
+
+    from mcp_tools.pipeline.inner_requests import new_request
+
+    plan = SimpleNamespace(request_template=None)
+    new_request(_environ(), 2, plan)
+    made = plan.request_template
+    other = new_request(_environ(SCRIPT_NAME="/other"), 2, plan)
+    assert other.path == "/other/api/entries/"
+    assert plan.request_template is not made
+    plain = new_request(_environ(SCRIPT_NAME="/other", CONTENT_TYPE="text/plain"), 2, plan)
+    assert (plain.content_type, plain.content_params) == ("text/plain", {})
+
+
+def test_each_call_of_a_tool_without_path_arguments_sends_its_own_body(mcp):
+    from mcp_tools.catalog.admin_state import catalog_for
+    from mcp_tools.tools.registry import registry
+    from tests.testapp.models import Entry
+
+    for label in ("one", "two", "three"):
+        assert mcp.call_tool("entry_write", {"label": label})["isError"] is False
+    plan = catalog_for(registry.tools()).plan(registry.get_tool("entry_write"))
+    assert plan.request_template is not None  # the later calls' requests were copies
+    assert list(Entry.objects.order_by("pk").values_list("label", flat=True)) == [
+        "one",
+        "two",
+        "three",
+    ]
