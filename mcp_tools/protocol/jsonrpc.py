@@ -122,20 +122,40 @@ _string = json.encoder.encode_basestring
 
 
 def encode(value: object) -> str:
-    """Encode ``value`` as compact JSON, splicing ``RawJSON`` values in as they are."""
+    """Encode ``value`` as compact JSON, splicing ``RawJSON`` values in as they are.
+
+    The common types are told apart by ``type()`` first, which is about twice as fast as
+    the ``isinstance()`` checks their subclasses still get.
+    """
+    kind = type(value)
+    if kind is str:
+        return _string(value)  # type: ignore[arg-type]
+    if kind is dict:
+        return _encode_object(value)  # type: ignore[arg-type]
+    if kind is list or kind is tuple:
+        return "[" + ",".join([encode(v) for v in value]) + "]"  # type: ignore[attr-defined]
+    if kind is RawJSON:
+        return value.text  # type: ignore[attr-defined,no-any-return]
+    if value is None or value is True or value is False:
+        return _CONSTANTS[value]
+    if kind is int:
+        return int.__repr__(value)  # type: ignore[arg-type]
     if isinstance(value, RawJSON):
         return value.text
     if isinstance(value, dict):
-        if not any(isinstance(v, dict | list | RawJSON) for v in value.values()):
-            return _dumps(value)
-        return "{" + ",".join([f"{_string(str(k))}:{encode(v)}" for k, v in value.items()]) + "}"
+        return _encode_object(value)
     if isinstance(value, list | tuple):
         return "[" + ",".join([encode(v) for v in value]) + "]"
-    if value is None or value is True or value is False:
-        return _CONSTANTS[value]
-    if type(value) is str:
-        return _string(value)
     return _dumps(value)
+
+
+def _encode_object(value: dict[Any, object]) -> str:
+    try:
+        return "{" + ",".join([f"{_string(k)}:{encode(v)}" for k, v in value.items()]) + "}"
+    except TypeError:  # a key that is no string: as json writes it, or as str() does nested
+        if not any(isinstance(v, dict | list | tuple | RawJSON) for v in value.values()):
+            return _dumps(value)
+        return "{" + ",".join([f"{_string(str(k))}:{encode(v)}" for k, v in value.items()]) + "}"
 
 
 def result_envelope(request_id: RequestId, result: object) -> str:

@@ -1,8 +1,11 @@
 """JSON-RPC envelopes and the splice of already-encoded JSON."""
 
+import enum
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from mcp_tools.protocol.jsonrpc import (
     JSONRPCError,
@@ -34,6 +37,45 @@ def test_encode_splices_raw_json_and_matches_json_dumps(value):
         return v
 
     assert json.loads(encode(value)) == plain(value)
+
+
+_SCALARS = st.none() | st.booleans() | st.integers() | st.text()
+_JSON = st.recursive(
+    _SCALARS | st.floats(allow_nan=False, allow_infinity=False),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(_JSON)
+def test_encode_writes_what_json_dumps_writes(value):
+    assert encode(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+class _Kind(enum.IntEnum):
+    A = 3
+
+
+class _Text(str):
+    pass
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {1: "a", None: 3, 2.5: "f"},  # keys as json writes them
+        [_Kind.A, _Text("s"), (1, 2)],  # subclasses and tuples
+        {"n": {1: "nested"}, "t": (True,)},
+    ],
+)
+def test_encode_writes_keys_and_subclasses_as_json_does(value):
+    assert encode(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+@pytest.mark.parametrize("value", [float("nan"), [float("inf")], {"x": object()}, {object(): 1}])
+def test_encode_refuses_what_has_no_json_form(value):
+    with pytest.raises((ValueError, TypeError)):
+        encode(value)
 
 
 def test_envelopes():
