@@ -13,7 +13,7 @@ call; a call then does only what its own arguments and caller need
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.core.handlers.base import BaseHandler
 from django.db import connections
@@ -24,9 +24,6 @@ from ..conf import mcp_settings
 from ..inputs.asks import confirmation
 from ..tools.tool import Tool
 from .arguments import SplitArguments
-
-if TYPE_CHECKING:
-    from .inner_requests import RequestTemplate
 
 __all__ = ["CallPlan"]
 
@@ -73,8 +70,9 @@ class CallPlan:
         #: The message template of the tool's confirmation; None when it needs none.
         self.confirmation = confirmation(tool)
         #: What Django's constructor makes of the view's request of a tool without path
-        #: arguments, kept from its first call (``inner_requests.RequestTemplate``).
-        self.request_template: RequestTemplate | None = None
+        #: arguments, kept from its first call: an ``inner_requests.RequestTemplate``
+        #: (which builds the requests, so imports this module).
+        self.request_template: Any = None
 
     @property
     def current(self) -> bool:
