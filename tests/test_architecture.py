@@ -27,6 +27,7 @@ BESIDE = ("client", "contrib")  # beside the folders: client/ and contrib/
 
 #: The imports that go up the page, each with why (docs/architecture.md, "The folder rule").
 UPWARD = {
+    ("mcp_tools.endpoint.handlers", "mcp_tools.tasks.decisions"): "whether a call is a task",
     ("mcp_tools.endpoint.handlers", "mcp_tools.tasks.methods"): "the method table's tasks/*",
     ("mcp_tools.tasks.executors", "mcp_tools.jobs"): "the job's stored dotted path",
     ("mcp_tools.models", "mcp_tools.prompts.messages"): "Prompt.clean() checks its stored form",

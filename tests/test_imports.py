@@ -1,7 +1,7 @@
 """The server path imports neither the mcp SDK nor pydantic (about 13 MiB per process), nor
 OpenTelemetry until something else in the process has (about 6 MiB: mcp_tools.endpoint.tracing),
-nor the system checks, the ranker or the methods of prompts, completion, resources and
-subscriptions until they are used."""
+nor the system checks, the ranker, the methods of prompts, completion, resources and
+subscriptions or the task store until they are used."""
 
 import json
 import subprocess
@@ -49,6 +49,10 @@ lazy = (
     "mcp_tools.prompts.runs",
     "mcp_tools.resources.methods",
     "mcp_tools.subscriptions.methods",
+    # The task store and the tasks/* methods, with the first task (tasks.decisions decides).
+    "mcp_tools.tasks.identity",
+    "mcp_tools.tasks.methods",
+    "mcp_tools.tasks.store",
 )
 heavy += [name for name in lazy if name in sys.modules]
 print(json.dumps(heavy))

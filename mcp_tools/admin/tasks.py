@@ -24,7 +24,6 @@ from ..conf import mcp_settings
 from ..models import ToolCall, ToolTask
 from ..protocol.jsonrpc import clip
 from ..protocol.results import ERROR_REF_META_KEY
-from ..tasks import store as tasks
 from .display import exposed_tool_link, local_time, pretty
 
 #: How each task status looks, as the call log's outcomes do: words on a background of the
@@ -247,7 +246,9 @@ class ToolTaskAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("result"))
     def shown_result(self, obj: ToolTask) -> str:
-        return pretty(tasks.result_of(obj)) if obj.result is not None else "-"
+        from ..tasks.store import result_of  # with the admin's first task page
+
+        return pretty(result_of(obj)) if obj.result is not None else "-"
 
     @admin.display(description=_("error"))
     def shown_error(self, obj: ToolTask) -> str:
@@ -263,11 +264,13 @@ class ToolTaskAdmin(admin.ModelAdmin):
     def cancel_tasks(self, request: HttpRequest, queryset: QuerySet) -> None:
         """Cancel the selected tasks that have not ended, as the client's ``tasks/cancel``
         would: a running view stops at its next ``report_progress``."""
+        from ..tasks.store import cancel  # the task store loads with the admin's first use
+
         who = request.user.get_username()
         message = str(_("Cancelled by %(user)s in the admin") % {"user": who})
         cancelled = 0
         for task in queryset.exclude(status__in=ToolTask.TERMINAL):
-            if tasks.cancel(task, message):
+            if cancel(task, message):
                 self.log_change(request, task, [{"changed": {"fields": ["status"]}}])
                 cancelled += 1
         ended = queryset.count() - cancelled

@@ -44,7 +44,7 @@ from ..protocol.jsonrpc import (
 from ..protocol.projection import project_tool
 from ..protocol.results import InputRequiredResult, ToolResult
 from ..resources import registry as resources
-from ..tasks import methods as task_calls
+from ..tasks import decisions as task_decisions
 from ..tools.definitions import hide_listings
 from ..tools.tool import Tool
 from .exchange import Call
@@ -72,7 +72,7 @@ def capabilities(call: Call) -> dict[str, Any]:
         "logging": {},
         **resources.capabilities(call, live),
         **prompts.capabilities(call, live),
-        **task_calls.capabilities(call, served),
+        **task_decisions.capabilities(call, served),
     }
 
 
@@ -269,11 +269,19 @@ def _call_tool(
             )
         # Before anything runs: an intermediary may have routed on the headers (-32020).
         headers.check(tool.headers, arguments, call.request.META, repeated_headers(call.request))
-    as_task = task_calls.decide(call, tool)  # before anything runs: -32021, -32601
+    as_task = task_decisions.decide(call, tool)  # before anything runs: -32021, -32601
     invocation = start_call(call, plan, arguments)
     if isinstance(invocation, Invocation) and as_task:
-        return task_calls.start(call, invocation)  # a task, or its result within the window
+        return start_task(call, invocation)  # a task, or its result within the window
     return invocation
+
+
+def start_task(call: Call, invocation: Invocation[Call]) -> Any:
+    """Start ``invocation`` as a task (``tasks.methods.start``). The task store loads with
+    the process's first task: a worker whose calls run none never imports it."""
+    from ..tasks.methods import start
+
+    return start(call, invocation)
 
 
 def discovering(call: Call, name: object) -> bool:
@@ -384,7 +392,7 @@ Handler = Callable[[Call], Any]
 
 class Deferred:
     """A handler of ``mcp_tools.<path>``, imported at its first call: a worker that serves
-    tools alone never loads prompts, completion, resources or subscriptions
+    tools alone never loads prompts, completion, resources, subscriptions or the task store
     (docs/performance.md#memory)."""
 
     def __init__(self, path: str) -> None:
@@ -428,10 +436,10 @@ HANDSHAKE_HANDLERS: dict[str, Handler] = {
     "resources/subscribe": Deferred("subscriptions.methods.subscribe_resource"),
     "resources/unsubscribe": Deferred("subscriptions.methods.unsubscribe_resource"),
     # 2025-11-25's experimental tasks (other versions answer -32601).
-    "tasks/get": task_calls.experimental_get,
-    "tasks/result": task_calls.experimental_result,
-    "tasks/list": task_calls.experimental_list,
-    "tasks/cancel": task_calls.experimental_cancel,
+    "tasks/get": Deferred("tasks.methods.experimental_get"),
+    "tasks/result": Deferred("tasks.methods.experimental_result"),
+    "tasks/list": Deferred("tasks.methods.experimental_list"),
+    "tasks/cancel": Deferred("tasks.methods.experimental_cancel"),
 }
 
 #: method → handler, for requests of the modern era (2026-07-28): no handshake, no ping.
@@ -440,9 +448,9 @@ MODERN_HANDLERS: dict[str, Handler] = {
     **BOTH_ERAS,
     "subscriptions/listen": Deferred("subscriptions.methods.listen"),
     # The tasks extension (its tasks/result and tasks/list are gone: -32601).
-    "tasks/get": task_calls.get_task,
-    "tasks/update": task_calls.update_task,
-    "tasks/cancel": task_calls.cancel_task,
+    "tasks/get": Deferred("tasks.methods.get_task"),
+    "tasks/update": Deferred("tasks.methods.update_task"),
+    "tasks/cancel": Deferred("tasks.methods.cancel_task"),
 }
 
 

@@ -1,9 +1,10 @@
-"""The /mcp side of tasks: whether a ``tools/call`` runs as one, and the ``tasks/*`` methods.
+"""The /mcp side of tasks: a ``tools/call`` started as one, and the ``tasks/*`` methods.
 
 2026-07-28 serves the official extension (``io.modelcontextprotocol/tasks``): a client
 declares it per request, the server decides per call (docs/tasks.md). 2025-11-25 serves
 that version's experimental tasks: the client asks with the ``task`` param. Every other
-version calls a task tool inline, and refuses one that runs only as a task.
+version calls a task tool inline, and refuses one that runs only as a task
+(``tasks.decisions``, which decides that for every call without this module).
 """
 
 from __future__ import annotations
@@ -18,46 +19,13 @@ from ..models import ToolTask
 from ..protocol.cursors import decode_cursor, encode_cursor
 from ..protocol.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, JSONRPCError, clip
 from ..protocol.results import InputRequiredResult
-from ..tools.tool import Tool
 from . import identity
 from . import store as tasks
+from .decisions import EXPERIMENTAL_VERSION, declares_extension, missing_extension
 
 if TYPE_CHECKING:
     from ..endpoint.exchange import Call
     from ..pipeline.invocation import Invocation
-
-
-def decide(call: Call, tool: Tool) -> bool:
-    """Return whether this call of ``tool`` may be answered with a task; raise the error of
-    one that can't be served: a ``"required"`` task tool for a client that can't take a
-    task (-32021 in 2026-07-28, -32601 before), a 2025-11-25 task for a tool that has none."""
-    support = tool.options.task
-    if call.exchange.operator:
-        return False  # mcp_call, the admin's Try it: an operator waits for the answer inline
-    params = call.message.params
-    if call.era.modern:
-        # A legacy ``task`` param means nothing here: the server alone decides.
-        if support is not None and tasks.declares_extension(call.message.meta):
-            return True
-        if support == "required":
-            raise tasks.missing_extension(f"Tool {tool.name}")
-        return False
-    asked = "task" in params
-    if call.version == tasks.EXPERIMENTAL_VERSION:
-        if asked and not isinstance(params["task"], dict):
-            raise JSONRPCError(INVALID_PARAMS, "Invalid params: task must be an object")
-        if asked and support is None:
-            raise JSONRPCError(METHOD_NOT_FOUND, f"Tool {clip(tool.name)} does not run as a task")
-        if not asked and support == "required":
-            raise JSONRPCError(METHOD_NOT_FOUND, f"Tool {clip(tool.name)} must be called as a task")
-        return asked
-    if support == "required":
-        raise JSONRPCError(
-            METHOD_NOT_FOUND,
-            f"Tool {clip(tool.name)} runs only as a task, which protocol version "
-            f"{call.version} can't carry",
-        )
-    return False
 
 
 def start(
@@ -86,7 +54,7 @@ def start(
     ):
         return invocation
     call.invocation = None  # the worker's run reports the call, not this request
-    requested = params.get("task") if call.version == tasks.EXPERIMENTAL_VERSION else None
+    requested = params.get("task") if call.version == EXPERIMENTAL_VERSION else None
     ttl = requested.get("ttl") if isinstance(requested, dict) else None
     inputs = invocation.inputs
     if inputs is not None and inputs.held is not None:
@@ -141,8 +109,8 @@ def stored_error(task: ToolTask) -> JSONRPCError:
 
 
 def _declared_task(call: Call, method: str) -> ToolTask:
-    if not tasks.declares_extension(call.message.meta):
-        raise tasks.missing_extension(method)
+    if not declares_extension(call.message.meta):
+        raise missing_extension(method)
     return tasks.find(call.caller, call.message.params.get("taskId"), call.exchange.endpoint_path)
 
 
@@ -169,7 +137,7 @@ def cancel_task(call: Call) -> dict[str, Any]:
 
 
 def _experimental_task(call: Call) -> ToolTask:
-    if call.version != tasks.EXPERIMENTAL_VERSION:
+    if call.version != EXPERIMENTAL_VERSION:
         method = call.message.method or ""
         raise JSONRPCError(METHOD_NOT_FOUND, f"Method not found: {clip(method)}")
     return tasks.find(call.caller, call.message.params.get("taskId"), call.exchange.endpoint_path)
@@ -217,7 +185,7 @@ def experimental_result(call: Call) -> dict[str, Any]:
 
 
 def experimental_list(call: Call) -> dict[str, Any]:
-    if call.version != tasks.EXPERIMENTAL_VERSION:
+    if call.version != EXPERIMENTAL_VERSION:
         raise JSONRPCError(METHOD_NOT_FOUND, "Method not found: tasks/list")
     size = mcp_settings.PAGE_SIZE or 100
     cursor = call.message.params.get("cursor")
@@ -227,15 +195,3 @@ def experimental_list(call: Call) -> dict[str, Any]:
     if len(page) > size:
         result["nextCursor"] = encode_cursor(start + size)
     return result
-
-
-def capabilities(call: Call, served: list[Tool]) -> dict[str, Any]:
-    """Return what the server advertises of tasks at ``call``'s version, when a tool it
-    serves declares one: 2025-11-25's ``tasks`` capability, 2026-07-28's extension."""
-    if not any(tool.options.task is not None for tool in served):
-        return {}
-    if call.era.modern:
-        return {"extensions": {tasks.EXTENSION: {}}}
-    if call.version == tasks.EXPERIMENTAL_VERSION:
-        return {"tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}}
-    return {}

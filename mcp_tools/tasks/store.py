@@ -37,17 +37,11 @@ from ..conf import mcp_settings
 from ..models import ToolTask
 from ..pipeline.inner_requests import client_environ
 from ..protocol import inputs
-from ..protocol.jsonrpc import INVALID_PARAMS, MISSING_CAPABILITY, JSONRPCError, clip, encode
-from ..protocol.versions import CLIENT_CAPABILITIES_META_KEY
+from ..protocol.jsonrpc import INVALID_PARAMS, JSONRPCError, clip, encode
 from .identity import scopes_of_task
 
-#: The extension's identifier, declared by the client per request and by the server in
-#: ``server/discover``.
-EXTENSION = "io.modelcontextprotocol/tasks"
 #: The 2025-11-25 ``_meta`` key that names the task a message belongs to.
 RELATED_TASK_META_KEY = "io.modelcontextprotocol/related-task"
-#: The version whose experimental tasks this serves besides the extension.
-EXPERIMENTAL_VERSION = "2025-11-25"
 #: Headers of the /mcp request never written to a task's row: its credentials. The worker
 #: acts as the user the task belongs to (docs/tasks.md#who-runs-the-view).
 SECRET_HEADERS = frozenset({"HTTP_AUTHORIZATION", "HTTP_COOKIE", "HTTP_PROXY_AUTHORIZATION"})
@@ -59,22 +53,6 @@ SECRET_HEADER_WORDS = ("AUTH", "TOKEN", "SECRET", "PASSWORD", "API_KEY", "APIKEY
 MAX_TASK_ID_LENGTH = 64
 #: What the ids this server makes look like (``secrets.token_hex(16)``).
 TASK_ID = re.compile(r"[0-9a-f]{32}")
-
-
-def declares_extension(meta: Mapping[str, object]) -> bool:
-    """Return whether a 2026-07-28 request's ``_meta`` declares the tasks extension."""
-    capabilities = meta.get(CLIENT_CAPABILITIES_META_KEY)
-    extensions = capabilities.get("extensions") if isinstance(capabilities, dict) else None
-    return isinstance(extensions, dict) and isinstance(extensions.get(EXTENSION), dict)
-
-
-def missing_extension(what: str) -> JSONRPCError:
-    """Return -32021 for a request that needs the tasks extension its client did not declare."""
-    return JSONRPCError(
-        MISSING_CAPABILITY,
-        f"Missing required client capability: {what} needs the {EXTENSION} extension",
-        data={"requiredCapabilities": {"extensions": {EXTENSION: {}}}},
-    )
 
 
 class Executor(Protocol):
