@@ -54,6 +54,19 @@ def test_a_settings_change_makes_the_plan_again(mcp, settings, monkeypatch):
     assert made == ["echo", "echo"]
 
 
+def test_a_new_script_name_makes_the_plan_and_its_request_template_again(mcp, settings):
+    # The template holds the script name Django's constructor read from FORCE_SCRIPT_NAME.
+    assert mcp.call_tool("greet_post")["isError"] is False
+    plan = catalog_for(registry.tools()).plan(registry.get_tool("greet_post"))
+    assert plan.request_template is not None
+    assert plan.request_template.attributes["path"] == "/t/greet/"
+    settings.FORCE_SCRIPT_NAME = "/site"
+    mcp.call_tool("greet_post")
+    again = catalog_for(registry.tools()).plan(registry.get_tool("greet_post"))
+    assert again is not plan
+    assert again.request_template.attributes["path"] == "/site/t/greet/"
+
+
 def test_the_plans_view_is_wrapped_once_for_atomic_requests(atomic_requests, mcp, monkeypatch):
     wrapped = []
     original = BaseHandler.make_view_atomic
