@@ -263,13 +263,8 @@ class MCPSettings:
 mcp_settings = MCPSettings()
 
 
-#: The settings whose change makes every cache built from settings again: the call plans
-#: too, whose request templates hold the script name ``FORCE_SCRIPT_NAME`` gives.
-RELOADED_ON = ("MCP_TOOLS", "DEBUG", "MIDDLEWARE", "FORCE_SCRIPT_NAME")
-
-
 def _reload(*, setting: str, **kwargs: Any) -> None:
-    if setting in RELOADED_ON:
+    if setting in ("MCP_TOOLS", "DEBUG", "MIDDLEWARE"):
         mcp_settings.reload()
 
 

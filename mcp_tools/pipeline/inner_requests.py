@@ -105,11 +105,16 @@ class RequestTemplate:
         #: The environ items it was made from, before the constructor wrote to them.
         self.key = key
         found = vars(request)
-        self.attributes = {name: value for name, value in found.items() if name not in PER_CALL}
-        #: The attributes each request gets its own copy of (``content_params``).
+        #: The attributes each request gets its own copy of (``content_params``): the
+        #: template keeps copies too, so the request it was made from shares none of them.
         self.mutable = tuple(
-            name for name, value in self.attributes.items() if isinstance(value, dict | list)
+            name
+            for name, value in found.items()
+            if name not in PER_CALL and isinstance(value, dict | list)
         )
+        self.attributes = {name: value for name, value in found.items() if name not in PER_CALL}
+        for name in self.mutable:
+            self.attributes[name] = self.attributes[name].copy()
         meta = request.META
         self.written = {key: meta[key] for key in ("PATH_INFO", "SCRIPT_NAME")}
 
@@ -142,7 +147,11 @@ def new_request(environ: dict[str, Any], length: int, plan: CallPlan | None) -> 
     if template is not None and template.key == key:
         return template.request(environ, length)
     request = InnerRequest(environ)
-    plan.request_template = RequestTemplate(key, request)
+    # A charset makes the constructor read the query string (Django's encoding setter),
+    # which may refuse it (TooManyFieldsSent): such a request is built every time, so
+    # that every call fails alike.
+    if "charset" not in (request.content_params or {}):
+        plan.request_template = RequestTemplate(key, request)
     return request
 
 

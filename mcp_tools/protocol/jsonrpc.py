@@ -150,12 +150,19 @@ def encode(value: object) -> str:
 
 
 def _encode_object(value: dict[Any, object]) -> str:
-    try:
-        return "{" + ",".join([f"{_string(k)}:{encode(v)}" for k, v in value.items()]) + "}"
-    except TypeError:  # a key that is no string: as json writes it, or as str() does nested
-        if not any(isinstance(v, dict | list | tuple | RawJSON) for v in value.values()):
-            return _dumps(value)
-        return "{" + ",".join([f"{_string(str(k))}:{encode(v)}" for k, v in value.items()]) + "}"
+    for key, item in value.items():
+        if type(key) is not str or isinstance(item, tuple):
+            return _encode_as_json_module(value)
+    return "{" + ",".join([f"{_string(k)}:{encode(v)}" for k, v in value.items()]) + "}"
+
+
+def _encode_as_json_module(value: dict[Any, object]) -> str:
+    """Encode an object with a key that is no ``str`` (a number, a ``str`` subclass) or a
+    tuple among its values, as the ``json`` module writes it when it holds no object, array
+    or ``RawJSON`` (its keys as ``json`` writes them), else with each key's ``str()``."""
+    if not any(isinstance(v, dict | list | RawJSON) for v in value.values()):
+        return _dumps(value)
+    return "{" + ",".join([f"{_string(str(k))}:{encode(v)}" for k, v in value.items()]) + "}"
 
 
 def result_envelope(request_id: RequestId, result: object) -> str:

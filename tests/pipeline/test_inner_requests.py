@@ -294,7 +294,7 @@ def _environ(**items):
         "SCRIPT_NAME": "",
         "PATH_INFO": "/api/entries/",
         "QUERY_STRING": "",
-        "CONTENT_TYPE": "application/json; charset=utf-8",
+        "CONTENT_TYPE": "application/json; version=1",
         "CONTENT_LENGTH": "2",
         "wsgi.input": io.BytesIO(b"{}"),
         "wsgi.url_scheme": "http",
@@ -343,13 +343,27 @@ def test_requests_from_one_template_share_nothing_they_may_write_on():
     from mcp_tools.pipeline.inner_requests import new_request
 
     plan = SimpleNamespace(request_template=None)
-    new_request(_environ(), 2, plan)
+    made = new_request(_environ(), 2, plan)  # the first call's, the template's model
+    made.content_params["version"] = "2"  # its view writes on it: no later call sees it
     first = new_request(_environ(), 2, plan)
     second = new_request(_environ(**{"wsgi.input": __import__("io").BytesIO(b"[]")}), 2, plan)
-    first.content_params["charset"] = "latin-1"
-    assert second.content_params == {"charset": "utf-8"}
+    first.content_params["version"] = "3"
+    assert second.content_params == {"version": "1"}
     assert (first.read(), second.read()) == (b"{}", b"[]")
     assert first.META is not second.META
+
+
+def test_a_request_whose_media_type_names_a_charset_is_built_every_time():
+    # Django's constructor reads the query string when a charset is given (and may refuse
+    # it): every call's request is its own, so that every call fails alike.
+    from types import SimpleNamespace
+
+    from mcp_tools.pipeline.inner_requests import new_request
+
+    plan = SimpleNamespace(request_template=None)
+    charset = {"CONTENT_TYPE": "application/json; charset=utf-8"}
+    assert new_request(_environ(**charset), 2, plan).encoding == "utf-8"
+    assert plan.request_template is None
 
 
 def test_another_path_or_media_type_makes_the_template_again():
@@ -365,6 +379,7 @@ def test_another_path_or_media_type_makes_the_template_again():
     assert plan.request_template is not made
     plain = new_request(_environ(SCRIPT_NAME="/other", CONTENT_TYPE="text/plain"), 2, plan)
     assert (plain.content_type, plain.content_params) == ("text/plain", {})
+    assert plan.request_template.key[3] == "text/plain"
 
 
 def test_each_call_of_a_tool_without_path_arguments_sends_its_own_body(mcp):

@@ -72,10 +72,47 @@ def test_encode_writes_keys_and_subclasses_as_json_does(value):
     assert encode(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+class _Named(str, enum.Enum):  # noqa: UP042  (its str() is "_Named.A", not its value)
+    A = "a"
+
+
+@pytest.mark.parametrize(
+    ("value", "written"),
+    [
+        # A key that is no str: as the json module writes it where the object holds no
+        # object or array, else with str(), as this encoder always has.
+        ({True: (1,)}, '{"true":[1]}'),
+        ({True: [1]}, '{"True":[1]}'),
+        ({"x": ({True: [1]},)}, '{"x":[{"true":[1]}]}'),
+        ({_Named.A: 1}, '{"a":1}'),
+        ({_Named.A: [1]}, '{"_Named.A":[1]}'),
+    ],
+)
+def test_encode_writes_other_keys_as_it_always_has(value, written):
+    assert encode(value) == written
+
+
 @pytest.mark.parametrize("value", [float("nan"), [float("inf")], {"x": object()}, {object(): 1}])
 def test_encode_refuses_what_has_no_json_form(value):
     with pytest.raises((ValueError, TypeError)):
         encode(value)
+
+
+@pytest.mark.parametrize("key", ["k", 1])
+def test_encode_refuses_a_deep_value_without_encoding_anything_twice(monkeypatch, key):
+    # A value with no JSON form deep in a definition is refused at once: tools/list leaves
+    # that tool out (endpoint.handlers.written_definition), it must not take minutes.
+    from mcp_tools.protocol import jsonrpc
+
+    value: object = {key: object()}
+    for _ in range(16):
+        value = {key: [value]}
+    calls = []
+    original = jsonrpc.encode
+    monkeypatch.setattr(jsonrpc, "encode", lambda v: calls.append(v) or original(v))
+    with pytest.raises(TypeError):
+        original(value)
+    assert len(calls) <= 2 * 34
 
 
 def test_envelopes():
