@@ -3,7 +3,7 @@ in with sample values, enabled and disabled row by row (docs/prompts.md)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.contrib import admin, messages
@@ -15,11 +15,12 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from ..models import Prompt
-from ..prompts.messages import Argument, check_arguments, render
-from ..prompts.static import read_static
 from .display import pretty
 from .forms import StrictJSONField
 from .switches import save_each
+
+if TYPE_CHECKING:  # the preview's modules load with the first preview, not as admin starts
+    from ..prompts.messages import Argument
 
 #: Characters of an image's base64 the preview shows.
 SHOWN_IMAGE = 40
@@ -54,6 +55,9 @@ def sample_values(arguments: list[Argument]) -> dict[str, str]:
 
 def preview_of(prompt: Prompt) -> list[dict[str, Any]]:
     """Return the messages a client would get for the sample values (images shortened)."""
+    from ..prompts.messages import check_arguments, render
+    from ..prompts.static import read_static
+
     arguments = check_arguments(prompt.arguments)
 
     def image(path: str) -> bytes:
@@ -107,6 +111,8 @@ class PromptAdmin(admin.ModelAdmin):
             shown = pretty(preview_of(prompt))
         except (ValueError, KeyError, TypeError) as exc:
             return str(_("No preview: %(reason)s") % {"reason": exc})
+        from ..prompts.messages import check_arguments  # loaded by preview_of() by now
+
         values = sample_values(check_arguments(prompt.arguments))
         return format_html(
             '<div class="mcp-prompt-preview"><p>{}</p>{}<p>{}</p>{}</div>',

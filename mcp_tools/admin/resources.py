@@ -14,7 +14,6 @@ from django.utils.translation import ngettext
 
 from ..endpoint.mounts import served_resource_registries
 from ..models import ExposedResource
-from ..resources.sync import sync_resources
 from .switches import save_each
 
 
@@ -49,7 +48,10 @@ class ExposedResourceAdmin(admin.ModelAdmin):
         return super().formfield_for_manytomany(db_field, request, **kwargs)
 
     def changelist_view(self, request: HttpRequest, extra_context: Any = None) -> HttpResponse:
-        # Resources added to the code since the last migrate show up at once.
+        # Resources added to the code since the last migrate show up at once. The sync loads
+        # with the page, not as the admin starts in every worker.
+        from ..resources.sync import sync_resources
+
         sync_resources(*served_resource_registries())
         return super().changelist_view(request, extra_context)
 

@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ImproperlyConfigured
 
-from .messages import Argument
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the endpoint imports this module: prompts.messages waits for a prompt
     from ..pipeline.invocation import Call
+    from .messages import Argument
 
 __all__ = ["CodePrompt", "PromptRegistry", "capabilities", "prompt_registry", "serves_prompts"]
 
