@@ -138,8 +138,8 @@ class RequestTemplate:
 def new_request(environ: dict[str, Any], length: int, plan: CallPlan | None) -> InnerRequest:
     """Return the view's request of ``environ`` (a body of ``length`` bytes): from the
     ``plan``'s template when it has one for these environ items, else built by Django's
-    constructor and kept as the plan's template. ``plan`` is None for a request of a path
-    that changes from call to call (path arguments, a redirect's): built each time."""
+    constructor and kept as the plan's template. ``plan`` is None for a request whose path
+    comes from path arguments, which change from call to call: built each time."""
     if plan is None:
         return InnerRequest(environ)
     key = RequestTemplate.key_of(environ)

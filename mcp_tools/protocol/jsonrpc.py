@@ -150,6 +150,7 @@ def encode(value: object) -> str:
 
 
 def _encode_object(value: dict[Any, object]) -> str:
+    """Encode an object, each key a JSON string; the rare others as ever (below)."""
     for key, item in value.items():
         if type(key) is not str or isinstance(item, tuple):
             return _encode_as_json_module(value)
@@ -157,9 +158,10 @@ def _encode_object(value: dict[Any, object]) -> str:
 
 
 def _encode_as_json_module(value: dict[Any, object]) -> str:
-    """Encode an object with a key that is no ``str`` (a number, a ``str`` subclass) or a
-    tuple among its values, as the ``json`` module writes it when it holds no object, array
-    or ``RawJSON`` (its keys as ``json`` writes them), else with each key's ``str()``."""
+    """Encode an object with a key that is no ``str`` (a number, a ``str`` subclass) or with
+    a tuple among its values, as this encoder always has: by the ``json`` module (its rules
+    for keys) when no value is an object, an array or ``RawJSON``, else with each key's
+    ``str()``. ``tests/protocol/test_jsonrpc.py`` pins both."""
     if not any(isinstance(v, dict | list | RawJSON) for v in value.values()):
         return _dumps(value)
     return "{" + ",".join([f"{_string(str(k))}:{encode(v)}" for k, v in value.items()]) + "}"
