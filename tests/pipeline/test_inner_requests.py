@@ -396,3 +396,33 @@ def test_each_call_of_a_tool_without_path_arguments_sends_its_own_body(mcp):
         "two",
         "three",
     ]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_python_sdk_gets_each_calls_own_request_of_a_templated_tool(live_server, alice):
+    # Through the official SDK over HTTP: one session, calls of a tool without path
+    # arguments whose requests after the first are copies of its plan's template.
+    import anyio
+
+    from mcp_tools.catalog.admin_state import catalog_for
+    from mcp_tools.tools.registry import registry
+    from tests.sdk import connect
+    from tests.testapp.models import Entry
+
+    async def run():
+        async with connect(f"{live_server.url}/mcp", token=alice.token) as client:
+            return [
+                await client.call_tool("entry_write", {"label": label})
+                for label in ("one", "two", "three")
+            ]
+
+    results = anyio.run(run)
+    assert [result.structured_content["count"] for result in results] == [1, 2, 3]
+    assert list(Entry.objects.order_by("pk").values_list("label", flat=True)) == [
+        "one",
+        "two",
+        "three",
+    ]
+    plan = catalog_for(registry.tools()).plan(registry.get_tool("entry_write"))
+    assert plan.request_template is not None
+    assert plan.request_template.attributes["path"] == "/t/entries/"
