@@ -211,3 +211,20 @@ def test_no_progress_token_or_null_is_none(meta):
     )
     message.check_progress_token()
     assert message.progress_token is None
+
+
+def test_encode_takes_two_frames_a_level_as_it_always_has():
+    # A result built in Python (a code tool, a processor) nested 400 objects deep encoded
+    # before; a third frame per level would make it a RecursionError.
+    value: object = 1
+    for _ in range(400):
+        value = {"k": value}
+    assert encode(value) == '{"k":' * 400 + "1" + "}" * 400
+
+
+def test_encode_reads_a_proxy_of_a_dict_as_it_always_has():
+    from django.utils.functional import SimpleLazyObject
+
+    assert encode(SimpleLazyObject(lambda: {"b": [1]})) == '{"b":[1]}'
+    with pytest.raises(TypeError):  # handed to the json module, which wants the real type
+        encode(SimpleLazyObject(lambda: {"b": 1}))
