@@ -29,7 +29,6 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from ..auth.caller import declared_classes
 from ..catalog import sync, visibility
 from ..catalog.admin_state import catalog_for
 from ..conf import mcp_settings
@@ -502,8 +501,7 @@ def seen_by(request: HttpRequest, name: str) -> dict[str, Any]:
         "path": endpoint_path,
         "permissions": ", ".join(
             getattr(cls, "__name__", type(cls).__name__)
-            for cls in declared_classes(tool.view_class, "permission_classes", tool.initkwargs)
-            or ()
+            for cls in tool.declared("permission_classes") or ()
         ),
         "groups": ", ".join(group_names(rule.group_ids)),
     }

@@ -57,7 +57,7 @@ from rest_framework.permissions import (
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from ..auth.caller import Caller, declared_classes, picks_own_authenticators
+from ..auth.caller import Caller, picks_own_authenticators
 from ..auth.refusals import missing_scopes
 from ..authentication import BearerTokenAuthentication
 from ..tools.naming import permission_name
@@ -116,7 +116,7 @@ def access_key(tool: Tool) -> Hashable | None:
     asked for this tool alone (once per request).
     """
     view_class = tool.view_class
-    classes = declared_classes(view_class, "permission_classes", tool.initkwargs)
+    classes = tool.declared("permission_classes")
     if view_class.get_permissions is not APIView.get_permissions or classes is None:
         return None
     if set(classes) <= {AllowAny}:
@@ -330,9 +330,7 @@ class Visibility:
         request = self.view_request(tool)
         if request is None:
             # The view's own authentication refuses the caller's credentials.
-            classes = declared_classes(tool.view_class, "authentication_classes", tool.initkwargs)
-            classes = classes or ()
-            return Reason("authentication", tuple(each.__name__ for each in classes))
+            return authentication_refusal(tool)
         view = tool.operation.view_with(request)
         queryset = declared_queryset(tool.view_class)
         declared = view if queryset is None else DeclaredQueryset(view, queryset)
@@ -448,6 +446,13 @@ class Reason:
         return cls("permission", (name,) if name else (), message)
 
 
+def authentication_refusal(tool: Tool) -> Reason:
+    """The reason of a caller whose credentials the view's own authentication refuses,
+    naming its classes."""
+    classes = tool.declared("authentication_classes") or ()
+    return Reason("authentication", tuple(each.__name__ for each in classes))
+
+
 def explain(visibility: Visibility, tool: Tool, rule: Rule) -> list[Reason]:
     """Return every reason the caller of ``visibility`` doesn't see ``tool`` under the admin's
     ``rule``, in the order the rule asks them; empty when they see it (``sees``).
@@ -468,9 +473,7 @@ def explain(visibility: Visibility, tool: Tool, rule: Rule) -> list[Reason]:
         ):
             # The view's own authentication doesn't read the caller's credentials (a session,
             # a view that takes Basic only): that, not the permission, is what refuses.
-            classes = declared_classes(tool.view_class, "authentication_classes", tool.initkwargs)
-            classes = classes or ()
-            refusing = Reason("authentication", tuple(each.__name__ for each in classes))
+            refusing = authentication_refusal(tool)
     if refusing is not None:
         reasons.append(refusing)
     return reasons

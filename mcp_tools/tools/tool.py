@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from django.utils.functional import Promise
 from rest_framework.views import APIView
 
-from ..auth.caller import authentication_of
+from ..auth.caller import authentication_of, declared_classes
 from ..core.routes import BODY_METHODS, Route
 
 if TYPE_CHECKING:
@@ -165,6 +165,12 @@ class Tool:
         """The view's ``as_view()`` arguments: its instance's attributes over the class's
         (``as_view(authentication_classes=[...])``)."""
         return getattr(self.callback, "initkwargs", None) or {}
+
+    def declared(self, name: str) -> tuple[type, ...] | None:
+        """Return the classes the view declares as ``name`` (``permission_classes``,
+        ``authentication_classes``), its ``as_view()`` arguments first; None when its
+        instance computes them (``auth.caller.declared_classes``)."""
+        return declared_classes(self.view_class, name, self.initkwargs)
 
     @property
     def authentication(self) -> type[APIView] | tuple[type, ...]:
