@@ -15,6 +15,7 @@ from django.utils.functional import cached_property
 
 from ..conf import mcp_settings
 from ..core.context import ToolCallContext, attach_context
+from ..core.prototypes import Prototype
 from ..core.request_headers import headers_of, remembers
 from .arguments import SplitArguments, query_value
 from .plans import CallPlan
@@ -90,13 +91,13 @@ class RequestTemplate:
     what it writes back into the environ (the decoded ``PATH_INFO`` and ``SCRIPT_NAME``).
 
     Made from the first call's own request, built by the constructor; a later call whose
-    environ has the same items gets a copy of these attributes instead of running the
-    constructor again (about 3 us of its 3.5; docs/performance.md#the-call-plan).
-    ``tests/pipeline/test_inner_requests.py`` pins that a copy equals what the constructor
-    makes, for each Django version the suite runs.
+    environ has the same items gets a copy of these attributes (``core.prototypes``) instead
+    of running the constructor again (about 3 us of its 3.5;
+    docs/performance.md#the-call-plan). ``tests/pipeline/test_inner_requests.py`` pins that
+    a copy equals what the constructor makes, for each Django version the suite runs.
     """
 
-    __slots__ = ("key", "attributes", "mutable", "written")
+    __slots__ = ("key", "prototype", "written")
 
     #: The environ items the constructor reads, so the key of a template.
     KEYS = ("SCRIPT_NAME", "PATH_INFO", "REQUEST_METHOD", "CONTENT_TYPE")
@@ -104,19 +105,16 @@ class RequestTemplate:
     def __init__(self, key: tuple[Any, ...], request: InnerRequest) -> None:
         #: The environ items it was made from, before the constructor wrote to them.
         self.key = key
-        found = vars(request)
-        #: The attributes each request gets its own copy of (``content_params``): the
-        #: template keeps copies too, so the request it was made from shares none of them.
-        self.mutable = tuple(
-            name
-            for name, value in found.items()
-            if name not in PER_CALL and isinstance(value, dict | list)
-        )
-        self.attributes = {name: value for name, value in found.items() if name not in PER_CALL}
-        for name in self.mutable:
-            self.attributes[name] = self.attributes[name].copy()
+        #: Its own copies of the request's lists and dicts (``content_params``), so the
+        #: request it was made from shares none of them.
+        self.prototype = Prototype(request, left_out=PER_CALL)
         meta = request.META
         self.written = {key: meta[key] for key in ("PATH_INFO", "SCRIPT_NAME")}
+
+    @property
+    def attributes(self) -> dict[str, Any]:
+        """The attributes each request copies."""
+        return self.prototype.attributes
 
     @staticmethod
     def key_of(environ: dict[str, Any]) -> tuple[Any, ...]:
@@ -124,15 +122,9 @@ class RequestTemplate:
 
     def request(self, environ: dict[str, Any], length: int) -> InnerRequest:
         """Return the view's request of ``environ`` (whose body is ``length`` bytes)."""
-        request = InnerRequest.__new__(InnerRequest)
-        attributes = request.__dict__
-        attributes.update(self.attributes)
-        for name in self.mutable:
-            attributes[name] = attributes[name].copy()
         environ.update(self.written)
-        attributes["environ"] = attributes["META"] = environ
-        attributes["_stream"] = LimitedStream(environ["wsgi.input"], length)
-        return request
+        stream = LimitedStream(environ["wsgi.input"], length)
+        return self.prototype.copy(environ=environ, META=environ, _stream=stream)
 
 
 def new_request(environ: dict[str, Any], length: int, plan: CallPlan | None) -> InnerRequest:
