@@ -416,9 +416,9 @@ class Worker:
             # connection kept would stay open past CONN_MAX_AGE, one per thread (MAX_STREAMS
             # per process), and PostgreSQL refuses to drop a test database one is open to.
             # Closed before the answer is sent, so none is left once the client has it.
+            # (The locale, URLconf and script prefix set above need no reset: Django keeps
+            # them in context variables, and the call's context ends with it.)
             connections.close_all()
-            translation.deactivate()
-            set_urlconf(None)
             slots.release()
         self.notifier.channel.put(Event(answer.body, final=True))
 

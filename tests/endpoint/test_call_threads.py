@@ -17,7 +17,7 @@ import pytest
 from django.db import connections
 from django.test import Client
 from django.urls import get_script_prefix, set_script_prefix
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from mcp_tools.endpoint import server, streaming
 from mcp_tools.pipeline import invocation as invocation_module
@@ -275,3 +275,50 @@ def test_a_view_reverses_urls_under_the_sites_script_prefix_streamed_or_not(
     body = b"".join(response.streaming_content) if response.streaming else response.content
     assert response.streaming is bool(meta), body
     assert seen == ["/app/"]
+
+
+@pytest.mark.django_db
+def test_a_call_threads_next_call_gets_none_of_the_last_ones_locale_or_script_prefix(
+    alice, monkeypatch, settings
+):
+    # The view's thread is given the request's locale and script prefix for the call, in
+    # the call's own context: the next call on the same thread starts with Django's
+    # defaults again, with no reset to forget, even where its request has no locale active
+    # (deactivate_all()) to give the thread.
+    settings.MCP_TOOLS = {**settings.MCP_TOOLS, "MAX_STREAMS": 1}
+    seen = []
+    call_view = invocation_module.call_view
+
+    def spying(inner):
+        seen.append((translation.get_language(), get_script_prefix(), threading.get_ident()))
+        return call_view(inner)
+
+    monkeypatch.setattr(invocation_module, "call_view", spying)
+    client = MCPClient(headers={"Authorization": f"Token {alice.token}"})
+    params = {"name": "echo", "arguments": {"word": "hi"}, "_meta": {"progressToken": 1}}
+
+    def streamed_call():
+        response = Client().post(
+            "/mcp",
+            json.dumps(client.message("tools/call", params)),
+            content_type="application/json",
+            headers={
+                "Authorization": f"Token {alice.token}",
+                "Accept": "application/json, text/event-stream",
+                "MCP-Protocol-Version": "2025-11-25",
+            },
+        )
+        assert response.streaming
+        return b"".join(response.streaming_content)
+
+    set_script_prefix("/app/")
+    try:
+        with translation.override("fr"):
+            streamed_call()
+    finally:
+        set_script_prefix("/")
+    with translation.override(None):
+        streamed_call()
+    (first_language, first_prefix, first_thread), second = seen
+    assert (first_language, first_prefix) == ("fr", "/app/")
+    assert second == (settings.LANGUAGE_CODE, "/", first_thread)
