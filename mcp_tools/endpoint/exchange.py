@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any, Protocol
 
 from django.http import HttpRequest
 from django.urls import Resolver404, resolve
+from django.utils.functional import cached_property
 
 from ..auth.caller import Caller
 from ..auth.refusals import insufficient_scope
@@ -62,7 +62,11 @@ class Endpoint(Protocol):
 @dataclass(eq=False)
 class Exchange:
     """One HTTP request to the endpoint: who made it, to which endpoint, and what every
-    message of it shares (a batch's items too): the catalog, the visibility answers."""
+    message of it shares (a batch's items too): the catalog, the visibility answers.
+
+    Its cached properties are Django's, without the lock ``functools.cached_property``
+    takes at every first read on Python 3.11: one thread at a time reads a request's (a
+    streamed call's view thread, then its request thread at a timeout)."""
 
     request: HttpRequest
     caller: Caller
