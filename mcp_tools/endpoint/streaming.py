@@ -47,6 +47,7 @@ from ..protocol.projection import project_progress
 from ..protocol.versions import Era, sends_log
 from .exchange import Call
 from .server import Answer, complete, serve_invocation
+from .stream_slots import slots
 from .watchdog import Alarm, watchdog
 
 if TYPE_CHECKING:  # loaded with the first prompt asked for
@@ -320,37 +321,6 @@ class Notifier:
         data_json = encode_value(data, nan=mcp_settings.JSON_NAN)
         params = {"level": level, "logger": self.spec.logger, "data": data_json}
         self.send(Event(jsonrpc.notification_envelope("notifications/message", params)))
-
-
-class StreamSlots:
-    """Count the worker threads of streamed calls in this process, up to ``MAX_STREAMS``.
-
-    A view that ignores a timeout or a disconnect keeps its thread until it returns (no
-    Python thread can be stopped from outside), so the number of threads is bounded here.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.active = 0
-
-    def acquire(self) -> bool:
-        """Take a slot; False when every slot is taken (the call then runs inline)."""
-        with self._lock:
-            if self.active >= mcp_settings.MAX_STREAMS:
-                return False
-            self.active += 1
-            return True
-
-    def release(self) -> None:
-        with self._lock:
-            self.active -= 1
-
-    def free(self) -> bool:
-        """Whether a slot is free now (a hint: another call may take it first)."""
-        return self.active < mcp_settings.MAX_STREAMS
-
-
-slots = StreamSlots()
 
 
 @dataclass(frozen=True)

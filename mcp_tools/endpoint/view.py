@@ -63,9 +63,10 @@ from ..subscriptions.listeners import Listening
 from ..tools.registry import ToolRegistry
 from ..tools.registry import registry as default_registry
 from ..tools.tool import Tool
-from . import server, streaming
+from . import server
 from .exchange import Call, Exchange, UnknownToolset
 from .server import Answer
+from .stream_slots import slots
 
 if TYPE_CHECKING:  # loaded with the first prompt asked for
     from ..prompts.runs import PromptRun
@@ -103,6 +104,17 @@ def answer_response(answer: Answer) -> HttpResponse:
 def error_response(error: JSONRPCError) -> HttpResponse:
     """Answer a fault of the HTTP request itself (no message to name)."""
     return answer_response(Answer.error(error.request_id, error))
+
+
+def stream(
+    request: HttpRequest, invocation: Invocation[Call] | PromptRun
+) -> HttpResponseBase | None:
+    """Answer ``invocation`` on an SSE stream (``endpoint.streaming.stream``); None when
+    every worker slot is taken. The streams' machinery loads with the process's first
+    stream: a worker that streams nothing never imports it."""
+    from .streaming import stream as start
+
+    return start(request, invocation)
 
 
 def _first_given(*choices: Any) -> Sequence[Any]:
@@ -564,17 +576,17 @@ class MCPView(View):
         input: the call then starts again on a stream, which carries the question
         (docs/input.md)."""
         if invocation.notifies and exchange.streams:
-            streamed = streaming.stream(request, invocation)
+            streamed = stream(request, invocation)
             if streamed is not None:
                 return streamed
             invocation.stay_inline()  # every stream slot is taken: the view can ask nothing
-        elif invocation.may_restart and not streaming.slots.free():
+        elif invocation.may_restart and not slots.free():
             invocation.stay_inline()  # a restart could not stream: ask nothing, run once
         try:
             return answer_response(server.serve_invocation(invocation))
         except StreamNeeded:
             invocation.restart()  # the view runs again from the start, on a stream
-        streamed = streaming.stream(request, invocation)
+        streamed = stream(request, invocation)
         if streamed is not None:
             return streamed
         return answer_response(server.serve_invocation(invocation))  # it can ask nothing now
@@ -591,7 +603,7 @@ class MCPView(View):
         """Answer a handshake-era ``prompts/get`` whose function asked for input: on an SSE
         stream, which carries the question (docs/prompts.md#prompts-that-ask); inline, where
         every stream slot is taken, where the ask is refused."""
-        streamed = streaming.stream(request, run)
+        streamed = stream(request, run)
         if streamed is not None:
             return streamed
         return answer_response(server.serve_invocation(run))
