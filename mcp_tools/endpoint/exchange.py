@@ -65,8 +65,9 @@ class Exchange:
     message of it shares (a batch's items too): the catalog, the visibility answers.
 
     Its cached properties are Django's, without the lock ``functools.cached_property``
-    takes at every first read on Python 3.11: one thread at a time reads a request's (a
-    streamed call's view thread, then its request thread at a timeout)."""
+    takes at every first read on Python 3.11 (3.12 dropped it): two threads that read one
+    at once (a streamed call's view thread, and its request thread answering a timeout)
+    would at worst each work it out from the exchange."""
 
     request: HttpRequest
     caller: Caller

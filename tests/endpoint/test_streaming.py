@@ -415,6 +415,49 @@ def test_the_channel_holds_at_most_its_limit_and_a_put_waits_for_room():
     assert [channel.get(0).data[0], channel.get(0).data[0], channel.get(0)] == ["d", "e", None]
 
 
+def test_a_reader_waiting_for_the_close_is_woken_by_it_any_other_waits_out_its_time():
+    channel = Channel()
+    threading.Timer(0.05, channel.close).start()
+    started = time.monotonic()
+    assert channel.get(10, until_closed=True) is None
+    assert time.monotonic() - started < 5
+    # Without until_closed a reader asked for an event: the close does not end its wait.
+    other = Channel()
+    threading.Timer(0.02, other.close).start()
+    started = time.monotonic()
+    assert other.get(0.2) is None
+    assert time.monotonic() - started >= 0.2
+
+
+def test_a_reader_whose_waits_time_out_as_events_come_gets_each_once_in_order():
+    # Each wait is shorter than the writer's pauses, so that events land as the reader's
+    # time runs out: none is lost or read twice.
+    channel = Channel()
+    count = 2000
+
+    def write():
+        for number in range(count):
+            channel.put(Event(str(number)))
+            if number % 7 == 0:
+                time.sleep(0.0002)
+        channel.put(Event("end", final=True))
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    read = []
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        item = channel.get(0.0001)
+        if item is None:
+            continue
+        if item.final:
+            break
+        read.append(int(item.data))
+    writer.join(5)
+    assert read == list(range(count))
+    assert channel.size == 0 and channel.get(0) is None
+
+
 def test_the_latest_progress_replaces_the_one_still_waiting():
     channel = Channel(limit=100)
     channel.put(Event("p1", replaceable=True))
