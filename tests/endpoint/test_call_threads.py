@@ -236,6 +236,22 @@ def test_a_timeout_answered_while_the_view_reports_its_call_reads_the_invocation
 # What the streamed view's thread is given -------------------------------------------------
 
 
+def post_call(client, user, params, **extra):
+    """POST ``tools/call`` with ``params`` as ``user`` through Django's test client, whose
+    handler runs the project's middleware, with what a streaming client accepts."""
+    return Client().post(
+        "/mcp",
+        json.dumps(client.message("tools/call", params)),
+        content_type="application/json",
+        headers={
+            "Authorization": f"Token {user.token}",
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": "2025-11-25",
+        },
+        **extra,
+    )
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize(("name", "meta"), [("echo", None), ("echo", {"progressToken": 1})])
 def test_a_view_reverses_urls_under_the_sites_script_prefix_streamed_or_not(
@@ -259,17 +275,7 @@ def test_a_view_reverses_urls_under_the_sites_script_prefix_streamed_or_not(
     # Django's WSGIHandler sets it from SCRIPT_NAME; its test client's handler does not.
     set_script_prefix("/app/")
     try:
-        response = Client().post(
-            "/mcp",
-            json.dumps(client.message("tools/call", params)),
-            content_type="application/json",
-            headers={
-                "Authorization": f"Token {alice.token}",
-                "Accept": "application/json, text/event-stream",
-                "MCP-Protocol-Version": "2025-11-25",
-            },
-            SCRIPT_NAME="/app",
-        )
+        response = post_call(client, alice, params, SCRIPT_NAME="/app")
     finally:
         set_script_prefix("/")
     body = b"".join(response.streaming_content) if response.streaming else response.content
@@ -298,16 +304,7 @@ def test_a_call_threads_next_call_gets_none_of_the_last_ones_locale_or_script_pr
     params = {"name": "echo", "arguments": {"word": "hi"}, "_meta": {"progressToken": 1}}
 
     def streamed_call():
-        response = Client().post(
-            "/mcp",
-            json.dumps(client.message("tools/call", params)),
-            content_type="application/json",
-            headers={
-                "Authorization": f"Token {alice.token}",
-                "Accept": "application/json, text/event-stream",
-                "MCP-Protocol-Version": "2025-11-25",
-            },
-        )
+        response = post_call(client, alice, params)
         assert response.streaming
         return b"".join(response.streaming_content)
 
