@@ -368,6 +368,8 @@ class Worker:
         set_script_prefix(self.script_prefix)
         if self.language:
             translation.activate(self.language)
+        else:  # the request's thread has none active (deactivate_all()): nor has this one
+            translation.deactivate_all()
         try:
             answer = serve_invocation(self.invocation, self.notifier)  # never raises
             try:

@@ -284,14 +284,14 @@ def test_a_view_reverses_urls_under_the_sites_script_prefix_streamed_or_not(
 
 
 @pytest.mark.django_db
-def test_a_call_threads_next_call_gets_none_of_the_last_ones_locale_or_script_prefix(
+def test_a_streamed_view_runs_in_its_requests_locale_whatever_its_thread_ran_before(
     alice, monkeypatch, settings
 ):
-    # The view's thread is given the request's locale and script prefix for the call, in
-    # the call's own context: the next call on the same thread starts with Django's
-    # defaults again, with no reset to forget, even where its request has no locale active
-    # (deactivate_all()) to give the thread.
+    # The view's thread is given the request's locale and script prefix, in the call's own
+    # context: the next call on the same thread has its own request's, none where its
+    # request has none active (deactivate_all()), as the view would run inline.
     settings.MCP_TOOLS = {**settings.MCP_TOOLS, "MAX_STREAMS": 1}
+    monkeypatch.setattr(streaming, "threads", streaming.CallThreads())  # one thread, ours
     seen = []
     call_view = invocation_module.call_view
 
@@ -318,4 +318,4 @@ def test_a_call_threads_next_call_gets_none_of_the_last_ones_locale_or_script_pr
         streamed_call()
     (first_language, first_prefix, first_thread), second = seen
     assert (first_language, first_prefix) == ("fr", "/app/")
-    assert second == (settings.LANGUAGE_CODE, "/", first_thread)
+    assert second == (None, "/", first_thread)
