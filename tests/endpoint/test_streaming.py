@@ -433,7 +433,7 @@ def test_a_reader_whose_waits_time_out_as_events_come_gets_each_once_in_order():
     # Each wait is shorter than the writer's pauses, so that events land as the reader's
     # time runs out: none is lost or read twice.
     channel = Channel()
-    count = 2000
+    count = 1000
 
     def write():
         for number in range(count):
