@@ -98,6 +98,15 @@ def bench_json(script: str, *args: str) -> dict:
     return json.loads(done.stdout)
 
 
+def test_the_streamed_benchmark_streams_one_call_and_answers_the_other_as_json():
+    # bench/streamed.py checks that the call with a progress token came back as SSE; a
+    # streamed call switches threads (the view's thread, then the request's), a plain one
+    # runs on the request's thread alone.
+    figures = bench_json("bench/streamed.py", "--rounds", "1", "--calls", "20", "--cpu", "0")
+    assert figures["plain_us"] > 0 and figures["streamed_us"] > 0, figures
+    assert figures["streamed_switches"] >= 2 > figures["plain_switches"], figures
+
+
 def test_the_tracing_benchmark_runs_each_configuration():
     # bench/tracing.py runs the same in-process call in four processes (OpenTelemetry
     # absent, the API alone, the SDK, the SDK with a client's traceparent).
