@@ -107,6 +107,31 @@ def test_the_streamed_benchmark_streams_one_call_and_answers_the_other_as_json()
     assert figures["streamed_switches"] >= 2 > figures["plain_switches"], figures
 
 
+def test_the_floors_three_applications_answer_the_same_bytes_each_its_way():
+    # bench/handoff.py runs them under gunicorn; here, as a WSGI server would call them.
+    import io
+    import threading
+
+    from bench import floor_app
+
+    def call(name):
+        started = []
+        environ = {"wsgi.input": io.BytesIO(b"{}"), "REQUEST_METHOD": "POST"}
+        app = getattr(floor_app, name)
+        body = b"".join(app(environ, lambda status, headers: started.append(headers)))
+        return dict(started[0]), body
+
+    answers = {name: call(name) for name in ("plain", "stream", "handed")}
+    assert {body for _, body in answers.values()} == {floor_app.BODY}
+    assert answers["plain"][0]["Content-Length"] == str(len(floor_app.BODY))
+    for name in ("stream", "handed"):  # no length: gunicorn sends them chunked
+        assert answers[name][0]["Content-Type"] == "text/event-stream", answers
+        assert "Content-Length" not in answers[name][0]
+    # The handed answer's body came from its kept thread, started by the first request.
+    (kept,) = floor_app._started
+    assert kept.is_alive() and kept is not threading.current_thread()
+
+
 def test_the_tracing_benchmark_runs_each_configuration():
     # bench/tracing.py runs the same in-process call in four processes (OpenTelemetry
     # absent, the API alone, the SDK, the SDK with a client's traceparent).
