@@ -27,17 +27,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench import cases  # noqa: E402
 from bench.inprocess import MCP_HEADERS, Call, environ, profile, profile_headers, setup  # noqa: E402
 
 
 def tool_call(*, streamed: bool) -> dict:
     """Return the environ of a ``tools/call`` of the trivial tool, with a progress token when
     ``streamed`` (the answer is then an SSE stream)."""
-    params: dict = {"name": "trivial", "arguments": {}}
-    if streamed:
-        params["_meta"] = {"progressToken": 1}
-    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
-    return environ("POST", "/mcp", json.dumps(message).encode(), **MCP_HEADERS, **profile_headers())
+    body = cases.tool_call("trivial", {}, progress_token=streamed).encode()
+    return environ("POST", "/mcp", body, **MCP_HEADERS, **profile_headers())
 
 
 def switches() -> int:
